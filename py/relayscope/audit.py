@@ -1,0 +1,229 @@
+"""audit: compare strategies against an inventory of the transcript's content blocks.
+
+The inventory is built from the raw lines with the standard library's ``json`` and rules
+of its own, sharing no code with the translator's de-dup: a content block is identified by
+
+* ``tool_use``     its id;
+* ``tool_result``  the ``tool_use_id`` it answers;
+* text, thinking and other assistant blocks: the message id (``None`` when absent) plus
+  the block's type and full text (streamed blocks: their deltas joined by index);
+* user text        its line and position.
+
+Each strategy's relays are mapped back onto those keys (partial relays - streamed deltas,
+growth suffixes - are joined to the block they continue), and every block is counted as
+emitted once, lost (never emitted) or duplicated (emitted more than once).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+import msgspec
+
+from . import relay as R
+from .translator import STRATEGIES, Translator
+
+Key = tuple[Any, ...]
+
+
+class Item(msgspec.Struct):
+    key: Key
+    line: int
+    lane_hint: str | None = None
+
+
+class StrategyAudit(msgspec.Struct):
+    strategy: str
+    relays: int
+    blocks: int
+    emitted: int
+    lost: int
+    duplicated: int
+    extra_emissions: int
+    unmatched: int  # relays that map to no inventory block (should be 0)
+    first_lost: dict[str, Any] | None = None
+    first_duplicated: dict[str, Any] | None = None
+    lost_keys: list[str] = []
+    duplicated_keys: list[str] = []
+
+
+def describe(key: Key) -> str:
+    kind = key[0]
+    if kind in ("tool_use", "tool_result"):
+        return f"{kind} {key[1]}"
+    if kind == "user_text":
+        return f"user text at line {key[1]}"
+    text = str(key[3]).replace("\n", " ")
+    return f"{key[2]} {text[:60]!r}" + (f" in {key[1]}" if key[1] else "")
+
+
+def inventory(lines: Iterable[str | bytes]) -> dict[Key, Item]:
+    """Every content block of a stream-json transcript, keyed as the module doc says."""
+    items: dict[Key, Item] = {}
+    streams: dict[tuple[str, int], list[Any]] = {}  # (message id, index) -> [type, parts, line]
+    current: dict[Any, str] = {}  # parent_tool_use_id -> message id being streamed
+
+    def add(key: Key, line: int) -> None:
+        if key not in items:
+            items[key] = Item(key, line)
+
+    for number, raw in enumerate(lines, 1):
+        try:
+            obj = json.loads(raw)
+        except ValueError:
+            continue
+        if not isinstance(obj, dict):
+            continue
+        kind = obj.get("type")
+        message = obj.get("message") if isinstance(obj.get("message"), dict) else {}
+        content = message.get("content")
+        if kind == "assistant":
+            if isinstance(content, str):
+                content = [{"type": "text", "text": content}]
+            for block in content if isinstance(content, list) else []:
+                if isinstance(block, dict):
+                    add(_block_key(message.get("id"), block), number)
+        elif kind == "user":
+            if isinstance(content, str):
+                content = [{"type": "text", "text": content}]
+            position = 0
+            for block in content if isinstance(content, list) else []:
+                if not isinstance(block, dict):
+                    continue
+                if block.get("type") == "tool_result":
+                    add(("tool_result", block.get("tool_use_id") or ""), number)
+                else:
+                    add(("user_text", number, position), number)
+                    position += 1
+        elif kind == "stream_event" and isinstance(obj.get("event"), dict):
+            event = obj["event"]
+            lane = obj.get("parent_tool_use_id")
+            etype = event.get("type")
+            if etype == "message_start":
+                current[lane] = (event.get("message") or {}).get("id") or f"stream@{number}"
+            elif etype == "content_block_start" and lane in current:
+                block = event.get("content_block") or {}
+                if block.get("type") in ("text", "thinking"):
+                    text = block.get("text") or block.get("thinking") or ""
+                    streams[(current[lane], event.get("index", 0))] = [block["type"], [text], number]
+                else:
+                    add(_block_key(current[lane], block), number)
+            elif etype == "content_block_delta" and lane in current:
+                delta = event.get("delta") or {}
+                entry = streams.get((current[lane], event.get("index", 0)))
+                if entry is not None and delta.get("type") in ("text_delta", "thinking_delta"):
+                    entry[1].append(delta.get("text") or delta.get("thinking") or "")
+    for (mid, _index), (btype, parts, number) in streams.items():
+        add(("block", mid, btype, "".join(parts)), number)
+    return items
+
+
+def _block_key(mid: str | None, block: dict[str, Any]) -> Key:
+    btype = block.get("type")
+    if btype == "tool_use":
+        return ("tool_use", block.get("id") or "")
+    if btype == "thinking":
+        thinking = block.get("thinking")
+        return ("block", mid, btype, thinking or block.get("text") or "")
+    if btype == "text":
+        return ("block", mid, btype, block.get("text") or "")
+    if btype == "redacted_thinking":
+        return ("block", mid, btype, "")
+    return ("block", mid, btype, json.dumps(block, sort_keys=True))
+
+
+def relay_keys(relays: Iterable[R.Relay]) -> list[tuple[Key, R.Relay]]:
+    """Map content relays onto inventory keys, joining partial relays to their block."""
+    out: list[tuple[Key, R.Relay]] = []
+    open_blocks: dict[tuple[str, str | None, int | None, str], int] = {}
+    texts: list[str] = []
+    for relay in relays:
+        if isinstance(relay, R.ToolUse):
+            out.append((("tool_use", relay.id), relay))
+        elif isinstance(relay, R.ToolResult):
+            out.append((("tool_result", relay.tool_use_id), relay))
+        elif isinstance(relay, R.UserMessage):
+            position = sum(1 for k, r in out[-64:] if k[0] == "user_text" and r.line == relay.line)
+            out.append((("user_text", relay.line, position), relay))
+        elif isinstance(relay, R.TextDelta | R.ThinkingDelta):
+            btype = "redacted_thinking" if getattr(relay, "redacted", False) else (
+                "text" if isinstance(relay, R.TextDelta) else "thinking")
+            slot = (relay.lane, relay.message_id, relay.block_index, btype)
+            if relay.partial and slot in open_blocks:
+                at = open_blocks[slot]
+                texts[at] += relay.text
+                key = out[at][0]
+                out[at] = (("block", key[1], btype, texts[at]), out[at][1])
+                continue
+            open_blocks[slot] = len(out)
+            texts.extend([""] * (len(out) + 1 - len(texts)))
+            texts[len(out)] = "" if btype == "redacted_thinking" else relay.text
+            out.append((("block", relay.message_id, btype, texts[len(out)]), relay))
+        elif isinstance(relay, R.ContentBlock):
+            block = json.loads(bytes(relay.data))
+            out.append((_block_key(relay.message_id, block), relay))
+    return out
+
+
+def audit_relays(strategy: str, relays: list[R.Relay], items: dict[Key, Item]) -> StrategyAudit:
+    counts: dict[Key, list[R.Relay]] = {}
+    unmatched = 0
+    for key, relay in relay_keys(relays):
+        if key in items:
+            counts.setdefault(key, []).append(relay)
+        else:
+            unmatched += 1
+    lost = [k for k in items if k not in counts]
+    dup = [k for k, rs in counts.items() if len(rs) > 1]
+    first_lost = min(lost, key=lambda k: items[k].line, default=None)
+    first_dup = min(dup, key=lambda k: counts[k][1].seq, default=None)
+    return StrategyAudit(
+        strategy=strategy,
+        relays=len(relays),
+        blocks=len(items),
+        emitted=len(counts),
+        lost=len(lost),
+        duplicated=len(dup),
+        extra_emissions=sum(len(rs) - 1 for rs in counts.values()),
+        unmatched=unmatched,
+        first_lost=None if first_lost is None else {
+            "block": describe(first_lost), "line": items[first_lost].line},
+        first_duplicated=None if first_dup is None else {
+            "block": describe(first_dup), "line": items[first_dup].line,
+            "seqs": [r.seq for r in counts[first_dup]]},
+        lost_keys=[describe(k) for k in sorted(lost, key=lambda k: items[k].line)],
+        duplicated_keys=[describe(k) for k in dup],
+    )
+
+
+def audit_lines(lines: list[str | bytes], strategies: Iterable[str] = tuple(STRATEGIES)) -> list[StrategyAudit]:
+    """Translate ``lines`` with each strategy and audit it against one inventory."""
+    items = inventory(lines)
+    results = []
+    for name in strategies:
+        t = Translator(name)
+        relays: list[R.Relay] = []
+        for line in lines:
+            relays.extend(t.feed_line(line))
+        relays.extend(t.finish())
+        results.append(audit_relays(name, relays, items))
+    return results
+
+
+def render(results: list[StrategyAudit]) -> str:
+    head = f"{'strategy':<12} {'relays':>7} {'blocks':>7} {'emitted':>8} {'lost':>6} {'duplicated':>11} {'extra':>6}"
+    rows = [head, "-" * len(head)]
+    for a in results:
+        rows.append(f"{a.strategy:<12} {a.relays:>7} {a.blocks:>7} {a.emitted:>8} {a.lost:>6} "
+                    f"{a.duplicated:>11} {a.extra_emissions:>6}")
+    for a in results:
+        if a.first_lost:
+            rows.append(f"{a.strategy}: first lost block at line {a.first_lost['line']}: {a.first_lost['block']}")
+        if a.first_duplicated:
+            d = a.first_duplicated
+            rows.append(f"{a.strategy}: first duplicated block at line {d['line']}: {d['block']} (seqs {d['seqs']})")
+        if a.unmatched:
+            rows.append(f"{a.strategy}: {a.unmatched} relay(s) matched no inventory block")
+    return "\n".join(rows) + "\n"

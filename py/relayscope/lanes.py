@@ -1,0 +1,141 @@
+"""lanes: which agent context an event belongs to.
+
+A lane is ``"main"`` for the top-level agent and, for a sub-agent, the id of the
+``Task``/``Agent`` tool_use that spawned it (what real output puts in
+``parent_tool_use_id``). Lanes come from that field whenever the input has it (``None``
+means main). Hand-written fixtures such as the seed examples carry no such field; there,
+and only when the strategy asks for it, lanes are *inferred*: a new agent context (told
+apart by message id or first-block fingerprint, seeds/000) that appears while sub-agent
+calls are open belongs to a sub-agent, because the main agent cannot start a new message
+before all of its tool calls have results. Contexts bind to open calls in spawn order.
+
+No timing is used anywhere. This module does not emit relays; the translator does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final
+
+import msgspec
+
+MAIN: Final = "main"
+SPAWN_TOOLS: Final = frozenset({"Task", "Agent"})
+
+
+@dataclass(slots=True)
+class Lane:
+    id: str
+    parent: str | None = None
+    depth: int = 0
+    agent_type: str | None = None
+    description: str | None = None
+    inferred: bool = False
+    spawn_line: int | None = None
+    ended: bool = False
+
+    @property
+    def label(self) -> str:
+        if self.id == MAIN:
+            return "main agent"
+        kind = self.agent_type or "sub-agent"
+        return f"{kind}: {self.description}" if self.description else kind
+
+
+@dataclass(slots=True)
+class _Spawn:
+    id: str
+    lane: str  # where the call was made
+    depth: int
+    closed: bool = False
+    bound: int = 0  # contexts bound to it (inference only)
+
+
+class _SpawnInput(msgspec.Struct):
+    description: str | None = None
+    subagent_type: str | None = None
+
+
+_spawn_decoder: Final = msgspec.json.Decoder(_SpawnInput)
+
+
+@dataclass(slots=True)
+class LaneTracker:
+    infer: bool = False
+    lanes: dict[str, Lane] = field(default_factory=lambda: {MAIN: Lane(MAIN)})
+    spawns: dict[str, _Spawn] = field(default_factory=dict)
+    tool_lane: dict[str, str] = field(default_factory=dict)  # tool_use id -> lane it ran in
+    contexts: dict[str, str] = field(default_factory=dict)  # inferred: context key -> lane
+    _open: list[str] = field(default_factory=list)  # open spawn ids, spawn order
+    _last_bound: str | None = None
+
+    def lane(self, lane_id: str) -> Lane:
+        found = self.lanes.get(lane_id)
+        if found is None:
+            spawn = self.spawns.get(lane_id)
+            parent = spawn.lane if spawn else MAIN
+            depth = spawn.depth if spawn else self.lanes[MAIN].depth + 1
+            found = self.lanes[lane_id] = Lane(lane_id, parent=parent, depth=depth)
+        return found
+
+    def note_tool_use(self, tool_id: str, name: str, raw_input: bytes, lane: str, line: int) -> None:
+        """Record where a tool ran; a Task/Agent call also opens a future lane."""
+        self.tool_lane[tool_id] = lane
+        if name not in SPAWN_TOOLS or tool_id in self.spawns:
+            return
+        depth = self.lane(lane).depth + 1
+        self.spawns[tool_id] = _Spawn(tool_id, lane, depth)
+        self._open.append(tool_id)
+        try:
+            info = _spawn_decoder.decode(raw_input) if raw_input else _SpawnInput()
+        except msgspec.DecodeError:
+            info = _SpawnInput()
+        known = self.lanes.get(tool_id)
+        target = known or Lane(tool_id, parent=lane, depth=depth)
+        target.parent, target.depth, target.spawn_line = lane, depth, line
+        target.agent_type = target.agent_type or info.subagent_type
+        target.description = target.description or info.description
+        self.lanes[tool_id] = target
+
+    def close_spawn(self, tool_use_id: str) -> Lane | None:
+        """A spawn call got its tool_result: the sub-agent is done. Returns its lane."""
+        spawn = self.spawns.get(tool_use_id)
+        if spawn is None or spawn.closed:
+            return None
+        spawn.closed = True
+        if tool_use_id in self._open:
+            self._open.remove(tool_use_id)
+        lane = self.lanes.get(tool_use_id)
+        if lane is not None:
+            lane.ended = True
+        return lane
+
+    def infer_context(self, key: str) -> tuple[str, str]:
+        """Lane of an assistant context with no parent_tool_use_id. Returns (lane, how)."""
+        known = self.contexts.get(key)
+        if known is not None:
+            return known, "known context"
+        if not self._open:
+            lane, how = MAIN, "no sub-agent call open"
+        else:
+            unbound = [s for s in self._open if self.spawns[s].bound == 0]
+            if unbound:
+                lane, how = unbound[0], "bound to the first open sub-agent call"
+            else:
+                lane = self._last_bound if self._last_bound in self._open else self._open[-1]
+                how = "every open call is bound: joined the latest sub-agent"
+            self.spawns[lane].bound += 1
+            self._last_bound = lane
+            self.lane(lane).inferred = True
+        self.contexts[key] = lane
+        return lane, how
+
+    def infer_tool_result(self, tool_use_id: str) -> str:
+        """Lane of a tool_result with no parent_tool_use_id: where its call ran."""
+        return self.tool_lane.get(tool_use_id, MAIN)
+
+    def infer_other(self) -> str:
+        """Lane of a user event with no tool_result and no parent_tool_use_id."""
+        if self._open and self._last_bound in self._open:
+            return self._last_bound or MAIN
+        return MAIN

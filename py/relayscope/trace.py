@@ -1,0 +1,86 @@
+"""trace: the record of one decision per input line, and its readable rendering.
+
+A :class:`TraceStep` says, for one input line: what it was, which lane it fell in, its
+first-block fingerprint and the previous one, the de-dup state before and after (an integer
+index for the documented strategies, the keys of the message's blocks for ``lineage``),
+the decision, why, and the seqs of the relays it produced. The web app's step-through view
+and ``relayscope trace`` are built on it.
+
+Data only, plus formatting; it imports nothing from the translator.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import msgspec
+from msgspec import Struct
+
+# decision values
+EMIT: Final = "emit"  # every relevant block emitted
+PARTIAL: Final = "partial"  # some blocks emitted, some skipped
+SKIP: Final = "skip"  # nothing emitted: duplicate(s)
+IGNORE: Final = "ignore"  # nothing to emit by design (blank line, signature delta ...)
+ERROR: Final = "error"
+CONSUMED: Final = "consumed"  # a line that is part of a multi-line event (SSE)
+
+# reset values
+TURN_END: Final = "turn_end"
+SHRINK: Final = "shrink"
+CONTEXT_SWITCH: Final = "context_switch"
+
+
+class BlockStep(Struct, array_like=False, omit_defaults=True):
+    index: int
+    key: str
+    action: str  # emit | dup | streamed | grow | ignore
+    reason: str = ""
+
+
+class TraceStep(Struct, omit_defaults=True):
+    line: int
+    kind: str
+    lane: str | None = None
+    decision: str = EMIT
+    reason: str = ""
+    reset: str | None = None
+    fp: str | None = None
+    prev_fp: str | None = None
+    before: Any = None
+    after: Any = None
+    seqs: list[int] = []
+    blocks: list[BlockStep] = []
+    note: str | None = None
+    file: str | None = None
+    to_line: int | None = None  # SSE: last line of a multi-line event
+
+
+def steps_to_json(steps: list[TraceStep]) -> bytes:
+    return msgspec.json.encode(steps)
+
+
+def _short(value: Any, width: int) -> str:
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else msgspec.json.encode(value).decode()
+    text = text.replace("\n", "\\n")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def render_table(steps: list[TraceStep]) -> str:
+    """A fixed-width table, one row per input line, for terminals."""
+    head = f"{'line':>5}  {'kind':<24} {'lane':<14} {'decision':<8} {'reset':<14} {'before':<18} {'after':<18} {'seqs':<12} reason"
+    rows = [head, "-" * len(head)]
+    for s in steps:
+        seqs = ",".join(map(str, s.seqs)) if len(s.seqs) <= 4 else f"{s.seqs[0]}..{s.seqs[-1]}"
+        where = f"{s.file}:{s.line}" if s.file else str(s.line)
+        rows.append(
+            f"{where:>5}  {_short(s.kind, 24):<24} {_short(s.lane, 14):<14} {s.decision:<8} "
+            f"{s.reset or '':<14} {_short(s.before, 18):<18} {_short(s.after, 18):<18} "
+            f"{seqs:<12} {s.reason}"
+        )
+        if s.fp is not None or s.prev_fp is not None:
+            rows.append(f"{'':>5}  fingerprint {_short(s.fp, 40)!s}  (previous: {_short(s.prev_fp, 40)})")
+        for b in s.blocks:
+            rows.append(f"{'':>5}    [{b.index}] {b.action:<8} {_short(b.key, 50)}  {b.reason}")
+    return "\n".join(rows) + "\n"

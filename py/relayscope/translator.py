@@ -1,0 +1,760 @@
+"""translator: the sans-IO state machine. Feed input frames, get relay events back.
+
+Theory of operation
+-------------------
+``Translator.feed(frame)`` takes one decoded input line (see ``wire``) and returns the
+relays it produces; ``feed_line(text)`` decodes and numbers lines for you; ``finish()``
+flushes what only the end of input can settle (the usage of messages still open). There is
+no I/O here, and bad input never raises: it becomes an ``error`` relay and the stream goes
+on. Misuse of the API (an unknown strategy name) does raise ``ValueError``.
+
+Everything that is the same for every strategy lives in :class:`Translator`: session
+metadata, results, user events, system and unknown events, lanes, usage. What differs is
+*which content blocks of an assistant event are new*; that is the strategy, one small
+class each, all the de-dup rules in this file:
+
+``none``         every block of every event (why de-dup exists).
+``index``        seeds/002: one ``lastContentIndex``; emit ``content[index:]``; reset to 0 on
+                 ``result`` / ``system/result`` and when the array shrinks. Reproduces the
+                 bug of seeds/000 ("The Problem": sub-agent B's text is skipped), and on real
+                 one-block-per-event output it loses almost everything.
+``fingerprint``  seeds/000: as ``index``, plus the first-block fingerprint (``tool_use:{id}``,
+                 ``thinking:{64}``, ``text:{64}``, ``{type}:{tool_use_id or 'unknown'}``); when
+                 it changes, reset to 0 and re-emit (duplicates over losses, by design).
+``lineage``      the default, right on real output and on cumulative fixtures alike. Blocks
+                 are identified by message (``message.id``; without one, the first-block
+                 fingerprint names the message, as seeds/000 tells contexts apart) and by
+                 block identity within it (tool_use id; text by content). An event whose
+                 blocks extend the message's known blocks is the cumulative shape; otherwise
+                 each block is looked up on its own (the real per-block shape, and on-disk
+                 rows repeated with new uuids). Tool ids and tool results are de-duplicated
+                 globally. ``stream_event`` deltas are emitted as they come (``partial``
+                 relays), and the complete assistant event that follows is recognised as the
+                 same block and not repeated. Lanes come from ``parent_tool_use_id``; only
+                 when that key is absent are they inferred (see ``lanes``).
+
+Every line yields one :class:`~relayscope.trace.TraceStep` when tracing is on.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any, ClassVar, Final
+
+import msgspec
+from msgspec import UNSET, Raw
+
+from . import relay as R
+from . import trace as T
+from .lanes import MAIN, LaneTracker
+from .wire import Block, Event, Frame, Message, StreamInner, decode_line, tool_result_text
+from .wire import Usage as WireUsage
+from .wire import unwrap_result
+
+__all__ = ["STRATEGIES", "Translator", "fingerprint"]
+
+_any: Final = msgspec.json.Decoder()
+_enc: Final = msgspec.json.Encoder()
+EMPTY_OBJECT: Final = Raw(b"{}")
+
+
+def fingerprint(block: Block) -> str:
+    """seeds/000's first-block fingerprint, to the letter (``thinking ?? text``)."""
+    kind = block.type
+    if kind == "tool_use":
+        return f"tool_use:{block.id}"
+    if kind == "thinking":
+        text = block.thinking if block.thinking is not None else block.text
+        return f"thinking:{(text or '')[:64]}"
+    if kind == "text":
+        return f"text:{(block.text or '')[:64]}"
+    return f"{kind}:{block.tool_use_id or 'unknown'}"
+
+
+def block_text(block: Block) -> str:
+    if block.type == "thinking":
+        return block.thinking or block.text or ""
+    return block.text or ""
+
+
+def block_key(block: Block) -> str:
+    """A short, human-readable identity for traces."""
+    if block.type == "tool_use":
+        return f"tool_use:{block.id}"
+    if block.type == "tool_result":
+        return f"tool_result:{block.tool_use_id}"
+    return f"{block.type}:{block_text(block)[:40]}"
+
+
+# --- strategies -------------------------------------------------------------------------
+
+
+class Strategy:
+    name: ClassVar[str]
+    infers_lanes: ClassVar[bool] = False
+    lane_events: ClassVar[bool] = False  # lane_start / lane_end relays (not in the documented set)
+    reads_stream_events: ClassVar[bool] = False
+
+    def assistant(
+        self, t: Translator, step: T.TraceStep, f: Frame, lane: str, msg: Message, blocks: list[Block]
+    ) -> None:
+        raise NotImplementedError
+
+    def accept_result(self, tool_use_id: str) -> bool:
+        return True
+
+    def stream(self, t: Translator, step: T.TraceStep, f: Frame, lane: str, inner: StreamInner) -> None:
+        step.decision, step.reason = T.IGNORE, "stream_event is not read by the documented translator"
+
+    def turn_end(self, step: T.TraceStep) -> None:
+        pass
+
+
+class NoDedup(Strategy):
+    name = "none"
+
+    def assistant(
+        self, t: Translator, step: T.TraceStep, f: Frame, lane: str, msg: Message, blocks: list[Block]
+    ) -> None:
+        for i, b in enumerate(blocks):
+            t.emit_block(step, f, lane, b, msg.id, i)
+        step.reason = f"emitted all {len(blocks)} block(s): no de-duplication"
+
+
+class IndexDedup(Strategy):
+    """seeds/002: a single lastContentIndex."""
+
+    name = "index"
+
+    def __init__(self) -> None:
+        self.index = 0
+
+    def _shrink_or_switch(self, step: T.TraceStep, blocks: list[Block]) -> None:
+        if len(blocks) < self.index:
+            step.reset = T.SHRINK
+            step.reason = f"content shrank ({len(blocks)} < {self.index}): reset to 0; "
+            self.index = 0
+
+    def assistant(
+        self, t: Translator, step: T.TraceStep, f: Frame, lane: str, msg: Message, blocks: list[Block]
+    ) -> None:
+        step.before = self.index
+        self._shrink_or_switch(step, blocks)
+        start = self.index
+        if t.tracing:
+            for i in range(min(start, len(blocks))):
+                step.blocks.append(T.BlockStep(i, block_key(blocks[i]), "dup", f"below index {start}"))
+        for i in range(start, len(blocks)):
+            t.emit_block(step, f, lane, blocks[i], msg.id, i)
+        self.index = max(self.index, len(blocks))
+        step.after = self.index
+        emitted = len(blocks) - start
+        if emitted <= 0:
+            step.decision = T.SKIP
+            step.reason += f"{len(blocks)} block(s), index {start}: nothing at or after the index"
+        else:
+            step.decision = T.EMIT if start == 0 else T.PARTIAL
+            step.reason += f"emitted blocks {start}..{len(blocks) - 1}"
+
+    def turn_end(self, step: T.TraceStep) -> None:
+        step.before, self.index, step.after = self.index, 0, 0
+        step.reset = T.TURN_END
+
+
+class FingerprintDedup(IndexDedup):
+    """seeds/000: the index, reset when the first block's fingerprint changes."""
+
+    name = "fingerprint"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fp: str | None = None
+
+    def _shrink_or_switch(self, step: T.TraceStep, blocks: list[Block]) -> None:
+        fp = fingerprint(blocks[0]) if blocks else None
+        prev, self.fp = self.fp, fp
+        step.fp, step.prev_fp = fp, prev
+        if prev is not None and fp != prev:
+            step.reset = T.CONTEXT_SWITCH
+            step.reason = "fingerprint changed: reset to 0; "
+            self.index = 0
+        else:
+            super()._shrink_or_switch(step, blocks)
+
+    def turn_end(self, step: T.TraceStep) -> None:
+        super().turn_end(step)
+        self.fp = None
+
+
+class _Rec:
+    """One block of one message, as lineage knows it."""
+
+    __slots__ = ("type", "tool_id", "parts", "emitted", "open")
+
+    def __init__(self, kind: str, text: str = "", tool_id: str | None = None, emitted: bool = True) -> None:
+        self.type = kind
+        self.tool_id = tool_id
+        self.parts = [text]  # streamed text arrives in parts; joined on demand
+        self.emitted = emitted
+        self.open = False  # still streaming
+
+    @property
+    def text(self) -> str:
+        if len(self.parts) > 1:
+            self.parts = ["".join(self.parts)]
+        return self.parts[0]
+
+    def key(self) -> str:
+        return f"tool_use:{self.tool_id}" if self.tool_id is not None else f"{self.type}:{self.text[:40]}"
+
+
+class _Msg:
+    __slots__ = ("blocks", "tools", "stream_json")
+
+    def __init__(self) -> None:
+        self.blocks: list[_Rec] = []
+        self.tools: dict[str, _Rec] = {}
+        self.stream_json: dict[int, list[str]] = {}  # streamed tool_use input, by index
+
+
+class LineageDedup(Strategy):
+    name = "lineage"
+    infers_lanes = True
+    lane_events = True
+    reads_stream_events = True
+    WINDOW: ClassVar[int] = 4096  # messages remembered; bounds memory on endless streams
+
+    def __init__(self) -> None:
+        self.msgs: OrderedDict[tuple[str, str], _Msg] = OrderedDict()
+        self.tool_ids: set[str] = set()
+        self.result_ids: set[str] = set()
+        self.streaming: dict[str, str] = {}  # lane -> message id being streamed
+
+    def _msg(self, lane: str, key: str) -> _Msg:
+        k = (lane, key)
+        found = self.msgs.get(k)
+        if found is None:
+            found = self.msgs[k] = _Msg()
+            if len(self.msgs) > self.WINDOW:
+                self.msgs.popitem(last=False)
+        return found
+
+    def assistant(
+        self, t: Translator, step: T.TraceStep, f: Frame, lane: str, msg: Message, blocks: list[Block]
+    ) -> None:
+        if not blocks:
+            step.decision, step.reason = T.IGNORE, "no content blocks"
+            return
+        key = msg.id or "fp:" + fingerprint(blocks[0])
+        ms = self._msg(lane, key)
+        tracing = t.tracing
+        if tracing:
+            step.before = [r.key() for r in ms.blocks]
+        emitted = skipped = 0
+        cumulative = bool(ms.blocks) and _same_block(ms.blocks[0], blocks[0], grow=True)
+        for i, b in enumerate(blocks):
+            if cumulative and i < len(ms.blocks):
+                rec: _Rec | None = ms.blocks[i]
+                index = i
+            else:
+                rec = self._find(ms, b)
+                index = ms.blocks.index(rec) if rec is not None else len(ms.blocks)
+            action, reason = self._one(t, step, f, lane, msg.id, ms, rec, b, index)
+            if action in ("emit", "grow"):
+                emitted += 1
+            else:
+                skipped += 1
+            if tracing:
+                step.blocks.append(T.BlockStep(index, block_key(b), action, reason))
+        if tracing:
+            step.after = [r.key() for r in ms.blocks]
+        shape = "cumulative" if cumulative else "per-block"
+        where = f"message {msg.id}" if msg.id else f"context {key[3:][:40]!r}"
+        if skipped == 0:
+            step.decision, step.reason = T.EMIT, f"{emitted} new block(s) of {where} ({shape})"
+        elif emitted == 0:
+            step.decision, step.reason = T.SKIP, f"already seen: {skipped} block(s) of {where} ({shape})"
+        else:
+            step.decision = T.PARTIAL
+            step.reason = f"{emitted} new, {skipped} already seen, of {where} ({shape})"
+
+    def _find(self, ms: _Msg, b: Block) -> _Rec | None:
+        if b.type == "tool_use":
+            return ms.tools.get(b.id or "")
+        for rec in ms.blocks:
+            if _same_block(rec, b, grow=rec.open or not rec.emitted):
+                return rec
+        return None
+
+    def _one(
+        self, t: Translator, step: T.TraceStep, f: Frame, lane: str, msg_id: str | None,
+        ms: _Msg, rec: _Rec | None, b: Block, index: int,
+    ) -> tuple[str, str]:
+        if rec is None:
+            if b.type == "tool_use" and (b.id or "") in self.tool_ids:
+                return "dup", "tool_use id already emitted in another message"
+            rec = _Rec(b.type or "", block_text(b), b.id if b.type == "tool_use" else None)
+            ms.blocks.append(rec)
+            if rec.tool_id is not None:
+                ms.tools[rec.tool_id] = rec
+                self.tool_ids.add(rec.tool_id)
+            t.emit_block(step, f, lane, b, msg_id, index)
+            return "emit", ""
+        if rec.tool_id is not None:
+            if rec.emitted:
+                return "dup", "tool_use id already emitted"
+            rec.emitted = True  # streamed: the snapshot carries the complete input
+            self.tool_ids.add(rec.tool_id)
+            t.emit_block(step, f, lane, b, msg_id, index)
+            return "emit", "snapshot completes the streamed tool_use"
+        new_text = block_text(b)
+        old_text = rec.text
+        if b.type in ("text", "thinking") and len(new_text) > len(old_text) and new_text.startswith(old_text):
+            rec.parts = [new_text]
+            t.emit_block(step, f, lane, b, msg_id, index, text=new_text[len(old_text):], partial=True)
+            return "grow", f"block grew by {len(new_text) - len(old_text)} chars: emitted the suffix"
+        if rec.open or len(rec.parts) > 1 or not rec.emitted:
+            return "streamed", "already streamed as deltas"
+        return "dup", "same block already emitted"
+
+    def accept_result(self, tool_use_id: str) -> bool:
+        if tool_use_id in self.result_ids:
+            return False
+        self.result_ids.add(tool_use_id)
+        return True
+
+    def stream(self, t: Translator, step: T.TraceStep, f: Frame, lane: str, inner: StreamInner) -> None:
+        kind = inner.type
+        if kind == "message_start":
+            mid = inner.message.id if inner.message and inner.message.id else f"stream@{f.line}"
+            self.streaming[lane] = mid
+            self._msg(lane, mid)
+            step.decision, step.reason = T.IGNORE, f"message {mid} starts streaming"
+            return
+        mid = self.streaming.get(lane)
+        if mid is None:
+            step.decision, step.reason = T.IGNORE, f"{kind} outside a streamed message"
+            return
+        ms = self._msg(lane, mid)
+        index = inner.index if inner.index is not None else len(ms.blocks)
+        if kind == "content_block_start":
+            cb = inner.content_block or Block(type="unknown")
+            is_tool = cb.type == "tool_use"
+            rec = _Rec(cb.type or "", block_text(cb), cb.id if is_tool else None, emitted=not is_tool)
+            rec.open = True
+            while len(ms.blocks) < index:  # keep positions aligned with the stream's indexes
+                ms.blocks.append(_Rec("missing"))
+            if index < len(ms.blocks):
+                ms.blocks[index] = rec
+            else:
+                ms.blocks.append(rec)
+            if is_tool and rec.tool_id is not None:
+                ms.tools[rec.tool_id] = rec
+                ms.stream_json[index] = []
+                step.decision, step.reason = T.IGNORE, "tool_use starts: emitted once its input is complete"
+            elif cb.type in ("text", "thinking") and rec.text:
+                t.emit_block(step, f, lane, cb, mid, index, text=rec.text, partial=True)
+            elif cb.type not in ("text", "thinking"):
+                rec.open = False
+                t.emit_block(step, f, lane, cb, mid, index)
+            else:
+                step.decision, step.reason = T.IGNORE, f"{cb.type} block {index} starts"
+            return
+        rec = ms.blocks[index] if index < len(ms.blocks) else None
+        if rec is None:
+            step.decision, step.reason = T.IGNORE, f"{kind} for unknown block {index}"
+            return
+        if kind == "content_block_delta":
+            d = inner.delta
+            dtype = d.type if d else None
+            if d is not None and dtype in ("text_delta", "thinking_delta"):
+                piece = (d.text if dtype == "text_delta" else d.thinking) or ""
+                rec.parts.append(piece)
+                fake = Block(type="text" if dtype == "text_delta" else "thinking", text=piece, thinking=piece)
+                t.emit_block(step, f, lane, fake, mid, index, text=piece, partial=True)
+            elif d is not None and dtype == "input_json_delta":
+                ms.stream_json.setdefault(index, []).append(d.partial_json or "")
+                step.decision, step.reason = T.IGNORE, "tool input fragment (buffered)"
+            else:
+                step.decision, step.reason = T.IGNORE, f"{dtype} carries nothing to show"
+        elif kind == "content_block_stop":
+            rec.open = False
+            if rec.tool_id is not None and not rec.emitted:
+                rec.emitted = True
+                self.tool_ids.add(rec.tool_id)
+                raw = "".join(ms.stream_json.get(index, [])) or "{}"
+                try:
+                    _any.decode(raw)
+                    data = Raw(raw.encode())
+                except msgspec.DecodeError:
+                    data = EMPTY_OBJECT
+                    step.note = "streamed tool input was not complete JSON"
+                tool = Block(type="tool_use", id=rec.tool_id, name=t.stream_tool_name(f), input=data)
+                t.emit_block(step, f, lane, tool, mid, index)
+            else:
+                step.decision, step.reason = T.IGNORE, f"block {index} complete"
+        else:
+            step.decision, step.reason = T.IGNORE, f"{kind}: nothing to show"
+
+
+def _same_block(rec: _Rec, b: Block, grow: bool) -> bool:
+    """Is ``b`` the block ``rec`` (possibly grown, when ``grow``)?"""
+    if rec.type != b.type:
+        return False
+    if rec.tool_id is not None:
+        return rec.tool_id == b.id
+    text = block_text(b)
+    old = rec.text
+    return text == old or (grow and text.startswith(old))
+
+
+STRATEGIES: Final[dict[str, type[Strategy]]] = {
+    cls.name: cls for cls in (NoDedup, IndexDedup, FingerprintDedup, LineageDedup)
+}
+
+
+# --- the translator -----------------------------------------------------------------------
+
+
+class _Pending:
+    __slots__ = ("lane", "line", "model", "usage")
+
+    def __init__(self, lane: str, line: int, model: str | None, usage: WireUsage) -> None:
+        self.lane, self.line, self.model, self.usage = lane, line, model, usage
+
+
+class Translator:
+    """Claude Code stream-json in, relay events out. One instance per input stream."""
+
+    def __init__(self, strategy: str = "lineage", *, trace: bool = False, file: str | None = None) -> None:
+        if strategy not in STRATEGIES:
+            raise ValueError(f"unknown strategy {strategy!r}; choose from {', '.join(STRATEGIES)}")
+        self.strategy_name = strategy
+        self.strategy = STRATEGIES[strategy]()
+        self.lanes = LaneTracker(infer=self.strategy.infers_lanes)
+        self.tracing = trace
+        self.trace: list[T.TraceStep] = []
+        self.errors: list[tuple[int, str]] = []
+        self.file = file
+        self.lines = 0
+        self._seq = 0
+        self._out: list[R.Relay] = []
+        self._started: set[str] = set()
+        self._prev_fp: str | None = None
+        self._pending: dict[str, _Pending] = {}  # message id -> last usage row seen
+        self._lane_msg: dict[str, str] = {}
+        self._flushed: set[str] = set()
+        self._stream_names: dict[tuple[str, int], str] = {}
+
+    @property
+    def seq(self) -> int:
+        """The seq the next relay will get."""
+        return self._seq
+
+    # -- entry points -------------------------------------------------------------------
+
+    def feed_line(self, text: str | bytes) -> list[R.Relay]:
+        self.lines += 1
+        return self.feed(decode_line(text, self.lines))
+
+    def feed(self, frame: Frame) -> list[R.Relay]:
+        self.lines = max(self.lines, frame.line)
+        out = self._out = []
+        step = T.TraceStep(frame.line, frame.kind, file=self.file)
+        if frame.kind == "event" and frame.event is not None:
+            step.note = frame.note
+            self._event(step, frame, frame.event)
+        elif frame.kind == "blank":
+            step.decision, step.reason = T.IGNORE, "blank line"
+        else:
+            self._error(step, frame, frame.error or "unreadable line")
+        if self.tracing:
+            self.trace.append(step)
+        return out
+
+    def finish(self) -> list[R.Relay]:
+        """End of input: emit the usage of messages still open."""
+        out = self._out = []
+        if self._pending:
+            step = T.TraceStep(self.lines, "end of input", decision=T.EMIT, file=self.file)
+            self._flush_all(step)
+            step.reason = "usage of messages still open"
+            if self.tracing:
+                self.trace.append(step)
+        return out
+
+    # -- emission -----------------------------------------------------------------------
+
+    def emit(self, step: T.TraceStep, cls: type[R.Relay], line: int, lane: str, **fields: Any) -> R.Relay:
+        if lane not in self._started and self.strategy.lane_events:
+            self._start_lane(step, line, lane)
+        relay = cls(seq=self._seq, line=line, lane=lane, file=self.file, **fields)
+        self._seq += 1
+        self._out.append(relay)
+        step.seqs.append(relay.seq)
+        return relay
+
+    def _start_lane(self, step: T.TraceStep, line: int, lane_id: str) -> None:
+        self._started.add(lane_id)
+        lane = self.lanes.lane(lane_id)
+        self.emit(
+            step, R.LaneStart, line, lane_id, parent_lane=lane.parent, depth=lane.depth,
+            agent_type=lane.agent_type, description=lane.description, inferred=lane.inferred,
+            label=lane.label,
+        )
+
+    def emit_block(
+        self, step: T.TraceStep, f: Frame, lane: str, b: Block, msg_id: str | None, index: int,
+        *, text: str | None = None, partial: bool = False,
+    ) -> None:
+        kind = b.type
+        line = f.line
+        if kind == "text":
+            self.emit(step, R.TextDelta, line, lane, text=b.text or "" if text is None else text,
+                      message_id=msg_id, block_index=index, partial=partial)
+        elif kind == "thinking":
+            self.emit(step, R.ThinkingDelta, line, lane, text=block_text(b) if text is None else text,
+                      message_id=msg_id, block_index=index, partial=partial)
+        elif kind == "redacted_thinking":
+            self.emit(step, R.ThinkingDelta, line, lane, text="[redacted thinking]", message_id=msg_id,
+                      block_index=index, redacted=True)
+        elif kind == "tool_use":
+            tool_id, name = b.id or "", b.name or ""
+            self.lanes.note_tool_use(tool_id, name, bytes(b.input), lane, line)
+            if f.event is not None and f.event.type == "stream_event":
+                self._stream_names[(lane, index)] = name
+            self.emit(step, R.ToolUse, line, lane, id=tool_id, name=name,
+                      input=b.input if b.input else EMPTY_OBJECT, message_id=msg_id, block_index=index)
+        else:
+            self.emit(step, R.ContentBlock, line, lane, block_type=kind or "", data=_raw_block(f, b),
+                      message_id=msg_id, block_index=index)
+
+    def stream_tool_name(self, f: Frame) -> str:
+        """The tool name a streamed tool_use announced in its content_block_start."""
+        ev = f.event
+        inner = ev.event if ev is not None else None
+        lane = _explicit_lane(ev) or MAIN if ev is not None else MAIN
+        index = inner.index if inner is not None and inner.index is not None else -1
+        return self._stream_names.get((lane, index), "")
+
+    # -- per event type -----------------------------------------------------------------
+
+    def _event(self, step: T.TraceStep, f: Frame, ev: Event) -> None:
+        kind = ev.type
+        if kind == "assistant":
+            self._assistant(step, f, ev)
+        elif kind == "user":
+            self._user(step, f, ev)
+        elif kind == "result":
+            step.kind = "result"
+            self._result(step, f, ev)
+        elif kind == "system":
+            step.kind = f"system/{ev.subtype}"
+            if ev.subtype == "init":
+                self._flush_all(step)
+                self.emit(step, R.SessionMeta, f.line, MAIN, session_id=ev.session_id, model=ev.model,
+                          tools=ev.tools or [], cwd=ev.cwd, version=ev.claude_code_version, source="init")
+                step.reason = "session starts"
+            elif ev.subtype == "result":  # the documented end-of-turn marker
+                self._flush_all(step)
+                self.strategy.turn_end(step)
+                step.decision, step.reason = T.IGNORE, "system/result: end of turn"
+            else:
+                lane = ev.tool_use_id if ev.tool_use_id in self.lanes.spawns else _explicit_lane(ev) or MAIN
+                self.emit(step, R.System, f.line, lane, subtype=ev.subtype, data=_raw_line(f))
+                step.reason = "system event passed through"
+        elif kind == "stream_event":
+            self._stream_event(step, f, ev)
+        else:
+            step.kind = f"passthrough:{kind}"
+            self.emit(step, R.Passthrough, f.line, _explicit_lane(ev) or MAIN, event_type=kind, data=_raw_line(f))
+            step.decision, step.reason = T.EMIT, f"unknown event type {kind!r} passed through"
+
+    def _assistant(self, step: T.TraceStep, f: Frame, ev: Event) -> None:
+        step.kind = "assistant"
+        msg = ev.message
+        if msg is None:
+            step.decision, step.reason = T.IGNORE, "assistant event without a message"
+            return
+        content = msg.content
+        blocks = content if isinstance(content, list) else [Block(type="text", text=content)] if content else []
+        fp = fingerprint(blocks[0]) if blocks else None
+        if self.tracing:
+            step.fp, step.prev_fp = fp, self._prev_fp
+        self._prev_fp = fp
+        explicit = _explicit_lane(ev)
+        if explicit is not None:
+            lane = explicit
+        elif self.lanes.infer and ev.parent_tool_use_id is UNSET and blocks:
+            lane, how = self.lanes.infer_context(msg.id or f"fp:{fp}")
+            step.note = f"lane inferred ({how})"
+        else:
+            lane = MAIN
+        step.lane = lane
+        self.strategy.assistant(self, step, f, lane, msg, blocks)
+        if msg.id is not None and msg.usage is not None:
+            self._note_usage(step, f.line, lane, msg.id, msg.model, msg.usage)
+
+    def _user(self, step: T.TraceStep, f: Frame, ev: Event) -> None:
+        step.kind = "user"
+        msg = ev.message
+        content = msg.content if msg is not None else None
+        explicit = _explicit_lane(ev)
+        infer = self.lanes.infer and ev.parent_tool_use_id is UNSET
+        if explicit is None and not infer:
+            explicit = MAIN
+        emitted = skipped = 0
+        if isinstance(content, str):
+            content = [Block(type="text", text=content)]
+        for i, b in enumerate(content or []):
+            if b.type == "tool_result":
+                tid = b.tool_use_id or ""
+                lane = explicit or self.lanes.infer_tool_result(tid)
+                if not self.strategy.accept_result(tid):
+                    skipped += 1
+                    if self.tracing:
+                        step.blocks.append(T.BlockStep(i, f"tool_result:{tid}", "dup", "result already emitted"))
+                    continue
+                text, others = tool_result_text(b.content)
+                self.emit(step, R.ToolResult, f.line, lane, tool_use_id=tid, content=text,
+                          is_error=bool(b.is_error), attachments=tuple(others))
+                emitted += 1
+                ended = self.lanes.close_spawn(tid)
+                if ended is not None and ended.id in self._started:
+                    self._flush_lane(step, ended.id)
+                    agent_id, tokens = _agent_result(ev)
+                    self.emit(step, R.LaneEnd, f.line, ended.id, tool_use_id=tid, is_error=bool(b.is_error),
+                              agent_id=agent_id, total_tokens=tokens)
+            else:
+                lane = explicit or self.lanes.infer_other()
+                text = b.text if b.type == "text" else f"[{b.type}]"
+                self.emit(step, R.UserMessage, f.line, lane, text=text or "")
+                emitted += 1
+            step.lane = lane
+        if emitted == 0 and skipped == 0:
+            step.decision, step.reason = T.IGNORE, "user event without content"
+        elif skipped:
+            step.decision = T.SKIP if emitted == 0 else T.PARTIAL
+            step.reason = f"{skipped} tool result(s) already emitted"
+        else:
+            step.reason = f"{emitted} item(s)"
+
+    def _result(self, step: T.TraceStep, f: Frame, ev: Event) -> None:
+        self._flush_all(step)
+        self.strategy.turn_end(step)
+        usage = _any.decode(ev.usage) if ev.usage else None
+        cost = ev.total_cost_usd if ev.total_cost_usd is not None else ev.cost_usd
+        self.emit(step, R.TurnComplete, f.line, MAIN, subtype=ev.subtype, is_error=bool(ev.is_error),
+                  result=unwrap_result(ev.result), cost_usd=cost,
+                  usage=usage if isinstance(usage, dict) else None, duration_ms=ev.duration_ms,
+                  num_turns=ev.num_turns, session_id=ev.session_id)
+        step.reason = "turn complete: de-dup state reset"
+
+    def _stream_event(self, step: T.TraceStep, f: Frame, ev: Event) -> None:
+        inner = ev.event
+        kind = inner.type if inner is not None else None
+        step.kind = f"stream_event/{kind}"
+        lane = _explicit_lane(ev) or MAIN
+        step.lane = lane
+        if inner is None:
+            step.decision, step.reason = T.IGNORE, "stream_event without an event"
+            return
+        if kind == "message_start" and inner.message is not None and inner.message.id:
+            m = inner.message
+            self._lane_msg_switch(step, lane, m.id or "")
+            if m.usage is not None:
+                self._note_usage(step, f.line, lane, m.id or "", m.model, m.usage)
+        elif kind == "message_delta" and inner.usage is not None:
+            current = self._lane_msg.get(lane)
+            if current is not None and current in self._pending:
+                old = self._pending[current]
+                merged = msgspec.structs.replace(
+                    old.usage, **{k: v for k, v in msgspec.structs.asdict(inner.usage).items() if v is not None}
+                )
+                self._pending[current] = _Pending(lane, f.line, old.model, merged)
+        self.strategy.stream(self, step, f, lane, inner)
+        if kind == "message_stop":
+            current = self._lane_msg.get(lane)
+            if current is not None:
+                self._flush_usage(step, current)
+
+    def _error(self, step: T.TraceStep, f: Frame, message: str) -> None:
+        self.errors.append((f.line, message))
+        text = f.text.decode("utf-8", "replace") if isinstance(f.text, bytes) else f.text
+        self.emit(step, R.Error, f.line, MAIN, message=message, raw=text[:200])
+        step.decision, step.reason = T.ERROR, message
+
+    # -- usage: the last row of a message carries its final usage -----------------------
+
+    def _lane_msg_switch(self, step: T.TraceStep, lane: str, msg_id: str) -> None:
+        current = self._lane_msg.get(lane)
+        if current is not None and current != msg_id:
+            self._flush_usage(step, current)
+        self._lane_msg[lane] = msg_id
+
+    def _note_usage(self, step: T.TraceStep, line: int, lane: str, msg_id: str, model: str | None,
+                    usage: WireUsage) -> None:
+        self._lane_msg_switch(step, lane, msg_id)
+        if msg_id not in self._flushed:
+            self._pending[msg_id] = _Pending(lane, line, model, usage)
+
+    def _flush_usage(self, step: T.TraceStep, msg_id: str) -> None:
+        p = self._pending.pop(msg_id, None)
+        if p is None:
+            return
+        self._flushed.add(msg_id)
+        u = p.usage
+        self.emit(step, R.Usage, p.line, p.lane, message_id=msg_id, model=p.model,
+                  input_tokens=int(u.input_tokens or 0), output_tokens=int(u.output_tokens or 0),
+                  cache_read_input_tokens=int(u.cache_read_input_tokens or 0),
+                  cache_creation_input_tokens=int(u.cache_creation_input_tokens or 0))
+
+    def _flush_lane(self, step: T.TraceStep, lane: str) -> None:
+        for msg_id in [m for m, p in self._pending.items() if p.lane == lane]:
+            self._flush_usage(step, msg_id)
+
+    def _flush_all(self, step: T.TraceStep) -> None:
+        for msg_id in list(self._pending):
+            self._flush_usage(step, msg_id)
+        self._lane_msg.clear()
+
+
+def _explicit_lane(ev: Event) -> str | None:
+    """The lane named by ``parent_tool_use_id``: None when the key is absent."""
+    parent = ev.parent_tool_use_id
+    if parent is UNSET:
+        return None
+    return parent or MAIN  # type: ignore[return-value]
+
+
+def _raw_line(f: Frame) -> Raw:
+    return Raw(f.text)
+
+
+def _raw_block(f: Frame, b: Block) -> Raw:
+    """The untouched JSON of an unknown content block (rare: decode the line generically)."""
+    try:
+        obj = _any.decode(f.text)
+        if obj.get("type") == "stream_event":
+            return Raw(_enc.encode(obj["event"]["content_block"]))
+        content = f.event.message.content  # type: ignore[union-attr]
+        position = next(i for i, c in enumerate(content) if c is b)  # type: ignore[arg-type]
+        return Raw(_enc.encode(obj["message"]["content"][position]))
+    except (msgspec.DecodeError, KeyError, IndexError, TypeError, AttributeError, StopIteration):
+        return Raw(_enc.encode({k: v for k, v in msgspec.structs.asdict(b).items() if v and not isinstance(v, Raw)}))
+
+
+class _AgentResult(msgspec.Struct):
+    agentId: str | None = None
+    totalTokens: int | None = None
+
+
+def _agent_result(ev: Event) -> tuple[str | None, int | None]:
+    raw = ev.tool_use_result or ev.toolUseResult
+    if not raw:
+        return None, None
+    try:
+        info = msgspec.json.decode(raw, type=_AgentResult)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None, None
+    return info.agentId, info.totalTokens

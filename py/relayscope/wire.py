@@ -1,0 +1,317 @@
+"""wire: one line of text -> one typed input frame. Never raises on bad input.
+
+Theory of operation
+-------------------
+Every physical input line becomes exactly one :class:`Frame`:
+
+* ``kind="blank"``  - an empty or whitespace-only line;
+* ``kind="event"``  - a JSON object, decoded into the flat :class:`Event` Struct;
+* ``kind="error"``  - anything else (not JSON, not an object), with a short reason.
+
+Decoding uses msgspec Structs, which skip every field we do not name, so most of a
+real line (tool output, signatures, ``modelUsage`` ...) is never materialised. Heavy
+payloads we pass on unchanged (``tool_use.input``, ``tool_result.content``, ``result``,
+``usage``) are kept as :class:`msgspec.Raw` and decoded only when needed.
+
+A line that is valid JSON but does not fit the Structs (``"type": 5``, a block that is a
+string, ...) is decoded generically and *salvaged* field by field: what fits is kept, what
+does not is dropped and named in ``Frame.note``. Odd-but-valid lines are never lost.
+
+This module knows nothing about de-duplication, lanes or output; it must not import any
+other relayscope module.
+"""
+
+from __future__ import annotations
+
+from types import UnionType
+from typing import Any, Final, Union, get_args, get_origin, get_type_hints
+
+import msgspec
+from msgspec import UNSET, Raw, Struct, UnsetType
+
+__all__ = [
+    "Block",
+    "Delta",
+    "Event",
+    "Frame",
+    "Message",
+    "StreamInner",
+    "Usage",
+    "decode_line",
+    "tool_result_text",
+    "unwrap_result",
+]
+
+EMPTY: Final = Raw(b"")
+Number = Union[int, float]
+
+
+class Usage(Struct):
+    """Token usage of one API message (Anthropic's field names)."""
+
+    input_tokens: Number | None = None
+    output_tokens: Number | None = None
+    cache_creation_input_tokens: Number | None = None
+    cache_read_input_tokens: Number | None = None
+
+
+class Block(Struct):
+    """One content block, flat: every block type's fields in one Struct, so that a block
+    type invented tomorrow still decodes (its unknown fields are skipped)."""
+
+    type: str | None = None
+    text: str | None = None
+    thinking: str | None = None
+    signature: str | None = None
+    data: str | None = None  # redacted_thinking
+    id: str | None = None
+    name: str | None = None
+    input: Raw = EMPTY
+    tool_use_id: str | None = None
+    content: Raw = EMPTY  # tool_result: str | list[block] | null, decoded on demand
+    is_error: bool | None = None
+    source: Raw = EMPTY  # image / document
+
+
+class Message(Struct):
+    id: str | None = None
+    model: str | None = None
+    role: str | None = None
+    content: list[Block] | str | None = None
+    usage: Usage | None = None
+    stop_reason: str | None = None
+
+
+class Delta(Struct):
+    type: str | None = None
+    text: str | None = None
+    thinking: str | None = None
+    partial_json: str | None = None
+    signature: str | None = None
+    stop_reason: str | None = None
+
+
+class StreamInner(Struct):
+    """The raw Anthropic streaming event inside a ``stream_event`` line."""
+
+    type: str | None = None
+    index: int | None = None
+    message: Message | None = None
+    content_block: Block | None = None
+    delta: Delta | None = None
+    usage: Usage | None = None
+
+
+class Event(Struct):
+    """A decoded input line: the union of the fields of every event type we act on."""
+
+    type: str | None = None
+    subtype: str | None = None
+    message: Message | None = None
+    # UNSET (key absent, as in the seed fixtures) differs from None (top-level agent).
+    parent_tool_use_id: str | None | UnsetType = UNSET
+    session_id: str | None = None
+    uuid: str | None = None
+    # system/init
+    model: str | None = None
+    tools: list[Any] | None = None
+    cwd: str | None = None
+    claude_code_version: str | None = None
+    # result
+    is_error: bool | None = None
+    result: Raw = EMPTY
+    duration_ms: Number | None = None
+    num_turns: int | None = None
+    total_cost_usd: Number | None = None
+    cost_usd: Number | None = None
+    usage: Raw = EMPTY
+    # stream_event
+    event: StreamInner | None = None
+    # user events with a tool result
+    tool_use_result: Raw = EMPTY
+    # on-disk session transcripts (camelCase there)
+    isSidechain: bool | None = None
+    parentUuid: str | None = None
+    logicalParentUuid: str | None = None
+    sessionId: str | None = None
+    timestamp: str | None = None
+    requestId: str | None = None
+    agentId: str | None = None
+    isMeta: bool | None = None
+    isCompactSummary: bool | None = None
+    toolUseResult: Raw = EMPTY
+    # system task_* events
+    tool_use_id: str | None = None
+    description: str | None = None
+    task_type: str | None = None
+
+
+class Frame(Struct):
+    """One physical input line, classified. ``text`` is the line without its newline."""
+
+    line: int
+    kind: str  # "event" | "blank" | "error"
+    text: str | bytes
+    event: Event | None = None
+    error: str | None = None
+    note: str | None = None  # set when the line was salvaged
+
+
+_decoder: Final = msgspec.json.Decoder(Event)
+_any_decoder: Final = msgspec.json.Decoder()
+_encoder: Final = msgspec.json.Encoder()
+
+
+def _strip(text: str | bytes) -> str | bytes:
+    if isinstance(text, bytes):
+        if text.startswith(b"\xef\xbb\xbf"):
+            text = text[3:]
+        return text.rstrip(b"\r\n")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.rstrip("\r\n")
+
+
+def decode_line(text: str | bytes, line: int) -> Frame:
+    """Classify and decode one input line. Never raises for any ``str``/``bytes`` input."""
+    text = _strip(text)
+    if not text.strip():
+        return Frame(line, "blank", text)
+    try:
+        return Frame(line, "event", text, event=_decoder.decode(text))
+    except msgspec.ValidationError as exc:
+        first_problem = str(exc)
+    except msgspec.DecodeError as exc:
+        return Frame(line, "error", text, error=f"not valid JSON: {exc}")
+    try:
+        obj = _any_decoder.decode(text)
+    except msgspec.DecodeError as exc:  # pragma: no cover - decoded once already
+        return Frame(line, "error", text, error=f"not valid JSON: {exc}")
+    if not isinstance(obj, dict):
+        return Frame(line, "error", text, error=f"not a JSON object (a {_json_kind(obj)})")
+    dropped: list[str] = []
+    event = _salvage(obj, Event, "$", dropped)
+    note = f"salvaged: {first_problem}; dropped {', '.join(dropped) or 'nothing'}"
+    return Frame(line, "event", text, event=event, note=note)
+
+
+def _json_kind(obj: object) -> str:
+    return {list: "array", str: "string", int: "number", float: "number", bool: "boolean"}.get(
+        type(obj), "null"
+    )
+
+
+_hints_cache: dict[type, dict[str, Any]] = {}
+
+
+def _salvage(obj: dict[str, Any], cls: type[Struct], path: str, dropped: list[str]) -> Any:
+    """Build ``cls`` from a generic dict, keeping every field that converts and dropping
+    (and naming) those that do not. Recurses into nested Structs and lists of Structs."""
+    hints = _hints_cache.get(cls)
+    if hints is None:
+        hints = _hints_cache[cls] = get_type_hints(cls)
+    kwargs: dict[str, Any] = {}
+    for name in cls.__struct_fields__:
+        if name not in obj:
+            continue
+        value = _salvage_value(obj[name], hints[name], f"{path}.{name}", dropped)
+        if value is not _DROP:
+            kwargs[name] = value
+    return cls(**kwargs)
+
+
+_DROP: Final = object()
+
+
+def _salvage_value(value: Any, hint: Any, path: str, dropped: list[str]) -> Any:
+    if hint is Raw:
+        return Raw(_encoder.encode(value))
+    try:
+        return msgspec.convert(value, hint)
+    except msgspec.ValidationError:
+        pass
+    options = get_args(hint) if get_origin(hint) in (Union, UnionType) else (hint,)
+    for option in options:
+        if isinstance(option, type) and issubclass(option, Struct) and isinstance(value, dict):
+            return _salvage(value, option, path, dropped)
+        if get_origin(option) is list and isinstance(value, list):
+            (item_hint,) = get_args(option)
+            items = [_salvage_value(v, item_hint, f"{path}[{i}]", dropped) for i, v in enumerate(value)]
+            return [v for v in items if v is not _DROP]
+    dropped.append(path)
+    return _DROP
+
+
+# --- payload helpers (the gotchas of seeds/003) -------------------------------------------
+
+
+def unwrap_result(raw: Raw) -> str | None:
+    """``result`` as text. Double-encoded results (a JSON string holding a JSON string) are
+    unwrapped once, and only when the inner value is itself a string; otherwise the outer
+    string is kept. A non-string ``result`` is returned as compact JSON text."""
+    if not raw:
+        return None
+    value = _any_decoder.decode(raw)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        return bytes(raw).decode("utf-8")
+    stripped = value.strip()
+    if len(stripped) >= 2 and stripped[0] == '"' and stripped[-1] == '"':
+        try:
+            inner = _any_decoder.decode(stripped)
+        except msgspec.DecodeError:
+            return value
+        if isinstance(inner, str):
+            return inner
+    return value
+
+
+_content_decoder: Final = msgspec.json.Decoder(Union[str, list[Any], None])  # noqa: UP007
+
+
+def tool_result_text(raw: Raw) -> tuple[str, list[str]]:
+    """``tool_result.content`` as one string, whatever its shape (string, array of blocks,
+    null or absent). Text blocks are joined with newlines; other blocks (images, documents,
+    tool references ...) are summarised in brackets so they are visible, never dropped.
+    Returns the text and the list of non-text block types seen."""
+    if not raw:
+        return "", []
+    try:
+        value = _content_decoder.decode(raw)
+    except msgspec.ValidationError:
+        return bytes(raw).decode("utf-8"), ["json"]
+    if value is None:
+        return "", []
+    if isinstance(value, str):
+        return value, []
+    parts: list[str] = []
+    others: list[str] = []
+    for item in value:
+        if isinstance(item, dict):
+            kind = item.get("type")
+            if kind == "text" and isinstance(item.get("text"), str):
+                parts.append(item["text"])
+                continue
+            kind = str(kind)
+            others.append(kind)
+            parts.append(_summarise_block(kind, item))
+        elif isinstance(item, str):
+            parts.append(item)
+        else:
+            others.append(_json_kind(item))
+            parts.append(_encoder.encode(item).decode())
+    return "\n".join(parts), others
+
+
+def _summarise_block(kind: str, item: dict[str, Any]) -> str:
+    source = item.get("source")
+    if isinstance(source, dict):
+        media = source.get("media_type") or source.get("type") or "?"
+        data = source.get("data")
+        size = f", {len(data)} base64 chars" if isinstance(data, str) else ""
+        return f"[{kind}: {media}{size}]"
+    if kind == "tool_reference":
+        return f"[tool_reference: {item.get('tool_name', '?')}]"
+    detail = {k: v for k, v in item.items() if k != "type" and isinstance(v, str | int | float)}
+    return f"[{kind}{': ' + _encoder.encode(detail).decode() if detail else ''}]"
