@@ -51,7 +51,7 @@ from .wire import Block, Event, Frame, Message, StreamInner, decode_line, tool_r
 from .wire import Usage as WireUsage
 from .wire import unwrap_result
 
-__all__ = ["STRATEGIES", "Translator", "fingerprint"]
+__all__ = ["STRATEGIES", "Emitter", "Translator", "fingerprint"]
 
 _any: Final = msgspec.json.Decoder()
 _enc: Final = msgspec.json.Encoder()
@@ -423,33 +423,71 @@ class _Pending:
         self.lane, self.line, self.model, self.usage = lane, line, model, usage
 
 
-class Translator:
-    """Claude Code stream-json in, relay events out. One instance per input stream."""
+class Emitter:
+    """What every translator shares: seq numbering, the trace, the error list."""
 
-    def __init__(self, strategy: str = "lineage", *, trace: bool = False, file: str | None = None) -> None:
-        if strategy not in STRATEGIES:
-            raise ValueError(f"unknown strategy {strategy!r}; choose from {', '.join(STRATEGIES)}")
-        self.strategy_name = strategy
-        self.strategy = STRATEGIES[strategy]()
-        self.lanes = LaneTracker(infer=self.strategy.infers_lanes)
+    lane_events = False  # start lanes implicitly on their first relay
+
+    def __init__(self, *, trace: bool = False, file: str | None = None) -> None:
         self.tracing = trace
         self.trace: list[T.TraceStep] = []
-        self.errors: list[tuple[int, str]] = []
+        self.errors: list[tuple[int, str]] = []  # (line, message) of unreadable input
         self.file = file
         self.lines = 0
         self._seq = 0
         self._out: list[R.Relay] = []
         self._started: set[str] = set()
-        self._prev_fp: str | None = None
-        self._pending: dict[str, _Pending] = {}  # message id -> last usage row seen
-        self._lane_msg: dict[str, str] = {}
-        self._flushed: set[str] = set()
-        self._stream_names: dict[tuple[str, int], str] = {}
 
     @property
     def seq(self) -> int:
         """The seq the next relay will get."""
         return self._seq
+
+    def feed_line(self, text: str | bytes) -> list[R.Relay]:
+        raise NotImplementedError
+
+    def finish(self) -> list[R.Relay]:
+        return []
+
+    def emit(self, step: T.TraceStep, cls: type[R.Relay], line: int, lane: str, **fields: Any) -> R.Relay:
+        if self.lane_events and lane not in self._started:
+            self._start_lane(step, line, lane)
+        relay = cls(seq=self._seq, line=line, lane=lane, file=self.file, **fields)
+        self._seq += 1
+        self._out.append(relay)
+        step.seqs.append(relay.seq)
+        return relay
+
+    def _start_lane(self, step: T.TraceStep, line: int, lane_id: str) -> None:
+        raise NotImplementedError
+
+    def _record(self, step: T.TraceStep) -> None:
+        if self.tracing:
+            self.trace.append(step)
+
+    def _error(self, step: T.TraceStep, line: int, text: str | bytes, message: str) -> None:
+        self.errors.append((line, message))
+        shown = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+        self.emit(step, R.Error, line, MAIN, message=message, raw=shown[:200])
+        step.decision, step.reason = T.ERROR, message
+
+
+class Translator(Emitter):
+    """Claude Code stream-json in, relay events out. One instance per input stream."""
+
+    def __init__(self, strategy: str = "lineage", *, trace: bool = False, file: str | None = None) -> None:
+        if strategy not in STRATEGIES:
+            raise ValueError(f"unknown strategy {strategy!r}; choose from {', '.join(STRATEGIES)}")
+        super().__init__(trace=trace, file=file)
+        self.strategy_name = strategy
+        self.strategy = STRATEGIES[strategy]()
+        self.lane_events = self.strategy.lane_events
+        self.lanes = LaneTracker(infer=self.strategy.infers_lanes)
+        self._prev_fp: str | None = None
+        self._pending: dict[str, _Pending] = {}  # message id -> last usage row seen
+        self._lane_msg: dict[str, str] = {}
+        self._flushed: set[str] = set()
+        self._stream_names: dict[tuple[str, int], str] = {}
 
     # -- entry points -------------------------------------------------------------------
 
@@ -459,7 +497,7 @@ class Translator:
 
     def feed(self, frame: Frame) -> list[R.Relay]:
         self.lines = max(self.lines, frame.line)
-        out = self._out = []
+        self._out = []
         step = T.TraceStep(frame.line, frame.kind, file=self.file)
         if frame.kind == "event" and frame.event is not None:
             step.note = frame.note
@@ -467,32 +505,21 @@ class Translator:
         elif frame.kind == "blank":
             step.decision, step.reason = T.IGNORE, "blank line"
         else:
-            self._error(step, frame, frame.error or "unreadable line")
-        if self.tracing:
-            self.trace.append(step)
-        return out
+            self._error(step, frame.line, frame.text, frame.error or "unreadable line")
+        self._record(step)
+        return self._out
 
     def finish(self) -> list[R.Relay]:
         """End of input: emit the usage of messages still open."""
-        out = self._out = []
+        self._out = []
         if self._pending:
             step = T.TraceStep(self.lines, "end of input", decision=T.EMIT, file=self.file)
             self._flush_all(step)
             step.reason = "usage of messages still open"
-            if self.tracing:
-                self.trace.append(step)
-        return out
+            self._record(step)
+        return self._out
 
     # -- emission -----------------------------------------------------------------------
-
-    def emit(self, step: T.TraceStep, cls: type[R.Relay], line: int, lane: str, **fields: Any) -> R.Relay:
-        if lane not in self._started and self.strategy.lane_events:
-            self._start_lane(step, line, lane)
-        relay = cls(seq=self._seq, line=line, lane=lane, file=self.file, **fields)
-        self._seq += 1
-        self._out.append(relay)
-        step.seqs.append(relay.seq)
-        return relay
 
     def _start_lane(self, step: T.TraceStep, line: int, lane_id: str) -> None:
         self._started.add(lane_id)
@@ -677,12 +704,6 @@ class Translator:
             current = self._lane_msg.get(lane)
             if current is not None:
                 self._flush_usage(step, current)
-
-    def _error(self, step: T.TraceStep, f: Frame, message: str) -> None:
-        self.errors.append((f.line, message))
-        text = f.text.decode("utf-8", "replace") if isinstance(f.text, bytes) else f.text
-        self.emit(step, R.Error, f.line, MAIN, message=message, raw=text[:200])
-        step.decision, step.reason = T.ERROR, message
 
     # -- usage: the last row of a message carries its final usage -----------------------
 

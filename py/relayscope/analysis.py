@@ -1,0 +1,108 @@
+"""analysis: text in, relays + trace out, incrementally. What the CLI and the web app share.
+
+:class:`Analyzer` accepts text in arbitrary chunks (a file read in slices, a paste, stdin),
+splits it into lines on ``\\n`` only (JSON strings may hold U+2028 and friends, which
+``str.splitlines`` would split on), detects the input format from the first non-blank
+lines unless told, and feeds a translator. Chunk boundaries never change the result.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from . import relay as R
+from . import trace as T
+from .formats import FORMATS, detect, make_translator, sniff_line
+from .translator import Emitter
+
+AUTO: Final = "auto"
+_SNIFF_LINES: Final = 8
+
+
+class Analyzer:
+    def __init__(self, strategy: str = "lineage", fmt: str = AUTO, *, trace: bool = False,
+                 keep: bool = True, file: str | None = None) -> None:
+        if fmt != AUTO and fmt not in FORMATS:
+            raise ValueError(f"unknown input format {fmt!r}; choose from auto, {', '.join(FORMATS)}")
+        self.strategy = strategy
+        self.format: str | None = None if fmt == AUTO else fmt
+        self.tracing = trace
+        self.keep = keep
+        self.file = file
+        self.relays: list[R.Relay] = []
+        self.translator: Emitter | None = None
+        self._held: list[str | bytes] = []  # lines seen before the format is known
+        self._rest: str | bytes = ""
+        if self.format is not None:
+            self._start(self.format)
+
+    def _start(self, fmt: str) -> None:
+        self.format = fmt
+        self.translator = make_translator(fmt, self.strategy, trace=self.tracing, file=self.file)
+
+    @property
+    def trace(self) -> list[T.TraceStep]:
+        return self.translator.trace if self.translator else []
+
+    @property
+    def errors(self) -> list[tuple[int, str]]:
+        return self.translator.errors if self.translator else []
+
+    @property
+    def lines(self) -> int:
+        return (self.translator.lines if self.translator else 0) + len(self._held)
+
+    def feed_text(self, chunk: str | bytes) -> list[R.Relay]:
+        """Feed any slice of the input; complete lines are translated at once."""
+        if not chunk:
+            return []
+        data = self._rest + chunk  # type: ignore[operator]
+        sep: str | bytes = b"\n" if isinstance(data, bytes) else "\n"
+        parts = data.split(sep)  # type: ignore[arg-type]
+        self._rest = parts.pop()
+        out: list[R.Relay] = []
+        for line in parts:
+            out.extend(self.feed_line(line))
+        return out
+
+    def feed_line(self, line: str | bytes) -> list[R.Relay]:
+        t = self.translator
+        if t is None:
+            self._held.append(line)
+            if sniff_line(line) is None and sum(1 for h in self._held if h.strip()) < _SNIFF_LINES:
+                return []
+            return self._release()
+        out = t.feed_line(line)
+        if self.keep:
+            self.relays.extend(out)
+        return out
+
+    def _release(self) -> list[R.Relay]:
+        held, self._held = self._held, []
+        self._start(detect(held))
+        out: list[R.Relay] = []
+        for line in held:
+            out.extend(self.feed_line(line))
+        return out
+
+    def finish(self) -> list[R.Relay]:
+        """End of input: the last line (even without a newline), then the translator's flush."""
+        out: list[R.Relay] = []
+        if self._rest:
+            rest, self._rest = self._rest, ""
+            out.extend(self.feed_line(rest))
+        if self.translator is None:
+            out.extend(self._release())
+        assert self.translator is not None
+        tail = self.translator.finish()
+        if self.keep:
+            self.relays.extend(tail)
+        return out + tail
+
+
+def analyze(text: str | bytes, strategy: str = "lineage", fmt: str = AUTO, *, trace: bool = True) -> Analyzer:
+    """Translate a whole text at once; the Analyzer holds relays, trace and errors."""
+    a = Analyzer(strategy, fmt, trace=trace)
+    a.feed_text(text)
+    a.finish()
+    return a

@@ -1,0 +1,82 @@
+"""present: one-line, human-readable summaries of relays (CLI text output, web rows).
+
+Returns plain strings; callers render them as text, never as markup.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import msgspec
+
+from . import relay as R
+
+WIDTH: Final = 160
+_any: Final = msgspec.json.Decoder()
+
+
+def clip(text: str, width: int = WIDTH) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def tool_input_summary(raw: msgspec.Raw, width: int = 100) -> str:
+    try:
+        value = _any.decode(raw) if raw else {}
+    except msgspec.DecodeError:
+        return clip(bytes(raw).decode("utf-8", "replace"), width)
+    if isinstance(value, dict):
+        for key in ("description", "command", "file_path", "pattern", "path", "url", "query", "prompt"):
+            if isinstance(value.get(key), str):
+                return clip(f"{key}: {value[key]}", width)
+    return clip(msgspec.json.encode(value).decode(), width)
+
+
+def summary(r: R.Relay) -> str:  # noqa: PLR0911 - one branch per relay type reads best
+    if isinstance(r, R.TextDelta | R.ThinkingDelta | R.UserMessage):
+        return clip(r.text) or "(empty)"
+    if isinstance(r, R.ToolUse):
+        return f"{r.name} {tool_input_summary(r.input)}"
+    if isinstance(r, R.ToolResult):
+        mark = "error: " if r.is_error else ""
+        return f"{mark}{clip(r.content, 120) or '(no content)'}"
+    if isinstance(r, R.TurnComplete):
+        parts = [r.subtype or "done"]
+        if r.is_error:
+            parts.append("is_error")
+        if r.cost_usd is not None:
+            parts.append(f"${r.cost_usd:.4f}")
+        if r.num_turns is not None:
+            parts.append(f"{r.num_turns} turns")
+        if r.result:
+            parts.append(clip(r.result, 100))
+        return " · ".join(parts)
+    if isinstance(r, R.SessionMeta):
+        return f"session {r.session_id or '?'} · {r.model or 'model ?'} · {len(r.tools)} tools"
+    if isinstance(r, R.Usage):
+        cache = r.cache_read_input_tokens + r.cache_creation_input_tokens
+        return f"{r.input_tokens} in · {r.output_tokens} out" + (f" · {cache} cache" if cache else "")
+    if isinstance(r, R.LaneStart):
+        return f"{r.label or r.lane} (depth {r.depth}{', inferred' if r.inferred else ''})"
+    if isinstance(r, R.LaneEnd):
+        return f"lane ends{' with an error' if r.is_error else ''}" + (f" · {r.total_tokens} tokens" if r.total_tokens else "")
+    if isinstance(r, R.Error):
+        return r.message
+    if isinstance(r, R.System):
+        return r.subtype or "system"
+    if isinstance(r, R.Passthrough):
+        return f"{r.event_type}"
+    if isinstance(r, R.ContentBlock):
+        return r.block_type
+    if isinstance(r, R.ToolCall):
+        return f"{r.tool} {'ok' if r.ok else 'failed' if r.ok is False else ''}".strip()
+    if isinstance(r, R.SubAgentResponse):
+        return clip(r.content or "")
+    if isinstance(r, R.File):
+        return f"{r.path} ({r.size} bytes)"
+    return r.type
+
+
+def text_line(r: R.Relay) -> str:
+    where = f"{r.file}:{r.line}" if r.file else str(r.line)
+    return f"{r.seq:>6} {where:>7} {clip(r.lane, 16):<16} {r.type:<15} {summary(r)}"
