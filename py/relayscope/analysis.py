@@ -56,7 +56,12 @@ class Analyzer:
         """Feed any slice of the input; complete lines are translated at once."""
         if not chunk:
             return []
-        data = self._rest + chunk  # type: ignore[operator]
+        rest = self._rest
+        if isinstance(chunk, bytes) and isinstance(rest, str):
+            rest = rest.encode()
+        elif isinstance(chunk, str) and isinstance(rest, bytes):
+            rest = rest.decode("utf-8", "replace")
+        data = rest + chunk  # type: ignore[operator]
         sep: str | bytes = b"\n" if isinstance(data, bytes) else "\n"
         parts = data.split(sep)  # type: ignore[arg-type]
         self._rest = parts.pop()

@@ -335,6 +335,9 @@ class LineageDedup(Strategy):
         if mid is None:
             step.decision, step.reason = T.IGNORE, f"{kind} outside a streamed message"
             return
+        if kind not in ("content_block_start", "content_block_delta", "content_block_stop"):
+            step.decision, step.reason = T.IGNORE, f"{kind} of message {mid}"
+            return
         ms = self._msg(lane, mid)
         index = inner.index if inner.index is not None else len(ms.blocks)
         if kind == "content_block_start":
@@ -372,6 +375,7 @@ class LineageDedup(Strategy):
                 rec.parts.append(piece)
                 fake = Block(type="text" if dtype == "text_delta" else "thinking", text=piece, thinking=piece)
                 t.emit_block(step, f, lane, fake, mid, index, text=piece, partial=True)
+                step.reason = f"{dtype} of block {index}: emitted as it came"
             elif d is not None and dtype == "input_json_delta":
                 ms.stream_json.setdefault(index, []).append(d.partial_json or "")
                 step.decision, step.reason = T.IGNORE, "tool input fragment (buffered)"
@@ -391,10 +395,9 @@ class LineageDedup(Strategy):
                     step.note = "streamed tool input was not complete JSON"
                 tool = Block(type="tool_use", id=rec.tool_id, name=t.stream_tool_name(f), input=data)
                 t.emit_block(step, f, lane, tool, mid, index)
+                step.reason = "tool_use complete: emitted with its streamed input"
             else:
                 step.decision, step.reason = T.IGNORE, f"block {index} complete"
-        else:
-            step.decision, step.reason = T.IGNORE, f"{kind}: nothing to show"
 
 
 def _same_block(rec: _Rec, b: Block, grow: bool) -> bool:
@@ -502,6 +505,8 @@ class Translator(Emitter):
         if frame.kind == "event" and frame.event is not None:
             step.note = frame.note
             self._event(step, frame, frame.event)
+            if step.seqs and step.decision in (T.IGNORE, T.SKIP):
+                step.decision = T.EMIT if step.decision == T.IGNORE else T.PARTIAL
         elif frame.kind == "blank":
             step.decision, step.reason = T.IGNORE, "blank line"
         else:

@@ -1,0 +1,182 @@
+"""Fixtures for the browser tests: Debian's Chromium driven by Playwright, against the built site.
+
+The site is served as `make site` leaves it (the repo root) or as `make dist` copies it, from a
+plain static server on an ephemeral 127.0.0.1 port. Every page records its requests and aborts
+any that would leave its own origin, so a test can prove the app loads nothing from elsewhere.
+Pages are waited on through <html data-app-state>, never with sleeps.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+from urllib.request import urlopen
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+from serve import serving  # noqa: E402
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+LOCK_PYTHON = ROOT / ".venv-lock" / "bin" / "python"
+BOOT_TIMEOUT_MS = 90_000  # a cold boot takes a few seconds; CI machines can be slow and busy
+SETTLED = "html[data-app-state=ready], html[data-app-state=error]"
+
+
+def origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def fetch(url: str) -> bytes:
+    with urlopen(url, timeout=30) as response:
+        return response.read()
+
+
+@dataclass
+class Site:
+    """A built site being served: where its files are and the URL it is served at."""
+
+    root: Path
+    url: str
+
+    def lock(self) -> dict:
+        return json.loads(fetch(self.url + "pyodide-lock.json"))
+
+
+@dataclass
+class RequestLog:
+    """What one page asked for. Off-origin requests are aborted and kept in `blocked`."""
+
+    origin: str = ""  # set by open_app() before the first navigation
+    requests: list = field(default_factory=list)  # playwright Request objects, in order
+    blocked: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    console: list[str] = field(default_factory=list)
+
+    def allows(self, url: str) -> bool:
+        return url.startswith(("data:", "blob:")) or (bool(self.origin) and origin(url) == self.origin)
+
+    def route(self, route) -> None:  # noqa: ANN001 - playwright Route
+        url = route.request.url
+        if self.allows(url):
+            route.continue_()
+        else:
+            self.blocked.append(url)
+            route.abort()
+
+    def urls(self) -> list[str]:
+        return [r.url for r in self.requests]
+
+    def paths(self) -> list[str]:
+        """Paths requested on the page's origin, relative to the site root."""
+        return [urlsplit(u).path.lstrip("/") for u in self.urls() if origin(u) == self.origin]
+
+    def assert_same_origin(self) -> None:
+        """Nothing left the page's origin: none attempted (blocked) and none made."""
+        assert self.origin, "open_app() was never called"
+        assert not self.blocked, f"requests to other origins were attempted: {self.blocked}"
+        elsewhere = [u for u in self.urls() if not self.allows(u)]
+        assert not elsewhere, f"requests left {self.origin}: {elsewhere}"
+
+    def assert_all_succeeded(self) -> None:
+        bad = list(self.failed)
+        for request in self.requests:
+            response = request.response()
+            if response is not None and response.status >= 400:
+                bad.append(f"{response.status} {request.url}")
+        assert not bad, f"failed requests: {bad}"
+
+    def report(self) -> str:
+        return "\n".join(["console:", *self.console, "requests:", *self.urls()])
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def site() -> Iterator[Site]:
+    """The repo root, served as `make site` leaves it."""
+    if not (ROOT / "static" / "vendor" / "pyodide" / "pyodide.mjs").is_file():
+        pytest.fail("static/vendor/ is empty: run `make site` (or `make test`) first")
+    with serving(ROOT) as url:
+        yield Site(ROOT, url)
+
+
+@pytest.fixture(scope="session")
+def dist_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    """A fresh `make dist` copy in a temporary folder, served on its own."""
+    out = tmp_path_factory.mktemp("dist") / "site"
+    run = subprocess.run(
+        [str(LOCK_PYTHON), str(ROOT / "tools" / "build_site.py"), "dist", "--out", str(out)],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, f"dist build failed:\n{run.stdout}{run.stderr}"
+    with serving(out) as url:
+        yield Site(out, url)
+
+
+@pytest.fixture
+def request_log() -> RequestLog:
+    return RequestLog()
+
+
+@pytest.fixture
+def page(browser, request_log: RequestLog) -> Iterator:  # noqa: ANN001
+    """A page in a fresh context (empty cache and storage) that records every request."""
+    context = browser.new_context()
+    context.route("**/*", request_log.route)
+    page = context.new_page()
+    page.on("request", lambda r: request_log.requests.append(r))
+    page.on("requestfailed", lambda r: request_log.failed.append(f"{r.failure} {r.url}"))
+    page.on("console", lambda m: request_log.console.append(f"{m.type}: {m.text}"))
+    page.on("pageerror", lambda e: request_log.console.append(f"pageerror: {e}"))
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def open_app(page, request_log: RequestLog):  # noqa: ANN001, ANN201
+    """Returns open(site): load the app on `page` and wait until it says it is ready."""
+
+    def open_(site: Site):  # noqa: ANN202
+        request_log.origin = origin(site.url)
+        page.goto(site.url)
+        page.wait_for_selector(SETTLED, state="attached", timeout=BOOT_TIMEOUT_MS)
+        state = page.get_attribute("html", "data-app-state")
+        status = page.text_content('[data-testid="status"]')
+        assert state == "ready", f"app state {state!r}: {status}\n{request_log.report()}"
+        return page
+
+    return open_

@@ -1,0 +1,106 @@
+"""The web app boots offline to "ready", from its own origin only, on the lock it ships."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+VENDOR = ROOT / "static" / "vendor"
+
+
+def package_version() -> str:
+    text = (ROOT / "py" / "relayscope" / "__init__.py").read_text(encoding="utf-8")
+    match = re.search(r'^__version__ = "([^"]+)"', text, re.MULTILINE)
+    assert match, "py/relayscope/__init__.py has no __version__"
+    return match.group(1)
+
+
+def text(page, testid: str) -> str:  # noqa: ANN001
+    return page.text_content(f'[data-testid="{testid}"]')
+
+
+def test_page_boots_offline_to_ready_and_shows_the_package_version(open_app, site) -> None:
+    page = open_app(site)
+    assert text(page, "version") == package_version()
+    assert text(page, "msgspec-version") == site.lock()["packages"]["msgspec"]["version"]
+    assert page.is_editable('[data-testid="paste-input"]')
+    # Loaded with no special headers: a plain static host is enough.
+    assert page.evaluate("crossOriginIsolated") is False
+
+
+def test_every_request_during_load_stays_on_the_page_origin(open_app, site, request_log) -> None:
+    open_app(site)
+    request_log.assert_same_origin()
+    request_log.assert_all_succeeded()
+
+
+def test_the_request_log_catches_a_request_to_another_origin(open_app, site, request_log) -> None:
+    # The check above would pass vacuously if the route let everything through unseen.
+    page = open_app(site)
+    page.evaluate("fetch('https://cdn.jsdelivr.net/pyodide/').catch(() => null)")
+    assert request_log.blocked == ["https://cdn.jsdelivr.net/pyodide/"]
+
+
+def test_python_comes_from_the_top_level_lock_and_its_wheels(open_app, site, request_log) -> None:
+    open_app(site)
+    paths = request_log.paths()
+    assert "pyodide-lock.json" in paths
+    assert "static/vendor/pyodide/pyodide-lock.json" not in paths  # Pyodide's own lock: unused
+    lock = site.lock()["packages"]
+    for name in ("relayscope", "msgspec"):
+        assert lock[name]["file_name"] in paths, f"{name} was not loaded from its wheel"
+    # relayscope was imported from the wheel, not from the sources beside the page.
+    assert "py/relayscope/__init__.py" not in paths
+
+
+def test_vendor_holds_only_what_the_page_uses(open_app, site, request_log) -> None:
+    open_app(site)
+    served = {p.relative_to(ROOT).as_posix() for p in VENDOR.rglob("*") if p.is_file()}
+    unused = served - set(request_log.paths())
+    # micropip is in the lock for installs at run time; nothing loads it at boot.
+    assert unused == {site.lock()["packages"]["micropip"]["file_name"]}
+
+
+def test_served_lock_sha256_entries_match_the_served_files(site) -> None:
+    from conftest import fetch  # the served bytes, not the files on disk
+
+    lock = site.lock()
+    pyodide_lock = json.loads((ROOT / "node_modules/pyodide/pyodide-lock.json").read_bytes())
+    assert lock["info"] == pyodide_lock["info"]
+    assert set(lock["packages"]) == {"relayscope", "msgspec", "micropip"}
+    for name, entry in lock["packages"].items():
+        served = fetch(site.url + entry["file_name"])
+        assert hashlib.sha256(served).hexdigest() == entry["sha256"], name
+
+
+def test_dist_folder_boots_when_served_on_its_own(open_app, dist_site, request_log) -> None:
+    page = open_app(dist_site)
+    assert text(page, "version") == package_version()
+    request_log.assert_same_origin()
+    request_log.assert_all_succeeded()
+    assert not (dist_site.root / "node_modules").exists()
+
+
+def test_a_wheel_that_does_not_match_the_lock_is_refused(
+    page, request_log, dist_site, tmp_path
+) -> None:
+    # Pyodide fetches each wheel with our lock's sha256 as its integrity, and the page ends in
+    # "error" with a message instead of staying at "loading".
+    from conftest import BOOT_TIMEOUT_MS, SETTLED, origin, serving
+
+    broken = tmp_path / "site"
+    shutil.copytree(dist_site.root, broken)
+    lock = json.loads((broken / "pyodide-lock.json").read_text(encoding="utf-8"))
+    lock["packages"]["relayscope"]["sha256"] = "0" * 64
+    (broken / "pyodide-lock.json").write_text(json.dumps(lock), encoding="utf-8")
+    with serving(broken) as url:
+        request_log.origin = origin(url)
+        page.goto(url)
+        page.wait_for_selector(SETTLED, state="attached", timeout=BOOT_TIMEOUT_MS)
+    assert page.get_attribute("html", "data-app-state") == "error"
+    assert "No module named 'relayscope'" in text(page, "status")
+    assert any("integrity" in line for line in request_log.console), request_log.report()
