@@ -17,7 +17,7 @@ emitted once, lost (never emitted) or duplicated (emitted more than once).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import msgspec
@@ -77,7 +77,7 @@ def inventory(lines: Iterable[str | bytes]) -> dict[Key, Item]:
         if not isinstance(obj, dict):
             continue
         kind = obj.get("type")
-        message = obj.get("message") if isinstance(obj.get("message"), dict) else {}
+        message: dict[str, Any] = obj["message"] if isinstance(obj.get("message"), dict) else {}
         content = message.get("content")
         if kind == "assistant":
             if isinstance(content, str):
@@ -198,7 +198,7 @@ def audit_relays(strategy: str, relays: list[R.Relay], items: dict[Key, Item]) -
     )
 
 
-def audit_lines(lines: list[str | bytes], strategies: Iterable[str] = tuple(STRATEGIES)) -> list[StrategyAudit]:
+def audit_lines(lines: Sequence[str | bytes], strategies: Iterable[str] = tuple(STRATEGIES)) -> list[StrategyAudit]:
     """Translate ``lines`` with each strategy and audit it against one inventory."""
     items = inventory(lines)
     results = []

@@ -78,7 +78,7 @@ class LaneTracker:
             found = self.lanes[lane_id] = Lane(lane_id, parent=parent, depth=depth)
         return found
 
-    def note_tool_use(self, tool_id: str, name: str, raw_input: bytes, lane: str, line: int) -> None:
+    def note_tool_use(self, tool_id: str, name: str, raw_input: msgspec.Raw, lane: str, line: int) -> None:
         """Record where a tool ran; a Task/Agent call also opens a future lane."""
         self.tool_lane[tool_id] = lane
         if name not in SPAWN_TOOLS or tool_id in self.spawns:

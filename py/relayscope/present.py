@@ -32,7 +32,7 @@ def tool_input_summary(raw: msgspec.Raw, width: int = 100) -> str:
     return clip(msgspec.json.encode(value).decode(), width)
 
 
-def summary(r: R.Relay) -> str:  # noqa: PLR0911 - one branch per relay type reads best
+def summary(r: R.Relay) -> str:
     if isinstance(r, R.TextDelta | R.ThinkingDelta | R.UserMessage):
         return clip(r.text) or "(empty)"
     if isinstance(r, R.ToolUse):

@@ -12,12 +12,12 @@ This module holds data definitions only; it imports nothing else from relayscope
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Final, Union, get_args
+from typing import Any, ClassVar, Final, get_args
 
 import msgspec
 from msgspec import Raw, Struct
 
-Number = Union[int, float]
+Number = int | float
 
 
 class Relay(Struct, frozen=True, tag_field="type", omit_defaults=True):
@@ -29,12 +29,10 @@ class Relay(Struct, frozen=True, tag_field="type", omit_defaults=True):
     type: ClassVar[str]
 
 
-def _tag(name: str) -> dict[str, Any]:
-    # kw_only on the subclasses moves their fields after the common ones in the output.
-    return {"tag": name, "kw_only": True}
+# Each subclass is kw_only: that moves its fields after the common ones in the output.
 
 
-class SessionMeta(Relay, **_tag("session_meta")):
+class SessionMeta(Relay, tag="session_meta", kw_only=True, frozen=True):
     type: ClassVar[str] = "session_meta"
     session_id: str | None
     model: str | None
@@ -44,7 +42,7 @@ class SessionMeta(Relay, **_tag("session_meta")):
     source: str | None = None  # "init", "request_received", "transcript"
 
 
-class TextDelta(Relay, **_tag("text_delta")):
+class TextDelta(Relay, tag="text_delta", kw_only=True, frozen=True):
     type: ClassVar[str] = "text_delta"
     text: str
     message_id: str | None
@@ -52,7 +50,7 @@ class TextDelta(Relay, **_tag("text_delta")):
     partial: bool = False  # a fragment (streamed delta or in-place growth), not a whole block
 
 
-class ThinkingDelta(Relay, **_tag("thinking_delta")):
+class ThinkingDelta(Relay, tag="thinking_delta", kw_only=True, frozen=True):
     type: ClassVar[str] = "thinking_delta"
     text: str
     message_id: str | None
@@ -61,7 +59,7 @@ class ThinkingDelta(Relay, **_tag("thinking_delta")):
     redacted: bool = False
 
 
-class ToolUse(Relay, **_tag("tool_use")):
+class ToolUse(Relay, tag="tool_use", kw_only=True, frozen=True):
     type: ClassVar[str] = "tool_use"
     id: str
     name: str
@@ -70,7 +68,7 @@ class ToolUse(Relay, **_tag("tool_use")):
     block_index: int | None = None
 
 
-class ToolResult(Relay, **_tag("tool_result")):
+class ToolResult(Relay, tag="tool_result", kw_only=True, frozen=True):
     type: ClassVar[str] = "tool_result"
     tool_use_id: str
     content: str
@@ -78,7 +76,7 @@ class ToolResult(Relay, **_tag("tool_result")):
     attachments: tuple[str, ...] = ()  # non-text block types summarised into ``content``
 
 
-class ContentBlock(Relay, **_tag("content_block")):
+class ContentBlock(Relay, tag="content_block", kw_only=True, frozen=True):
     """An assistant content block of a type the translator does not know."""
 
     type: ClassVar[str] = "content_block"
@@ -88,14 +86,14 @@ class ContentBlock(Relay, **_tag("content_block")):
     block_index: int | None = None
 
 
-class UserMessage(Relay, **_tag("user_message")):
+class UserMessage(Relay, tag="user_message", kw_only=True, frozen=True):
     """User text: a prompt, or a sub-agent's prompt echoed in its lane."""
 
     type: ClassVar[str] = "user_message"
     text: str
 
 
-class TurnComplete(Relay, **_tag("turn_complete")):
+class TurnComplete(Relay, tag="turn_complete", kw_only=True, frozen=True):
     type: ClassVar[str] = "turn_complete"
     subtype: str | None
     is_error: bool
@@ -107,7 +105,7 @@ class TurnComplete(Relay, **_tag("turn_complete")):
     session_id: str | None = None
 
 
-class Usage(Relay, **_tag("usage")):
+class Usage(Relay, tag="usage", kw_only=True, frozen=True):
     """Final token usage of one API message (or one fleet stream's ``token_usage``)."""
 
     type: ClassVar[str] = "usage"
@@ -119,7 +117,7 @@ class Usage(Relay, **_tag("usage")):
     cache_creation_input_tokens: int = 0
 
 
-class LaneStart(Relay, **_tag("lane_start")):
+class LaneStart(Relay, tag="lane_start", kw_only=True, frozen=True):
     type: ClassVar[str] = "lane_start"
     parent_lane: str | None
     depth: int
@@ -129,7 +127,7 @@ class LaneStart(Relay, **_tag("lane_start")):
     label: str | None = None
 
 
-class LaneEnd(Relay, **_tag("lane_end")):
+class LaneEnd(Relay, tag="lane_end", kw_only=True, frozen=True):
     type: ClassVar[str] = "lane_end"
     tool_use_id: str | None
     is_error: bool = False
@@ -137,7 +135,7 @@ class LaneEnd(Relay, **_tag("lane_end")):
     total_tokens: int | None = None
 
 
-class System(Relay, **_tag("system")):
+class System(Relay, tag="system", kw_only=True, frozen=True):
     """A system event other than init (compact_boundary, task_*, hook_*, status ...)."""
 
     type: ClassVar[str] = "system"
@@ -145,7 +143,7 @@ class System(Relay, **_tag("system")):
     data: Raw
 
 
-class Passthrough(Relay, **_tag("passthrough")):
+class Passthrough(Relay, tag="passthrough", kw_only=True, frozen=True):
     """An input event of a type the translator does not act on, kept whole."""
 
     type: ClassVar[str] = "passthrough"
@@ -153,13 +151,13 @@ class Passthrough(Relay, **_tag("passthrough")):
     data: Raw
 
 
-class Error(Relay, **_tag("error")):
+class Error(Relay, tag="error", kw_only=True, frozen=True):
     type: ClassVar[str] = "error"
     message: str
     raw: str = ""  # the start of the offending line
 
 
-class ToolCall(Relay, **_tag("tool_call")):
+class ToolCall(Relay, tag="tool_call", kw_only=True, frozen=True):
     """Arbiter's ``tool_call``: a tool ran (no id or input on that wire)."""
 
     type: ClassVar[str] = "tool_call"
@@ -167,13 +165,13 @@ class ToolCall(Relay, **_tag("tool_call")):
     ok: bool | None
 
 
-class SubAgentResponse(Relay, **_tag("sub_agent_response")):
+class SubAgentResponse(Relay, tag="sub_agent_response", kw_only=True, frozen=True):
     type: ClassVar[str] = "sub_agent_response"
     agent: str | None
     content: str | None
 
 
-class File(Relay, **_tag("file")):
+class File(Relay, tag="file", kw_only=True, frozen=True):
     type: ClassVar[str] = "file"
     path: str | None
     size: int | None
@@ -181,25 +179,25 @@ class File(Relay, **_tag("file")):
     content: str | None
 
 
-AnyRelay = Union[
-    SessionMeta,
-    TextDelta,
-    ThinkingDelta,
-    ToolUse,
-    ToolResult,
-    ContentBlock,
-    UserMessage,
-    TurnComplete,
-    Usage,
-    LaneStart,
-    LaneEnd,
-    System,
-    Passthrough,
-    Error,
-    ToolCall,
-    SubAgentResponse,
-    File,
-]
+AnyRelay = (
+    SessionMeta
+    | TextDelta
+    | ThinkingDelta
+    | ToolUse
+    | ToolResult
+    | ContentBlock
+    | UserMessage
+    | TurnComplete
+    | Usage
+    | LaneStart
+    | LaneEnd
+    | System
+    | Passthrough
+    | Error
+    | ToolCall
+    | SubAgentResponse
+    | File
+)
 
 RELAY_TYPES: Final[dict[str, type[Relay]]] = {cls.type: cls for cls in get_args(AnyRelay)}
 

@@ -47,9 +47,17 @@ from msgspec import UNSET, Raw
 from . import relay as R
 from . import trace as T
 from .lanes import MAIN, LaneTracker
-from .wire import Block, Event, Frame, Message, StreamInner, decode_line, tool_result_text
+from .wire import (
+    Block,
+    Event,
+    Frame,
+    Message,
+    StreamInner,
+    decode_line,
+    tool_result_text,
+    unwrap_result,
+)
 from .wire import Usage as WireUsage
-from .wire import unwrap_result
 
 __all__ = ["STRATEGIES", "Emitter", "Translator", "fingerprint"]
 
@@ -189,7 +197,7 @@ class FingerprintDedup(IndexDedup):
 class _Rec:
     """One block of one message, as lineage knows it."""
 
-    __slots__ = ("type", "tool_id", "parts", "emitted", "open")
+    __slots__ = ("emitted", "open", "parts", "tool_id", "type")
 
     def __init__(self, kind: str, text: str = "", tool_id: str | None = None, emitted: bool = True) -> None:
         self.type = kind
@@ -209,7 +217,7 @@ class _Rec:
 
 
 class _Msg:
-    __slots__ = ("blocks", "tools", "stream_json")
+    __slots__ = ("blocks", "stream_json", "tools")
 
     def __init__(self) -> None:
         self.blocks: list[_Rec] = []
@@ -266,8 +274,11 @@ class LineageDedup(Strategy):
                 skipped += 1
             if tracing:
                 step.blocks.append(T.BlockStep(index, block_key(b), action, reason))
-        if tracing:
-            step.after = [r.key() for r in ms.blocks]
+        if skipped:
+            step.decision = T.SKIP if emitted == 0 else T.PARTIAL
+        if not tracing:
+            return
+        step.after = [r.key() for r in ms.blocks]
         shape = "cumulative" if cumulative else "per-block"
         where = f"message {msg.id}" if msg.id else f"context {key[3:][:40]!r}"
         if skipped == 0:
@@ -331,10 +342,11 @@ class LineageDedup(Strategy):
             self._msg(lane, mid)
             step.decision, step.reason = T.IGNORE, f"message {mid} starts streaming"
             return
-        mid = self.streaming.get(lane)
-        if mid is None:
+        current = self.streaming.get(lane)
+        if current is None:
             step.decision, step.reason = T.IGNORE, f"{kind} outside a streamed message"
             return
+        mid = current
         if kind not in ("content_block_start", "content_block_delta", "content_block_stop"):
             step.decision, step.reason = T.IGNORE, f"{kind} of message {mid}"
             return
@@ -363,10 +375,10 @@ class LineageDedup(Strategy):
             else:
                 step.decision, step.reason = T.IGNORE, f"{cb.type} block {index} starts"
             return
-        rec = ms.blocks[index] if index < len(ms.blocks) else None
-        if rec is None:
+        if index >= len(ms.blocks):
             step.decision, step.reason = T.IGNORE, f"{kind} for unknown block {index}"
             return
+        rec = ms.blocks[index]
         if kind == "content_block_delta":
             d = inner.delta
             dtype = d.type if d else None
@@ -375,7 +387,8 @@ class LineageDedup(Strategy):
                 rec.parts.append(piece)
                 fake = Block(type="text" if dtype == "text_delta" else "thinking", text=piece, thinking=piece)
                 t.emit_block(step, f, lane, fake, mid, index, text=piece, partial=True)
-                step.reason = f"{dtype} of block {index}: emitted as it came"
+                if t.tracing:
+                    step.reason = f"{dtype} of block {index}: emitted as it came"
             elif d is not None and dtype == "input_json_delta":
                 ms.stream_json.setdefault(index, []).append(d.partial_json or "")
                 step.decision, step.reason = T.IGNORE, "tool input fragment (buffered)"
@@ -440,6 +453,7 @@ class Emitter:
         self._seq = 0
         self._out: list[R.Relay] = []
         self._started: set[str] = set()
+        self._scratch = T.TraceStep(0, "")
 
     @property
     def seq(self) -> int:
@@ -458,7 +472,8 @@ class Emitter:
         relay = cls(seq=self._seq, line=line, lane=lane, file=self.file, **fields)
         self._seq += 1
         self._out.append(relay)
-        step.seqs.append(relay.seq)
+        if self.tracing:
+            step.seqs.append(relay.seq)
         return relay
 
     def _start_lane(self, step: T.TraceStep, line: int, lane_id: str) -> None:
@@ -501,11 +516,12 @@ class Translator(Emitter):
     def feed(self, frame: Frame) -> list[R.Relay]:
         self.lines = max(self.lines, frame.line)
         self._out = []
-        step = T.TraceStep(frame.line, frame.kind, file=self.file)
+        # Without tracing one scratch step is reused: nothing reads it back.
+        step = T.TraceStep(frame.line, frame.kind, file=self.file) if self.tracing else self._scratch
         if frame.kind == "event" and frame.event is not None:
             step.note = frame.note
             self._event(step, frame, frame.event)
-            if step.seqs and step.decision in (T.IGNORE, T.SKIP):
+            if self.tracing and step.seqs and step.decision in (T.IGNORE, T.SKIP):
                 step.decision = T.EMIT if step.decision == T.IGNORE else T.PARTIAL
         elif frame.kind == "blank":
             step.decision, step.reason = T.IGNORE, "blank line"
@@ -552,7 +568,7 @@ class Translator(Emitter):
                       block_index=index, redacted=True)
         elif kind == "tool_use":
             tool_id, name = b.id or "", b.name or ""
-            self.lanes.note_tool_use(tool_id, name, bytes(b.input), lane, line)
+            self.lanes.note_tool_use(tool_id, name, b.input, lane, line)
             if f.event is not None and f.event.type == "stream_event":
                 self._stream_names[(lane, index)] = name
             self.emit(step, R.ToolUse, line, lane, id=tool_id, name=name,
@@ -610,15 +626,15 @@ class Translator(Emitter):
             return
         content = msg.content
         blocks = content if isinstance(content, list) else [Block(type="text", text=content)] if content else []
-        fp = fingerprint(blocks[0]) if blocks else None
         if self.tracing:
+            fp = fingerprint(blocks[0]) if blocks else None
             step.fp, step.prev_fp = fp, self._prev_fp
-        self._prev_fp = fp
-        explicit = _explicit_lane(ev)
-        if explicit is not None:
-            lane = explicit
-        elif self.lanes.infer and ev.parent_tool_use_id is UNSET and blocks:
-            lane, how = self.lanes.infer_context(msg.id or f"fp:{fp}")
+            self._prev_fp = fp
+        parent = ev.parent_tool_use_id
+        if parent is not UNSET:
+            lane = parent or MAIN
+        elif self.lanes.infer and blocks:
+            lane, how = self.lanes.infer_context(msg.id or f"fp:{fingerprint(blocks[0])}")
             step.note = f"lane inferred ({how})"
         else:
             lane = MAIN
@@ -647,8 +663,8 @@ class Translator(Emitter):
                     if self.tracing:
                         step.blocks.append(T.BlockStep(i, f"tool_result:{tid}", "dup", "result already emitted"))
                     continue
-                text, others = tool_result_text(b.content)
-                self.emit(step, R.ToolResult, f.line, lane, tool_use_id=tid, content=text,
+                body, others = tool_result_text(b.content)
+                self.emit(step, R.ToolResult, f.line, lane, tool_use_id=tid, content=body,
                           is_error=bool(b.is_error), attachments=tuple(others))
                 emitted += 1
                 ended = self.lanes.close_spawn(tid)
@@ -659,7 +675,7 @@ class Translator(Emitter):
                               agent_id=agent_id, total_tokens=tokens)
             else:
                 lane = explicit or self.lanes.infer_other()
-                text = b.text if b.type == "text" else f"[{b.type}]"
+                text: str | None = b.text if b.type == "text" else f"[{b.type}]"
                 self.emit(step, R.UserMessage, f.line, lane, text=text or "")
                 emitted += 1
             step.lane = lane
@@ -667,8 +683,8 @@ class Translator(Emitter):
             step.decision, step.reason = T.IGNORE, "user event without content"
         elif skipped:
             step.decision = T.SKIP if emitted == 0 else T.PARTIAL
-            step.reason = f"{skipped} tool result(s) already emitted"
-        else:
+            step.reason = "tool result(s) already emitted"
+        elif self.tracing:
             step.reason = f"{emitted} item(s)"
 
     def _result(self, step: T.TraceStep, f: Frame, ev: Event) -> None:
@@ -750,7 +766,7 @@ def _explicit_lane(ev: Event) -> str | None:
     parent = ev.parent_tool_use_id
     if parent is UNSET:
         return None
-    return parent or MAIN  # type: ignore[return-value]
+    return parent or MAIN
 
 
 def _raw_line(f: Frame) -> Raw:

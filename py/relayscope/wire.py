@@ -35,6 +35,7 @@ __all__ = [
     "Event",
     "Frame",
     "Message",
+    "Part",
     "StreamInner",
     "Usage",
     "decode_line",
@@ -43,7 +44,7 @@ __all__ = [
 ]
 
 EMPTY: Final = Raw(b"")
-Number = Union[int, float]
+Number = int | float
 
 
 class Usage(Struct):
@@ -53,6 +54,15 @@ class Usage(Struct):
     output_tokens: Number | None = None
     cache_creation_input_tokens: Number | None = None
     cache_read_input_tokens: Number | None = None
+
+
+class Part(Struct):
+    """An item of a tool_result's content array (text, image, tool_reference ...)."""
+
+    type: str | None = None
+    text: str | None = None
+    source: Raw = EMPTY
+    tool_name: str | None = None
 
 
 class Block(Struct):
@@ -68,7 +78,7 @@ class Block(Struct):
     name: str | None = None
     input: Raw = EMPTY
     tool_use_id: str | None = None
-    content: Raw = EMPTY  # tool_result: str | list[block] | null, decoded on demand
+    content: str | list[Part] | None = None  # tool_result: the three shapes of seeds/003
     is_error: bool | None = None
     source: Raw = EMPTY  # image / document
 
@@ -109,7 +119,7 @@ class Event(Struct):
     subtype: str | None = None
     message: Message | None = None
     # UNSET (key absent, as in the seed fixtures) differs from None (top-level agent).
-    parent_tool_use_id: str | None | UnsetType = UNSET
+    parent_tool_use_id: str | UnsetType | None = UNSET
     session_id: str | None = None
     uuid: str | None = None
     # system/init
@@ -167,8 +177,7 @@ def _strip(text: str | bytes) -> str | bytes:
         if text.startswith(b"\xef\xbb\xbf"):
             text = text[3:]
         return text.rstrip(b"\r\n")
-    if text.startswith("\ufeff"):
-        text = text[1:]
+    text = text.removeprefix("\ufeff")
     return text.rstrip("\r\n")
 
 
@@ -267,51 +276,43 @@ def unwrap_result(raw: Raw) -> str | None:
     return value
 
 
-_content_decoder: Final = msgspec.json.Decoder(Union[str, list[Any], None])  # noqa: UP007
-
-
-def tool_result_text(raw: Raw) -> tuple[str, list[str]]:
+def tool_result_text(content: str | list[Part] | None) -> tuple[str, list[str]]:
     """``tool_result.content`` as one string, whatever its shape (string, array of blocks,
     null or absent). Text blocks are joined with newlines; other blocks (images, documents,
     tool references ...) are summarised in brackets so they are visible, never dropped.
     Returns the text and the list of non-text block types seen."""
-    if not raw:
+    if content is None:
         return "", []
-    try:
-        value = _content_decoder.decode(raw)
-    except msgspec.ValidationError:
-        return bytes(raw).decode("utf-8"), ["json"]
-    if value is None:
-        return "", []
-    if isinstance(value, str):
-        return value, []
+    if isinstance(content, str):
+        return content, []
     parts: list[str] = []
     others: list[str] = []
-    for item in value:
-        if isinstance(item, dict):
-            kind = item.get("type")
-            if kind == "text" and isinstance(item.get("text"), str):
-                parts.append(item["text"])
-                continue
-            kind = str(kind)
-            others.append(kind)
-            parts.append(_summarise_block(kind, item))
-        elif isinstance(item, str):
-            parts.append(item)
-        else:
-            others.append(_json_kind(item))
-            parts.append(_encoder.encode(item).decode())
+    for item in content:
+        if item.type == "text" and item.text is not None:
+            parts.append(item.text)
+            continue
+        kind = str(item.type)
+        others.append(kind)
+        parts.append(_summarise_part(kind, item))
     return "\n".join(parts), others
 
 
-def _summarise_block(kind: str, item: dict[str, Any]) -> str:
-    source = item.get("source")
-    if isinstance(source, dict):
-        media = source.get("media_type") or source.get("type") or "?"
-        data = source.get("data")
-        size = f", {len(data)} base64 chars" if isinstance(data, str) else ""
-        return f"[{kind}: {media}{size}]"
-    if kind == "tool_reference":
-        return f"[tool_reference: {item.get('tool_name', '?')}]"
-    detail = {k: v for k, v in item.items() if k != "type" and isinstance(v, str | int | float)}
-    return f"[{kind}{': ' + _encoder.encode(detail).decode() if detail else ''}]"
+class _Source(Struct):
+    type: str | None = None
+    media_type: str | None = None
+    data: str | None = None
+
+
+def _summarise_part(kind: str, item: Part) -> str:
+    if item.source:
+        try:
+            source = msgspec.json.decode(item.source, type=_Source)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            source = _Source()
+        size = f", {len(source.data)} base64 chars" if source.data is not None else ""
+        return f"[{kind}: {source.media_type or source.type or '?'}{size}]"
+    if item.tool_name is not None:
+        return f"[{kind}: {item.tool_name}]"
+    if item.text is not None:
+        return f"[{kind}: {item.text}]"
+    return f"[{kind}]"

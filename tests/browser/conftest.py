@@ -22,7 +22,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
-from serve import serving  # noqa: E402
+from serve import serving
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -74,9 +74,11 @@ class RequestLog:
     console: list[str] = field(default_factory=list)
 
     def allows(self, url: str) -> bool:
-        return url.startswith(("data:", "blob:")) or (bool(self.origin) and origin(url) == self.origin)
+        return url.startswith(("data:", "blob:")) or (
+            bool(self.origin) and origin(url) == self.origin
+        )
 
-    def route(self, route) -> None:  # noqa: ANN001 - playwright Route
+    def route(self, route) -> None:
         url = route.request.url
         if self.allows(url):
             route.continue_()
@@ -153,7 +155,7 @@ def request_log() -> RequestLog:
 
 
 @pytest.fixture
-def page(browser, request_log: RequestLog) -> Iterator:  # noqa: ANN001
+def page(browser, request_log: RequestLog) -> Iterator:
     """A page in a fresh context (empty cache and storage) that records every request."""
     context = browser.new_context()
     context.route("**/*", request_log.route)
@@ -167,10 +169,10 @@ def page(browser, request_log: RequestLog) -> Iterator:  # noqa: ANN001
 
 
 @pytest.fixture
-def open_app(page, request_log: RequestLog):  # noqa: ANN001, ANN201
+def open_app(page, request_log: RequestLog):
     """Returns open(site): load the app on `page` and wait until it says it is ready."""
 
-    def open_(site: Site):  # noqa: ANN202
+    def open_(site: Site):
         request_log.origin = origin(site.url)
         page.goto(site.url)
         page.wait_for_selector(SETTLED, state="attached", timeout=BOOT_TIMEOUT_MS)

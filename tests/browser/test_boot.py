@@ -19,7 +19,7 @@ def package_version() -> str:
     return match.group(1)
 
 
-def text(page, testid: str) -> str:  # noqa: ANN001
+def text(page, testid: str) -> str:
     return page.text_content(f'[data-testid="{testid}"]')
 
 

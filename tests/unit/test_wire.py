@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 from msgspec import UNSET, Raw
 
 from relayscope import relay as R
 from relayscope.analysis import analyze
 from relayscope.translator import Translator
-from relayscope.wire import decode_line, tool_result_text, unwrap_result
+from relayscope.wire import Block, decode_line, tool_result_text, unwrap_result
 
 
 @pytest.mark.parametrize("text", ["", "   ", "\t\r\n", b"", b"\r\n"])
@@ -85,13 +86,18 @@ def test_result_unwrapping(raw: bytes, expected: str | None) -> None:
     assert unwrap_result(Raw(raw)) == expected
 
 
+def content_of(raw: bytes) -> tuple[str, list[str]]:
+    block = msgspec.json.decode(b'{"type":"tool_result","content":' + raw + b"}", type=Block)
+    return tool_result_text(block.content)
+
+
 def test_tool_result_content_shapes() -> None:
-    assert tool_result_text(Raw(b'"s"')) == ("s", [])
-    assert tool_result_text(Raw(b"null")) == ("", [])
-    assert tool_result_text(Raw(b"")) == ("", [])
-    text, others = tool_result_text(Raw(
+    assert content_of(b'"s"') == ("s", [])
+    assert content_of(b"null") == ("", [])
+    assert tool_result_text(Block().content) == ("", [])
+    text, others = content_of(
         b'[{"type":"text","text":"a"},{"type":"image","source":{"type":"base64","media_type":"image/png",'
-        b'"data":"QUJD"}},{"type":"tool_reference","tool_name":"Read"},{"type":"text","text":"b"}]'))
+        b'"data":"QUJD"}},{"type":"tool_reference","tool_name":"Read"},{"type":"text","text":"b"}]')
     assert text == "a\n[image: image/png, 4 base64 chars]\n[tool_reference: Read]\nb"
     assert others == ["image", "tool_reference"]
 

@@ -68,7 +68,7 @@ class FleetTranslator(Emitter):
             step.kind, step.decision, step.reason = "sse/comment", T.IGNORE, f"comment{line[1:].rstrip()[:40]}"
         else:
             field, _, value = line.partition(":")
-            value = value[1:] if value.startswith(" ") else value
+            value = value.removeprefix(" ")
             if field in ("event", "data", "id", "retry"):
                 if not self._steps:
                     self._first = number

@@ -1,0 +1,93 @@
+"""Translator throughput as a ratio to ``json.loads`` of the same lines, in the same run.
+
+The real stream-json corpus is repeated to about 40 MB (each copy of a file is its own
+stream: a fresh translator, as a new ``claude -p`` run would get). For each strategy the
+whole pipeline is timed - decode, translate, encode NDJSON into memory - and compared with
+``json.loads`` of every line alone. Best of N runs each, interleaved, so drift affects both.
+
+    python bench/translate_bench.py [--mb 40] [--runs 3] [--corpus DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "py"))
+
+import msgspec
+
+from relayscope.translator import STRATEGIES, Translator
+
+DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "real" / "stream-json"
+
+
+def load(corpus: Path, mb: float) -> list[list[bytes]]:
+    files = [p.read_bytes().splitlines() for p in sorted(corpus.glob("*.jsonl"))]
+    size = sum(len(line) for f in files for line in f)
+    copies = max(1, round(mb * 1e6 / size))
+    return [f for _ in range(copies) for f in files]
+
+
+def baseline(streams: list[list[bytes]]) -> float:
+    loads = json.loads
+    t0 = time.perf_counter()
+    for lines in streams:
+        for line in lines:
+            loads(line)
+    return time.perf_counter() - t0
+
+
+def pipeline(streams: list[list[bytes]], strategy: str) -> tuple[float, int]:
+    encode_lines = msgspec.json.Encoder().encode_lines
+    out: list[bytes] = []
+    t0 = time.perf_counter()
+    for lines in streams:
+        t = Translator(strategy)
+        feed = t.feed_line
+        for line in lines:
+            relays = feed(line)
+            if relays:
+                out.append(encode_lines(relays))
+        tail = t.finish()
+        if tail:
+            out.append(encode_lines(tail))
+    elapsed = time.perf_counter() - t0
+    return elapsed, sum(map(len, out))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mb", type=float, default=40)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    args = ap.parse_args()
+    streams = load(args.corpus, args.mb)
+    nbytes = sum(len(line) for f in streams for line in f)
+    nlines = sum(len(f) for f in streams)
+    print(f"input: {nbytes / 1e6:.1f} MB, {nlines} lines, {len(streams)} streams; Python {sys.version.split()[0]}")
+    base = float("inf")
+    best = {s: float("inf") for s in STRATEGIES}
+    out_size = {}
+    for _ in range(args.runs):
+        gc.collect()
+        base = min(base, baseline(streams))
+        for s in STRATEGIES:
+            gc.collect()
+            elapsed, size = pipeline(streams, s)
+            best[s] = min(best[s], elapsed)
+            out_size[s] = size
+    print(f"{'json.loads (baseline)':<24} {base:7.3f} s  {nbytes / 1e6 / base:7.1f} MB/s  1.00x")
+    for s in STRATEGIES:
+        print(f"{s + ' + NDJSON':<24} {best[s]:7.3f} s  {nbytes / 1e6 / best[s]:7.1f} MB/s  "
+              f"{best[s] / base:.2f}x   ({out_size[s] / 1e6:.1f} MB out)")
+    print(f"target: lineage <= 0.50x json.loads -> {'met' if best['lineage'] / base <= 0.5 else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()
