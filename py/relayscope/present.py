@@ -39,7 +39,7 @@ def summary(r: R.Relay) -> str:
         return f"{r.name} {tool_input_summary(r.input)}"
     if isinstance(r, R.ToolResult):
         mark = "error: " if r.is_error else ""
-        return f"{mark}{clip(r.content, 120) or '(no content)'}"
+        return f"{mark}{clip(r.text, 120) or '(no content)'}"
     if isinstance(r, R.TurnComplete):
         parts = [r.subtype or "done"]
         if r.is_error:

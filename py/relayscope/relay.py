@@ -20,6 +20,9 @@ from msgspec import Raw, Struct
 Number = int | float
 
 
+_str_decoder: Final = msgspec.json.Decoder(str)
+
+
 class Relay(Struct, frozen=True, tag_field="type", omit_defaults=True):
     seq: int
     line: int
@@ -71,9 +74,14 @@ class ToolUse(Relay, tag="tool_use", kw_only=True, frozen=True):
 class ToolResult(Relay, tag="tool_result", kw_only=True, frozen=True):
     type: ClassVar[str] = "tool_result"
     tool_use_id: str
-    content: str
+    content: Raw  # a JSON string, kept as it arrived; ``text`` decodes it
     is_error: bool
     attachments: tuple[str, ...] = ()  # non-text block types summarised into ``content``
+
+    @property
+    def text(self) -> str:
+        """``content`` as a Python string."""
+        return _str_decoder.decode(self.content) if self.content else ""
 
 
 class ContentBlock(Relay, tag="content_block", kw_only=True, frozen=True):

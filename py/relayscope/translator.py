@@ -54,7 +54,8 @@ from .wire import (
     Message,
     StreamInner,
     decode_line,
-    tool_result_text,
+    strip_line,
+    tool_result_content,
     unwrap_result,
 )
 from .wire import Usage as WireUsage
@@ -514,7 +515,8 @@ class Translator(Emitter):
         return self.feed(decode_line(text, self.lines))
 
     def feed(self, frame: Frame) -> list[R.Relay]:
-        self.lines = max(self.lines, frame.line)
+        if frame.line > self.lines:
+            self.lines = frame.line
         self._out = []
         # Without tracing one scratch step is reused: nothing reads it back.
         step = T.TraceStep(frame.line, frame.kind, file=self.file) if self.tracing else self._scratch
@@ -663,7 +665,7 @@ class Translator(Emitter):
                     if self.tracing:
                         step.blocks.append(T.BlockStep(i, f"tool_result:{tid}", "dup", "result already emitted"))
                     continue
-                body, others = tool_result_text(b.content)
+                body, others = tool_result_content(b.content)
                 self.emit(step, R.ToolResult, f.line, lane, tool_use_id=tid, content=body,
                           is_error=bool(b.is_error), attachments=tuple(others))
                 emitted += 1
@@ -730,13 +732,15 @@ class Translator(Emitter):
 
     def _lane_msg_switch(self, step: T.TraceStep, lane: str, msg_id: str) -> None:
         current = self._lane_msg.get(lane)
-        if current is not None and current != msg_id:
-            self._flush_usage(step, current)
-        self._lane_msg[lane] = msg_id
+        if current != msg_id:
+            if current is not None:
+                self._flush_usage(step, current)
+            self._lane_msg[lane] = msg_id
 
     def _note_usage(self, step: T.TraceStep, line: int, lane: str, msg_id: str, model: str | None,
                     usage: WireUsage) -> None:
-        self._lane_msg_switch(step, lane, msg_id)
+        if self._lane_msg.get(lane) != msg_id:
+            self._lane_msg_switch(step, lane, msg_id)
         if msg_id not in self._flushed:
             self._pending[msg_id] = _Pending(lane, line, model, usage)
 
@@ -770,7 +774,7 @@ def _explicit_lane(ev: Event) -> str | None:
 
 
 def _raw_line(f: Frame) -> Raw:
-    return Raw(f.text)
+    return Raw(strip_line(f.text))
 
 
 def _raw_block(f: Frame, b: Block) -> Raw:

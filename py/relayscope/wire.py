@@ -39,6 +39,8 @@ __all__ = [
     "StreamInner",
     "Usage",
     "decode_line",
+    "tool_result_content",
+    "strip_line",
     "tool_result_text",
     "unwrap_result",
 ]
@@ -78,7 +80,7 @@ class Block(Struct):
     name: str | None = None
     input: Raw = EMPTY
     tool_use_id: str | None = None
-    content: str | list[Part] | None = None  # tool_result: the three shapes of seeds/003
+    content: Raw = EMPTY  # tool_result: str | list[part] | null (seeds/003), read on demand
     is_error: bool | None = None
     source: Raw = EMPTY  # image / document
 
@@ -172,32 +174,35 @@ _any_decoder: Final = msgspec.json.Decoder()
 _encoder: Final = msgspec.json.Encoder()
 
 
-def _strip(text: str | bytes) -> str | bytes:
-    if isinstance(text, bytes):
-        if text.startswith(b"\xef\xbb\xbf"):
-            text = text[3:]
-        return text.rstrip(b"\r\n")
-    text = text.removeprefix("\ufeff")
-    return text.rstrip("\r\n")
+def strip_line(text: str | bytes) -> str | bytes:
+    """The line without its line ending."""
+    return text.rstrip(b"\r\n") if isinstance(text, bytes) else text.rstrip("\r\n")
 
 
 def decode_line(text: str | bytes, line: int) -> Frame:
-    """Classify and decode one input line. Never raises for any ``str``/``bytes`` input."""
-    text = _strip(text)
-    if not text.strip():
-        return Frame(line, "blank", text)
+    """Classify and decode one input line. Never raises for any ``str``/``bytes`` input.
+
+    A trailing newline stays on ``Frame.text`` for events: JSON allows trailing white space,
+    and copying every line to strip it would cost more than the rest of the decode. Use
+    ``strip_line`` where the line is shown or passed on."""
+    if isinstance(text, bytes):
+        text = text.removeprefix(b"\xef\xbb\xbf")
+    else:
+        text = text.removeprefix("\ufeff")
+    if not text or text.isspace():
+        return Frame(line, "blank", strip_line(text))
     try:
         return Frame(line, "event", text, event=_decoder.decode(text))
     except msgspec.ValidationError as exc:
         first_problem = str(exc)
     except msgspec.DecodeError as exc:
-        return Frame(line, "error", text, error=f"not valid JSON: {exc}")
+        return Frame(line, "error", strip_line(text), error=f"not valid JSON: {exc}")
     try:
         obj = _any_decoder.decode(text)
     except msgspec.DecodeError as exc:  # pragma: no cover - decoded once already
-        return Frame(line, "error", text, error=f"not valid JSON: {exc}")
+        return Frame(line, "error", strip_line(text), error=f"not valid JSON: {exc}")
     if not isinstance(obj, dict):
-        return Frame(line, "error", text, error=f"not a JSON object (a {_json_kind(obj)})")
+        return Frame(line, "error", strip_line(text), error=f"not a JSON object (a {_json_kind(obj)})")
     dropped: list[str] = []
     event = _salvage(obj, Event, "$", dropped)
     note = f"salvaged: {first_problem}; dropped {', '.join(dropped) or 'nothing'}"
@@ -276,11 +281,34 @@ def unwrap_result(raw: Raw) -> str | None:
     return value
 
 
-def tool_result_text(content: str | list[Part] | None) -> tuple[str, list[str]]:
+_parts_decoder: Final = msgspec.json.Decoder(list[Part] | str | None)
+EMPTY_STRING: Final = Raw(b'""')
+
+
+def tool_result_content(raw: Raw) -> tuple[Raw, list[str]]:
+    """``tool_result.content`` as one JSON string, whatever its shape, without decoding it
+    when it already is one: tool output is most of a transcript's bytes, and a consumer that
+    only forwards it never needs it as text. Returns the JSON string and the non-text block
+    types summarised into it (see ``tool_result_text``)."""
+    if not raw or bytes(raw)[:4] == b"null":
+        return EMPTY_STRING, []
+    if bytes(raw)[:1] == b'"':
+        return raw, []
+    text, others = tool_result_text(raw)
+    return Raw(_encoder.encode(text)), others
+
+
+def tool_result_text(raw: Raw) -> tuple[str, list[str]]:
     """``tool_result.content`` as one string, whatever its shape (string, array of blocks,
     null or absent). Text blocks are joined with newlines; other blocks (images, documents,
     tool references ...) are summarised in brackets so they are visible, never dropped.
     Returns the text and the list of non-text block types seen."""
+    if not raw:
+        return "", []
+    try:
+        content = _parts_decoder.decode(raw)
+    except msgspec.ValidationError:  # an odd shape: show its JSON rather than lose it
+        return bytes(raw).decode("utf-8", "replace"), ["json"]
     if content is None:
         return "", []
     if isinstance(content, str):

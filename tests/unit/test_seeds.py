@@ -125,9 +125,9 @@ def test_gotchas_are_normalised_by_every_strategy(strategy: str) -> None:
     thinking = [r for r in relays if isinstance(r, R.ThinkingDelta)]
     assert thinking[0].text == "Thinking stored under 'text' instead of 'thinking'."
     results = {r.tool_use_id: r for r in relays if isinstance(r, R.ToolResult)}
-    assert results["toolu_s"].content == "file contents here"  # string
-    assert results["toolu_a"].content == "File edited successfully"  # array of text blocks
-    assert results["toolu_n"].content == ""  # null
+    assert results["toolu_s"].text == "file contents here"  # string
+    assert results["toolu_a"].text == "File edited successfully"  # array of text blocks
+    assert results["toolu_n"].text == ""  # null
     assert all(r.is_error is False for r in results.values())
     (done,) = [r for r in relays if isinstance(r, R.TurnComplete)]
     assert done.result == "The actual text here"  # double-encoded, unwrapped once

@@ -9,7 +9,7 @@ from msgspec import UNSET, Raw
 from relayscope import relay as R
 from relayscope.analysis import analyze
 from relayscope.translator import Translator
-from relayscope.wire import Block, decode_line, tool_result_text, unwrap_result
+from relayscope.wire import Block, decode_line, tool_result_content, tool_result_text, unwrap_result
 
 
 @pytest.mark.parametrize("text", ["", "   ", "\t\r\n", b"", b"\r\n"])
@@ -88,6 +88,8 @@ def test_result_unwrapping(raw: bytes, expected: str | None) -> None:
 
 def content_of(raw: bytes) -> tuple[str, list[str]]:
     block = msgspec.json.decode(b'{"type":"tool_result","content":' + raw + b"}", type=Block)
+    as_json, _ = tool_result_content(block.content)
+    assert msgspec.json.decode(as_json) == tool_result_text(block.content)[0]
     return tool_result_text(block.content)
 
 
@@ -106,7 +108,7 @@ def test_image_results_are_summarised_in_the_relay() -> None:
     line = ('{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":'
             '[{"type":"image","source":{"type":"base64","media_type":"image/jpeg","data":"xx"}}]}]}}')
     (relay,) = [r for r in Translator().feed_line(line) if isinstance(r, R.ToolResult)]
-    assert relay.content.startswith("[image: image/jpeg") and relay.attachments == ("image",)
+    assert relay.text.startswith("[image: image/jpeg") and relay.attachments == ("image",)
 
 
 def test_a_final_line_without_newline_is_read() -> None:
