@@ -7,7 +7,8 @@ of its own, sharing no code with the translator's de-dup: a content block is ide
 * ``tool_result``  the ``tool_use_id`` it answers;
 * text, thinking and other assistant blocks: the message id (``None`` when absent) plus
   the block's type and full text (streamed blocks: their deltas joined by index);
-* user text        its line and position.
+* user text        its line and position (and its file, when several files are audited
+                   together: ``inventory(lines, file=name)`` against relays carrying ``file``).
 
 Each strategy's relays are mapped back onto those keys (partial relays - streamed deltas,
 growth suffixes - are joined to the block they continue), and every block is counted as
@@ -23,7 +24,8 @@ from typing import Any
 import msgspec
 
 from . import relay as R
-from .translator import STRATEGIES, Translator
+from .formats import make_translator
+from .translator import STRATEGIES
 
 Key = tuple[Any, ...]
 
@@ -54,13 +56,15 @@ def describe(key: Key) -> str:
     if kind in ("tool_use", "tool_result"):
         return f"{kind} {key[1]}"
     if kind == "user_text":
-        return f"user text at line {key[1]}"
+        return f"user text at line {key[1]}" + (f" of {key[3]}" if len(key) > 3 else "")
     text = str(key[3]).replace("\n", " ")
     return f"{key[2]} {text[:60]!r}" + (f" in {key[1]}" if key[1] else "")
 
 
-def inventory(lines: Iterable[str | bytes]) -> dict[Key, Item]:
-    """Every content block of a stream-json transcript, keyed as the module doc says."""
+def inventory(lines: Iterable[str | bytes], file: str | None = None) -> dict[Key, Item]:
+    """Every content block of a stream-json transcript or session file, keyed as the module
+    doc says (repeated rows of one message are one block: same message id, same content)."""
+    where: tuple[str, ...] = () if file is None else (file,)
     items: dict[Key, Item] = {}
     streams: dict[tuple[str, int], list[Any]] = {}  # (message id, index) -> [type, parts, line]
     current: dict[Any, str] = {}  # parent_tool_use_id -> message id being streamed
@@ -95,7 +99,7 @@ def inventory(lines: Iterable[str | bytes]) -> dict[Key, Item]:
                 if block.get("type") == "tool_result":
                     add(("tool_result", block.get("tool_use_id") or ""), number)
                 else:
-                    add(("user_text", number, position), number)
+                    add(("user_text", number, position, *where), number)
                     position += 1
         elif kind == "stream_event" and isinstance(obj.get("event"), dict):
             event = obj["event"]
@@ -145,8 +149,10 @@ def relay_keys(relays: Iterable[R.Relay]) -> list[tuple[Key, R.Relay]]:
         elif isinstance(relay, R.ToolResult):
             out.append((("tool_result", relay.tool_use_id), relay))
         elif isinstance(relay, R.UserMessage):
-            position = sum(1 for k, r in out[-64:] if k[0] == "user_text" and r.line == relay.line)
-            out.append((("user_text", relay.line, position), relay))
+            position = sum(1 for k, r in out[-64:]
+                           if k[0] == "user_text" and r.line == relay.line and r.file == relay.file)
+            where = () if relay.file is None else (relay.file,)
+            out.append((("user_text", relay.line, position, *where), relay))
         elif isinstance(relay, R.TextDelta | R.ThinkingDelta):
             btype = "redacted_thinking" if getattr(relay, "redacted", False) else (
                 "text" if isinstance(relay, R.TextDelta) else "thinking")
@@ -198,12 +204,14 @@ def audit_relays(strategy: str, relays: list[R.Relay], items: dict[Key, Item]) -
     )
 
 
-def audit_lines(lines: Sequence[str | bytes], strategies: Iterable[str] = tuple(STRATEGIES)) -> list[StrategyAudit]:
-    """Translate ``lines`` with each strategy and audit it against one inventory."""
+def audit_lines(lines: Sequence[str | bytes], strategies: Iterable[str] = tuple(STRATEGIES),
+                fmt: str = "stream-json") -> list[StrategyAudit]:
+    """Translate ``lines`` (stream-json, or one ``session`` transcript) with each strategy and
+    audit it against one inventory."""
     items = inventory(lines)
     results = []
     for name in strategies:
-        t = Translator(name)
+        t = make_translator(fmt, name)
         relays: list[R.Relay] = []
         for line in lines:
             relays.extend(t.feed_line(line))

@@ -1,5 +1,11 @@
 """cli: ``relayscope translate | trace | audit``. The only module that does I/O.
 
+Inputs are files, ``-`` for stdin, or directories. A directory (a session folder with its
+``subagents/``, a project folder under ``~/.claude/projects/``, or any folder above them) and
+several files among which are session transcripts are read whole and translated together, one
+session at a time (``formats.session.translate_files``): a main file and its sub-agent files share
+one seq space and their lanes link up. A single file streams line by line, as before.
+
 Exit codes: 0 ok, 1 when the input had errors (everything else is still printed),
 2 on usage errors (bad flags, missing files). Errors go to stderr as ``FILE:LINE: message``.
 """
@@ -10,7 +16,7 @@ import argparse
 import os
 import sys
 from collections.abc import Iterator
-from typing import BinaryIO, Final
+from typing import Any, BinaryIO, Final
 
 import msgspec
 
@@ -18,7 +24,8 @@ from . import __version__
 from . import relay as R
 from .analysis import AUTO, Analyzer
 from .audit import audit_lines, render
-from .formats import FORMATS
+from .formats import FORMATS, detect
+from .formats.session import audit_session, group_files, split_lines, translate_files
 from .present import text_line
 from .trace import render_table, steps_to_json
 from .translator import STRATEGIES
@@ -44,6 +51,63 @@ class Source:
             yield from iter(self.stream.readline, b"")
         else:
             yield from self.stream
+
+
+def _walk(folder: str) -> list[str]:
+    """Transcripts and sub-agent meta files under ``folder``; for a session folder
+    ``<session>/`` also the main file ``<session>.jsonl`` beside it."""
+    found: list[str] = []
+    for here, dirs, names in os.walk(folder):
+        dirs.sort()
+        found.extend(os.path.join(here, n) for n in sorted(names)
+                     if n.endswith((".jsonl", ".ndjson")) or n.endswith(".meta.json"))
+    main = os.path.normpath(folder) + ".jsonl"
+    if os.path.isfile(main) and main not in found:
+        found.insert(0, main)
+    return found
+
+
+def gather(paths: list[str]) -> dict[str, bytes]:
+    """Every file named or found under a named directory, read whole: {path: content}."""
+    files: dict[str, bytes] = {}
+    for path in paths:
+        if path == "-":
+            raise UsageError("- (stdin) cannot be read together with other files or a directory")
+        found = _walk(path) if os.path.isdir(path) else [path]
+        if not found:
+            raise UsageError(f"{path}: no .jsonl transcripts in this directory")
+        for name in found:
+            try:
+                with open(name, "rb") as stream:
+                    files.setdefault(name, stream.read())
+            except OSError as exc:
+                raise UsageError(f"{name}: {exc.strerror}") from exc
+    return files
+
+
+def session_inputs(paths: list[str], fmt: str) -> dict[str, bytes] | None:
+    """The inputs to translate together as session(s), or None to stream them one by one:
+    a directory, or several files at least one of which is a session transcript."""
+    if any(p != "-" and os.path.isdir(p) for p in paths):
+        return gather(paths)
+    if len(paths) < 2 or "-" in paths or fmt not in (AUTO, "session"):
+        return None
+    if fmt == "session" or any(_sniff(p) == "session" for p in paths):
+        return gather(paths)
+    return None
+
+
+def _sniff(path: str) -> str | None:
+    try:
+        with open(path, "rb") as stream:
+            return detect([stream.readline() for _ in range(8)])
+    except OSError:
+        return None  # reported when opened
+
+
+def report_files(errors: list[tuple[str | None, int, str]]) -> None:
+    for name, line, message in errors:
+        print(f"{name}:{line}: {message}", file=sys.stderr)
 
 
 def open_sources(paths: list[str]) -> list[Source]:
@@ -96,6 +160,15 @@ def report(name: str, errors: list[tuple[int, str]], start: int = 0) -> None:
 
 
 def cmd_translate(args: argparse.Namespace) -> int:
+    batch = session_inputs(args.files, args.input_format)
+    if batch is not None:
+        writer = Writer(sys.stdout.buffer, args.format, live=False)
+        results = translate_files(batch, args.strategy, fmt=args.input_format)
+        for result in results:
+            writer.write(result.relays)
+            report_files(result.errors)
+        writer.close()
+        return INPUT_ERRORS if any(r.errors for r in results) else OK
     sources = open_sources(args.files)
     writer = Writer(sys.stdout.buffer, args.format, live=any(s.live for s in sources))
     failed = False
@@ -127,6 +200,15 @@ def _read_one(path: str) -> list[bytes]:
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
+    if len(args.file) > 1 or os.path.isdir(args.file[0]):
+        results = translate_files(gather(args.file), args.strategy, trace=True, fmt=args.input_format)
+        steps = [step for r in results for step in r.trace]
+        sys.stdout.buffer.write(steps_to_json(steps) + b"\n" if args.json else render_table(steps).encode())
+        sys.stdout.buffer.flush()
+        for r in results:
+            report_files(r.errors)
+        return INPUT_ERRORS if any(r.errors for r in results) else OK
+    args.file = args.file[0]
     lines = _read_one(args.file)
     a = Analyzer(args.strategy, args.input_format, trace=True, keep=False)
     for line in lines:
@@ -140,6 +222,9 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
+    if len(args.file) > 1 or os.path.isdir(args.file[0]):
+        return _audit_many(args)
+    args.file = args.file[0]
     lines = _read_one(args.file)
     probe = Analyzer("lineage", args.input_format, keep=False)
     for line in lines:
@@ -147,12 +232,43 @@ def cmd_audit(args: argparse.Namespace) -> int:
     probe.finish()
     if probe.format == "sse":
         raise UsageError(f"{args.file}: audit compares de-dup strategies; an Arbiter SSE stream has no duplicates to compare")
-    results = audit_lines(lines)
+    results = audit_lines(lines, fmt=probe.format or "stream-json")
     out = sys.stdout.buffer
     out.write(msgspec.json.encode(results) + b"\n" if args.json else render(results).encode())
     out.flush()
     report(args.file, probe.errors)
     return INPUT_ERRORS if probe.errors else OK
+
+
+def _audit_many(args: argparse.Namespace) -> int:
+    """Audit each session (a main file with its sub-agent files) or other transcript found."""
+    groups = group_files(gather(args.file), args.input_format)
+    audits: list[dict[str, Any]] = []
+    failed = False
+    for g in groups:
+        if g.format == "sse":
+            print(f"relayscope: {g.name}: skipped: an Arbiter SSE stream has no duplicates to compare",
+                  file=sys.stderr)
+            continue
+        if g.format == "session":
+            results = audit_session(g.files)
+            errors = [e for r in translate_files(g.files, fmt="session") for e in r.errors]
+        else:
+            lines = split_lines(g.files[g.name])
+            results = audit_lines(lines, fmt=g.format)
+            errors = [(g.name, line, message) for r in translate_files(g.files, fmt=g.format)
+                      for _, line, message in r.errors]
+        audits.append({"name": g.name, "files": list(g.files), "audit": results})
+        report_files(errors)
+        failed = failed or bool(errors)
+    out = sys.stdout.buffer
+    if args.json:
+        out.write(msgspec.json.encode(audits) + b"\n")
+    else:
+        out.write("\n".join(f"== {a['name']} ({len(a['files'])} file(s))\n" + render(a["audit"])
+                            for a in audits).encode())
+    out.flush()
+    return INPUT_ERRORS if failed else OK
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -175,7 +291,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Translate input to relay events. Reads stdin for '-' or no file, "
                        "line by line, so `claude -p ... --output-format stream-json --verbose | relayscope "
                        "translate -` works live.")
-    t.add_argument("files", nargs="*", metavar="FILE", help="input files, or - for stdin")
+    t.add_argument("files", nargs="*", metavar="FILE",
+                   help="input files, - for stdin, or a directory (a session or project folder): "
+                   "a session's main file and its sub-agent files are translated together")
     t.add_argument("-f", "--format", choices=["ndjson", "json", "text"], default="ndjson",
                    help="output format (default: ndjson)")
     common(t)
@@ -184,7 +302,8 @@ def build_parser() -> argparse.ArgumentParser:
     tr = sub.add_parser("trace", help="the per-line de-dup trace",
                         description="One step per input line: kind, lane, fingerprint, de-dup state before "
                         "and after, the decision and the relays emitted.")
-    tr.add_argument("file", metavar="FILE")
+    tr.add_argument("file", nargs="+", metavar="FILE",
+                    help="a transcript; or a session's files, or a directory, traced together")
     tr.add_argument("--json", action="store_true", help="JSON array instead of a table")
     common(tr)
     tr.set_defaults(run=cmd_trace)
@@ -192,7 +311,8 @@ def build_parser() -> argparse.ArgumentParser:
     au = sub.add_parser("audit", help="compare the strategies on one transcript",
                         description="For each strategy: blocks emitted, lost and duplicated, against an "
                         "inventory of the transcript's content blocks built independently of any strategy.")
-    au.add_argument("file", metavar="FILE")
+    au.add_argument("file", nargs="+", metavar="FILE",
+                    help="a transcript; or a session's files, or a directory: one audit per session")
     au.add_argument("--json", action="store_true", help="JSON instead of a table")
     common(au, strategy=False)
     au.set_defaults(run=cmd_audit)

@@ -65,7 +65,7 @@ def make_translator(fmt: str, strategy: str = "lineage", *, trace: bool = False,
             from .session import SessionTranslator
         except ImportError:  # pragma: no cover - until session support lands
             return Translator(strategy, trace=trace, file=file)
-        return SessionTranslator(strategy, trace=trace, file=file)  # type: ignore[no-any-return]
+        return SessionTranslator(strategy, trace=trace, file=file)
     if fmt != "stream-json":
         raise ValueError(f"unknown input format {fmt!r}; choose from {', '.join(FORMATS)}")
     return Translator(strategy, trace=trace, file=file)
