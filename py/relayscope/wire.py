@@ -39,8 +39,8 @@ __all__ = [
     "StreamInner",
     "Usage",
     "decode_line",
-    "tool_result_content",
     "strip_line",
+    "tool_result_content",
     "tool_result_text",
     "unwrap_result",
 ]

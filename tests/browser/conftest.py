@@ -8,21 +8,21 @@ Pages are waited on through <html data-app-state>, never with sleeps.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
-from urllib.request import urlopen
+from urllib.request import ProxyHandler, build_opener
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
-from serve import serving
+from serve import serving  # noqa: E402  (tools/ is not a package)
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -43,15 +43,6 @@ def origin(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def fetch(url: str) -> bytes:
-    with urlopen(url, timeout=30) as response:
-        return response.read()
-
-
 @dataclass
 class Site:
     """A built site being served: where its files are and the URL it is served at."""
@@ -59,8 +50,13 @@ class Site:
     root: Path
     url: str
 
+    def fetch(self, path: str) -> bytes:
+        """The bytes served at `path` (relative to the site root)."""
+        with build_opener(ProxyHandler({})).open(self.url + path, timeout=30) as response:
+            return response.read()
+
     def lock(self) -> dict:
-        return json.loads(fetch(self.url + "pyodide-lock.json"))
+        return json.loads(self.fetch("pyodide-lock.json"))
 
 
 @dataclass
@@ -127,6 +123,18 @@ def browser() -> Iterator:
 
 
 @pytest.fixture(scope="session")
+def serve():
+    """serve(folder): a context manager serving `folder` on 127.0.0.1; yields a Site."""
+
+    @contextmanager
+    def serve_(root: Path) -> Iterator[Site]:
+        with serving(root) as url:
+            yield Site(root, url)
+
+    return serve_
+
+
+@pytest.fixture(scope="session")
 def site() -> Iterator[Site]:
     """The repo root, served as `make site` leaves it."""
     if not (ROOT / "static" / "vendor" / "pyodide" / "pyodide.mjs").is_file():
@@ -137,16 +145,18 @@ def site() -> Iterator[Site]:
 
 @pytest.fixture(scope="session")
 def dist_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    """A fresh `make dist` copy in a temporary folder, served on its own."""
-    out = tmp_path_factory.mktemp("dist") / "site"
+    """A fresh `make dist` copy, served on its own under a sub-path, as GitHub Pages serves a
+    project site (/<repo>/), so nothing may assume the site sits at the server's root."""
+    host = tmp_path_factory.mktemp("host")
+    out = host / "relayscope"
     run = subprocess.run(
         [str(LOCK_PYTHON), str(ROOT / "tools" / "build_site.py"), "dist", "--out", str(out)],
         capture_output=True,
         text=True,
     )
     assert run.returncode == 0, f"dist build failed:\n{run.stdout}{run.stderr}"
-    with serving(out) as url:
-        yield Site(out, url)
+    with serving(host) as url:
+        yield Site(out, url + "relayscope/")
 
 
 @pytest.fixture
@@ -170,15 +180,15 @@ def page(browser, request_log: RequestLog) -> Iterator:
 
 @pytest.fixture
 def open_app(page, request_log: RequestLog):
-    """Returns open(site): load the app on `page` and wait until it says it is ready."""
+    """open_app(site): load the app on `page`, wait until it settles, check it says `expect`."""
 
-    def open_(site: Site):
+    def open_(site: Site, expect: str = "ready"):
         request_log.origin = origin(site.url)
         page.goto(site.url)
         page.wait_for_selector(SETTLED, state="attached", timeout=BOOT_TIMEOUT_MS)
         state = page.get_attribute("html", "data-app-state")
         status = page.text_content('[data-testid="status"]')
-        assert state == "ready", f"app state {state!r}: {status}\n{request_log.report()}"
+        assert state == expect, f"app state {state!r}: {status}\n{request_log.report()}"
         return page
 
     return open_

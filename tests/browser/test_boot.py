@@ -66,14 +66,12 @@ def test_vendor_holds_only_what_the_page_uses(open_app, site, request_log) -> No
 
 
 def test_served_lock_sha256_entries_match_the_served_files(site) -> None:
-    from conftest import fetch  # the served bytes, not the files on disk
-
     lock = site.lock()
     pyodide_lock = json.loads((ROOT / "node_modules/pyodide/pyodide-lock.json").read_bytes())
     assert lock["info"] == pyodide_lock["info"]
     assert set(lock["packages"]) == {"relayscope", "msgspec", "micropip"}
     for name, entry in lock["packages"].items():
-        served = fetch(site.url + entry["file_name"])
+        served = site.fetch(entry["file_name"])  # the bytes served, not the files on disk
         assert hashlib.sha256(served).hexdigest() == entry["sha256"], name
 
 
@@ -86,21 +84,16 @@ def test_dist_folder_boots_when_served_on_its_own(open_app, dist_site, request_l
 
 
 def test_a_wheel_that_does_not_match_the_lock_is_refused(
-    page, request_log, dist_site, tmp_path
+    open_app, serve, dist_site, tmp_path, request_log
 ) -> None:
     # Pyodide fetches each wheel with our lock's sha256 as its integrity, and the page ends in
     # "error" with a message instead of staying at "loading".
-    from conftest import BOOT_TIMEOUT_MS, SETTLED, origin, serving
-
     broken = tmp_path / "site"
     shutil.copytree(dist_site.root, broken)
     lock = json.loads((broken / "pyodide-lock.json").read_text(encoding="utf-8"))
     lock["packages"]["relayscope"]["sha256"] = "0" * 64
     (broken / "pyodide-lock.json").write_text(json.dumps(lock), encoding="utf-8")
-    with serving(broken) as url:
-        request_log.origin = origin(url)
-        page.goto(url)
-        page.wait_for_selector(SETTLED, state="attached", timeout=BOOT_TIMEOUT_MS)
-    assert page.get_attribute("html", "data-app-state") == "error"
+    with serve(broken) as site:
+        page = open_app(site, expect="error")
     assert "No module named 'relayscope'" in text(page, "status")
     assert any("integrity" in line for line in request_log.console), request_log.report()

@@ -9,7 +9,6 @@ data), fetch anything, or be imported by the core.
 
 from __future__ import annotations
 
-import traceback
 from typing import Any
 
 from pyscript import document, window
@@ -39,8 +38,7 @@ def main() -> None:
     except Exception as exc:
         document.documentElement.dataset.appState = "error"
         element("status").textContent = f"Python failed to start: {exc!r}"
-        traceback.print_exc()
-        raise
+        raise  # PyScript prints the traceback to the console
 
 
 if __name__ == "__main__":
