@@ -1,0 +1,69 @@
+# Relayscope: `make serve` to use the web app, `make test` to test everything.
+# Each target installs what it needs (npm, pip, Debian's chromium) and is quick once installed:
+# installs are guarded by stamp files that the inputs they depend on invalidate.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+PORT ?= 8000
+PYTHON ?= python3
+CHROMIUM := /usr/bin/chromium
+
+# .venv/: the package (editable) and its dev tools: tests, CLI, linters. Python >= 3.11.
+VENV := .venv
+VPY := $(VENV)/bin/python
+# .venv-lock/: the site build tools (pyodide-lock needs Python >= 3.12, hatchling pinned).
+LOCK_VENV := .venv-lock
+LPY := $(LOCK_VENV)/bin/python
+# The first Python >= 3.12 on this machine (Debian's python3 is 3.11; pyenv has newer ones).
+PYTHON_LOCK ?= $(shell for p in $(PYTHON) python3.13 python3.12 \
+	$(wildcard $(HOME)/.pyenv/versions/3.1[2-9].*/bin/python3); do \
+	"$$p" -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1 \
+	&& { command -v "$$p"; break; }; done)
+
+.PHONY: help site serve dist test chromium clean
+
+help:
+	@echo "make serve   build the site and serve it at http://127.0.0.1:$(PORT)/ (PORT=...)"
+	@echo "make test    install what is needed, build the site, run pytest tests/ (unit + browser)"
+	@echo "make site    fill static/vendor/ and update pyodide-lock.json"
+	@echo "make dist    self-contained copy of the site in dist/site/ for any static host"
+
+$(VENV)/.stamp: pyproject.toml
+	$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+		|| { echo "$(PYTHON) is older than 3.11: use PYTHON=..." >&2; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $@
+
+$(LOCK_VENV)/.stamp: tools/requirements-build.txt
+	@test -n "$(PYTHON_LOCK)" \
+		|| { echo "no Python >= 3.12 found: set PYTHON_LOCK=/path/to/python3.12" >&2; exit 1; }
+	$(PYTHON_LOCK) -m venv $(LOCK_VENV)
+	$(LPY) -m pip install --quiet --disable-pip-version-check -r tools/requirements-build.txt
+	touch $@
+
+node_modules/.stamp: package.json package-lock.json
+	npm ci --ignore-scripts --no-audit --no-fund
+	touch $@
+
+# Always runs (the wheel follows the code); copies and rewrites only what changed.
+site: $(LOCK_VENV)/.stamp node_modules/.stamp
+	$(LPY) tools/build_site.py site
+
+serve: site
+	$(LPY) tools/serve.py --port $(PORT)
+
+dist: site
+	$(LPY) tools/build_site.py dist --out dist/site
+
+chromium:
+	@test -x $(CHROMIUM) || { apt-get update && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
+
+test: chromium $(VENV)/.stamp site
+	$(VPY) -m pytest tests/
+
+clean:
+	rm -rf static/vendor build dist
