@@ -33,7 +33,7 @@ Key = tuple[Any, ...]
 class Item(msgspec.Struct):
     key: Key
     line: int
-    lane_hint: str | None = None
+    file: str | None = None
 
 
 class StrategyAudit(msgspec.Struct):
@@ -71,7 +71,7 @@ def inventory(lines: Iterable[str | bytes], file: str | None = None) -> dict[Key
 
     def add(key: Key, line: int) -> None:
         if key not in items:
-            items[key] = Item(key, line)
+            items[key] = Item(key, line, file)
 
     for number, raw in enumerate(lines, 1):
         try:
@@ -195,7 +195,7 @@ def audit_relays(strategy: str, relays: list[R.Relay], items: dict[Key, Item]) -
         extra_emissions=sum(len(rs) - 1 for rs in counts.values()),
         unmatched=unmatched,
         first_lost=None if first_lost is None else {
-            "block": describe(first_lost), "line": items[first_lost].line},
+            "block": describe(first_lost), "line": items[first_lost].line, "file": items[first_lost].file},
         first_duplicated=None if first_dup is None else {
             "block": describe(first_dup), "line": items[first_dup].line,
             "seqs": [r.seq for r in counts[first_dup]]},

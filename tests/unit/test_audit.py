@@ -14,7 +14,7 @@ def by_strategy(name: str) -> dict[str, object]:
 def test_the_index_bug_is_reported_as_one_lost_block() -> None:
     index = by_strategy("index-bug.ndjson")["index"]
     assert (index.lost, index.duplicated) == (1, 0)  # type: ignore[attr-defined]
-    assert index.first_lost == {"block": "text 'Sub-agent B: running the tests'", "line": 4}  # type: ignore[attr-defined]
+    assert index.first_lost == {"block": "text 'Sub-agent B: running the tests'", "line": 4, "file": None}  # type: ignore[attr-defined]
 
 
 def test_none_duplicates_and_the_others_do_not() -> None:

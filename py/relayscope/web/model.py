@@ -1,0 +1,636 @@
+"""model: what the web page shows, computed in plain Python (no DOM, no js imports).
+
+The page (``main.py``) owns the DOM; this module owns the numbers and the text. It is
+unit-tested under CPython (``tests/unit/test_web_model.py``) and runs unchanged in Pyodide.
+
+Heavy work (translating, re-translating with another strategy, the audit) is written as
+generators that yield their progress in [0, 1] after each slice of work, so that the page can
+hand control back to the browser between slices (``await asyncio.sleep(0)``) and stay
+responsive on a 50 MB transcript. A slice is a bounded number of input bytes.
+
+Everything returned is plain data for ``textContent``: this module never builds markup.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import zlib
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import msgspec
+
+from .. import relay as R
+from .. import trace as T
+from ..analysis import Analyzer
+from ..audit import StrategyAudit, audit_relays, inventory
+from ..formats import detect
+from ..formats.session import group_files, split_lines, translate_session
+from ..lanes import MAIN
+from ..present import summary
+from ..translator import STRATEGIES
+
+SLICE_BYTES: Final = 512 * 1024  # per generator step: a few ms in CPython, well under 100 ms in Pyodide
+SHARE_LIMIT: Final = 100_000  # characters of URL fragment; longer links break in chat apps and proxies
+FP_COLORS: Final = 12
+
+Text = str | bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    id: str
+    title: str
+    blurb: str  # two lines
+    path: str  # relative to the site root
+
+
+EXAMPLES: Final = [
+    Example("cumulative-dedup", "Cumulative de-dup",
+            "Each assistant event repeats the blocks before it (seeds/002).\n"
+            "Try strategy 'none' to see every block re-emitted, then 'index' to see each emitted once.",
+            "static/examples/cumulative-dedup.ndjson"),
+    Example("index-bug", "The index bug",
+            "Two sub-agents interleave; B's content is as long as the index (seeds/000, 'The Problem').\n"
+            "Strategy 'index' silently drops B's text: the audit shows one lost block.",
+            "static/examples/index-bug.ndjson"),
+    Example("interleaved-subagents", "Interleaved sub-agents",
+            "Parallel sub-agents on one stream, told apart by first-block fingerprints (seeds/000).\n"
+            "'fingerprint' gives the documented output; 'lineage' also puts each agent in its own lane.",
+            "static/examples/interleaved-subagents.ndjson"),
+    Example("gotchas", "Protocol gotchas",
+            "Thinking under 'text', tool_result content as string / array / null, a double-encoded result.\n"
+            "Every strategy normalises them (seeds/003); note how 'index' loses one-block events.",
+            "static/examples/gotchas.ndjson"),
+    Example("fleet-parallel", "Arbiter fleet streaming",
+            "An Arbiter master fans out to three researchers over one SSE connection (seeds/001).\n"
+            "One lane per stream_id, with depth, token usage per stream and the final done event.",
+            "static/examples/fleet-parallel.sse"),
+    Example("real-subagents", "Real capture: parallel sub-agents",
+            "Claude Code 2.1 with Agent calls: real output has one block per event and parent_tool_use_id.\n"
+            "'lineage' emits every block once in its lane; compare the audit for 'index'.",
+            "static/examples/real-subagents.jsonl"),
+    Example("real-streaming", "Real capture: partial messages",
+            "--include-partial-messages: text arrives as stream_event deltas, then as a full assistant event.\n"
+            "'lineage' streams the deltas and does not repeat the text when the snapshot follows.",
+            "static/examples/real-streaming.jsonl"),
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorView:
+    file: str | None
+    line: int
+    message: str
+
+
+@dataclass(slots=True)
+class LaneView:
+    id: str
+    label: str
+    agent_type: str | None = None
+    description: str | None = None
+    depth: int = 0
+    parent: str | None = None
+    inferred: bool = False
+    spawn_seq: int | None = None
+    result_seq: int | None = None
+    end_seq: int | None = None
+    relay_count: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_creation_tokens: int = 0
+    cost_usd: float | None = None
+    file: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RowView:
+    seq: int
+    type: str
+    lane: str
+    file: str | None
+    line: int
+    summary: str
+    detail: str
+    raw: str
+    pair: int | None
+    opens_lane: str | None
+    back_to: int | None
+    fp: str | None
+    fp_color: int | None
+    mark: str | None
+    partial: bool
+
+
+@dataclass(frozen=True, slots=True)
+class StepView:
+    index: int
+    file: str | None
+    line: int
+    kind: str
+    lane: str | None
+    decision: str
+    reason: str
+    reset: str | None
+    fp: str | None
+    prev_fp: str | None
+    fp_changed: bool
+    before: Any
+    after: Any
+    seqs: list[int]
+    raw: str
+    content: list[str]
+    pointer_before: int | None
+    pointer_after: int | None
+    blocks: list[tuple[int, str, str, str]]
+    note: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class AuditView:
+    strategy: str
+    blocks: int
+    emitted: int
+    lost: int
+    duplicated: int
+    first_lost_line: int | None
+    first_lost_file: str | None
+    first_lost_block: str | None
+    first_dup_seqs: list[int]
+    first_dup_block: str | None
+
+
+RESET_MARKS: Final = {
+    T.CONTEXT_SWITCH: "context switch: fingerprint changed, index reset to 0",
+    T.SHRINK: "reset: content array shrank below the index",
+    T.TURN_END: "turn end: de-dup state reset",
+}
+_any: Final = msgspec.json.Decoder()
+
+
+@dataclass(slots=True)
+class _Input:
+    """What was loaded, kept so that the same input can be re-run with another strategy."""
+
+    files: dict[str | None, list[bytes]]  # file name (None for a single text) -> its lines
+    fmt: str
+    name: str | None
+    single: bool
+
+
+@dataclass(slots=True)
+class Workspace:
+    strategy: str = "lineage"
+    format: str | None = None
+    name: str | None = None
+    relays: list[R.Relay] = field(default_factory=list)
+    trace: list[T.TraceStep] = field(default_factory=list)
+    errors: list[ErrorView] = field(default_factory=list)
+    lanes: list[LaneView] = field(default_factory=list)
+    audit: list[AuditView] | None = None
+    lines_total: int = 0
+    _input: _Input | None = None
+    _lane_meta: dict[str, Any] = field(default_factory=dict)  # lane id -> lanes.Lane (sessions)
+    _file_lanes: dict[str, str] = field(default_factory=dict)
+    _step_of_seq: list[int] = field(default_factory=list)
+    _step_index: dict[tuple[str | None, int], int] = field(default_factory=dict)
+    _by_tool_use: dict[str, int] = field(default_factory=dict)
+    _by_tool_result: dict[str, int] = field(default_factory=dict)
+    _lane_ids: set[str] = field(default_factory=set)
+    _haystack: list[str] | None = None
+
+    # -- loading ---------------------------------------------------------------------------
+
+    def load(self, data: Text | Mapping[str, Text], *, name: str | None = None,
+             strategy: str = "lineage", fmt: str = "auto") -> Iterator[float]:
+        """Read one text (``str``/``bytes``) or several files (``{name: content}``)."""
+        if strategy not in STRATEGIES:
+            raise ValueError(f"unknown strategy {strategy!r}")
+        if isinstance(data, Mapping):
+            files = {str(k): _as_bytes(v) for k, v in data.items()}
+            if len(files) == 1:
+                ((only, content),) = files.items()
+                self._input = _Input({None: split_lines(content)}, fmt, name or only, True)
+            else:
+                self._input = _Input({k: split_lines(v) for k, v in files.items()}, fmt, name, False)
+        else:
+            self._input = _Input({None: split_lines(_as_bytes(data))}, fmt, name, True)
+        self.audit = None
+        yield from self.rerun(strategy)
+
+    def rerun(self, strategy: str) -> Iterator[float]:
+        """Translate the loaded input again, with ``strategy``."""
+        if self._input is None:
+            raise ValueError("nothing loaded")
+        if strategy not in STRATEGIES:
+            raise ValueError(f"unknown strategy {strategy!r}")
+        self.strategy = strategy
+        self.name = self._input.name
+        if self._input.single:
+            analyzer = Analyzer(strategy, self._input.fmt, trace=True)
+            yield from _feed(analyzer, self._input.files[None])
+            self.format = analyzer.format
+            self.relays, self.trace = analyzer.relays, analyzer.trace
+            self.errors = [ErrorView(None, line, msg) for line, msg in analyzer.errors]
+            translator = analyzer.translator
+            self._lane_meta = dict(getattr(getattr(translator, "lanes", None), "lanes", {}) or {})
+            self._file_lanes = {}
+        else:
+            yield 0.0
+            yield from self._run_files(strategy)
+        self.lines_total = sum(len(lines) for lines in self._input.files.values())
+        self._index()
+        yield 1.0
+
+    def _run_files(self, strategy: str) -> Iterator[float]:
+        assert self._input is not None
+        files = {k: b"\n".join(v) for k, v in self._input.files.items() if k is not None}
+        groups = group_files(files, self._input.fmt)
+        relays: list[R.Relay] = []
+        steps: list[T.TraceStep] = []
+        errors: list[ErrorView] = []
+        formats = []
+        self._lane_meta, self._file_lanes = {}, {}
+        total = sum(len(c) for c in files.values()) or 1
+        done = 0
+        for g in groups:
+            if g.format == "session":
+                result = translate_session(g.files, strategy, trace=True)
+                formats.append("session")
+                self._lane_meta.update(result.lanes)
+                self._file_lanes.update(result.file_lanes)
+                seqs_from, new_relays, new_steps = len(relays), result.relays, result.trace
+                errors.extend(ErrorView(f, line, msg) for f, line, msg in result.errors)
+            else:
+                a = Analyzer(strategy, g.format, trace=True, file=g.name)
+                for _ in _feed(a, self._input.files[g.name]):
+                    pass
+                formats.append(a.format or g.format)
+                seqs_from, new_relays, new_steps = len(relays), a.relays, a.trace
+                errors.extend(ErrorView(g.name, line, msg) for line, msg in a.errors)
+            if seqs_from:  # one seq space across groups
+                new_relays = [msgspec.structs.replace(r, seq=r.seq + seqs_from) for r in new_relays]
+                for s in new_steps:
+                    s.seqs = [q + seqs_from for q in s.seqs]
+            relays.extend(new_relays)
+            steps.extend(new_steps)
+            done += sum(len(c) for c in g.files.values())
+            yield min(done / total, 0.99)
+        self.relays, self.trace, self.errors = relays, steps, errors
+        self.format = formats[0] if len(set(formats)) == 1 else "mixed"
+
+    # -- derived views ---------------------------------------------------------------------
+
+    def _index(self) -> None:
+        self._haystack = None
+        self._step_of_seq = [0] * len(self.relays)
+        self._step_index = {}
+        for i, s in enumerate(self.trace):
+            for q in s.seqs:
+                self._step_of_seq[q] = i
+            self._step_index.setdefault((s.file, s.line), i)
+        self._by_tool_use = {r.id: r.seq for r in self.relays if isinstance(r, R.ToolUse)}
+        self._by_tool_result = {r.tool_use_id: r.seq for r in self.relays if isinstance(r, R.ToolResult)}
+        self.lanes = self._build_lanes()
+        self._lane_ids = {lane.id for lane in self.lanes}
+
+    def _build_lanes(self) -> list[LaneView]:
+        lanes: dict[str, LaneView] = {}
+        spawn_input: dict[str, dict[str, Any]] = {}
+        for r in self.relays:
+            lane = lanes.get(r.lane)
+            if lane is None:
+                lane = lanes[r.lane] = self._new_lane(r.lane, spawn_input)
+            lane.relay_count += 1
+            if isinstance(r, R.LaneStart):
+                lane.label = r.label or lane.label
+                lane.agent_type = r.agent_type or lane.agent_type
+                lane.description = r.description or lane.description
+                lane.depth, lane.parent, lane.inferred = r.depth, r.parent_lane, r.inferred
+            elif isinstance(r, R.LaneEnd):
+                lane.end_seq = r.seq
+            elif isinstance(r, R.Usage):
+                lane.input_tokens += r.input_tokens
+                lane.output_tokens += r.output_tokens
+                lane.cache_read_tokens += r.cache_read_input_tokens
+                lane.cache_creation_tokens += r.cache_creation_input_tokens
+            elif isinstance(r, R.TurnComplete) and r.cost_usd is not None:
+                lane.cost_usd = (lane.cost_usd or 0.0) + float(r.cost_usd)
+            elif isinstance(r, R.ToolUse) and r.name in ("Task", "Agent"):
+                try:
+                    value = _any.decode(r.input) if r.input else {}
+                except msgspec.DecodeError:
+                    value = {}
+                spawn_input[r.id] = value if isinstance(value, dict) else {}
+                if r.id in lanes:
+                    self._describe(lanes[r.id], spawn_input)
+        for lane in lanes.values():
+            lane.spawn_seq = self._by_tool_use.get(lane.id)
+            lane.result_seq = self._by_tool_result.get(lane.id)
+            self._describe(lane, spawn_input)
+        ordered = sorted(lanes.values(), key=lambda v: (v.id != MAIN,))  # main first, else by appearance
+        return ordered
+
+    def _new_lane(self, lane_id: str, spawn_input: dict[str, dict[str, Any]]) -> LaneView:
+        meta = self._lane_meta.get(lane_id)
+        view = LaneView(lane_id, "main agent" if lane_id == MAIN else lane_id)
+        if meta is not None:
+            view.label = meta.label
+            view.agent_type, view.description = meta.agent_type, meta.description
+            view.depth, view.parent, view.inferred = meta.depth, meta.parent, meta.inferred
+        files = [f for f, lane in self._file_lanes.items() if lane == lane_id]
+        view.file = files[0] if files else None
+        if lane_id != MAIN and view.parent is None and meta is None:
+            view.parent, view.depth = MAIN, 1
+        return view
+
+    @staticmethod
+    def _describe(lane: LaneView, spawn_input: dict[str, dict[str, Any]]) -> None:
+        info = spawn_input.get(lane.id)
+        if not info:
+            return
+        agent_type = info.get("subagent_type")
+        description = info.get("description")
+        lane.agent_type = lane.agent_type or (agent_type if isinstance(agent_type, str) else None)
+        lane.description = lane.description or (description if isinstance(description, str) else None)
+        if lane.label == lane.id:
+            kind = lane.agent_type or "sub-agent"
+            lane.label = f"{kind}: {lane.description}" if lane.description else kind
+
+    # -- rows --------------------------------------------------------------------------------
+
+    def row(self, seq: int) -> RowView:
+        r = self.relays[seq]
+        step = self.trace[self._step_of_seq[seq]] if self.trace else None
+        pair = None
+        if isinstance(r, R.ToolUse):
+            pair = self._by_tool_result.get(r.id)
+        elif isinstance(r, R.ToolResult):
+            pair = self._by_tool_use.get(r.tool_use_id)
+        back_to = self._by_tool_result.get(r.tool_use_id) if isinstance(r, R.LaneEnd) and r.tool_use_id else None
+        opens = r.id if isinstance(r, R.ToolUse) and r.id in self._lane_ids and r.id != r.lane else None
+        fp = step.fp if step is not None else None
+        return RowView(
+            seq=r.seq, type=r.type, lane=r.lane, file=r.file, line=r.line, summary=summary(r),
+            detail=detail(r), raw=self.raw_line(r.file, r.line), pair=pair, opens_lane=opens,
+            back_to=back_to, fp=fp, fp_color=fp_color(fp), mark=RESET_MARKS.get(step.reset or "") if step else None,
+            partial=bool(getattr(r, "partial", False)),
+        )
+
+    def raw_line(self, file: str | None, line: int) -> str:
+        if self._input is None:
+            return ""
+        lines = self._input.files.get(file) if not self._input.single else self._input.files[None]
+        if lines is None and file is not None:  # a file given by another path form
+            lines = next((v for k, v in self._input.files.items() if k and k.endswith(file)), None)
+        if not lines or not 1 <= line <= len(lines):
+            return ""
+        return lines[line - 1].decode("utf-8", "replace").rstrip("\r")
+
+    def lane_seqs(self, lane_id: str) -> list[int]:
+        return [r.seq for r in self.relays if r.lane == lane_id]
+
+    def filter(self, text: str = "", types: Iterable[str] = (), lanes: Iterable[str] = ()) -> list[int]:
+        """Seqs of the relays that match: every word of ``text`` (case-insensitive, in the row's
+        summary or full content), one of ``types`` and one of ``lanes`` (empty: any)."""
+        wanted_types, wanted_lanes = set(types), set(lanes)
+        words = text.lower().split()
+        haystack = self._search_index() if words else None
+        out = []
+        for r in self.relays:
+            if wanted_types and r.type not in wanted_types:
+                continue
+            if wanted_lanes and r.lane not in wanted_lanes:
+                continue
+            if haystack is not None and not all(w in haystack[r.seq] for w in words):
+                continue
+            out.append(r.seq)
+        return out
+
+    def _search_index(self) -> list[str]:
+        if self._haystack is None:
+            self._haystack = [_searchable(r) for r in self.relays]
+        return self._haystack
+
+    # -- errors ------------------------------------------------------------------------------
+
+    def error_summary(self) -> str | None:
+        if not self.errors:
+            return None
+        first = min(self.errors, key=lambda e: (e.file or "", e.line))
+        where = f"{first.file}:{first.line}" if first.file else f"line {first.line}"
+        n = len(self.errors)
+        return f"Could not parse {n} line{'s' if n != 1 else ''}. First error at {where}: {first.message}"
+
+    def not_a_transcript(self) -> str | None:
+        """A message when nothing in the input looks like a transcript at all."""
+        if self._input is None:
+            return None
+        content = [r for r in self.relays if not isinstance(r, R.Error | R.LaneStart | R.Passthrough)]
+        nonblank = sum(1 for lines in self._input.files.values() for x in lines if x.strip())
+        if nonblank == 0:
+            return "The input is empty."
+        if not content:
+            return (f"This does not look like a transcript: none of its {nonblank} non-blank line(s) is a "
+                    "Claude Code stream-json event, a session transcript record or an Arbiter SSE event.")
+        return None
+
+    # -- step-through --------------------------------------------------------------------------
+
+    def step_count(self) -> int:
+        return len(self.trace)
+
+    def step_of_seq(self, seq: int) -> int:
+        return self._step_of_seq[seq]
+
+    def step_of_line(self, file: str | None, line: int) -> int:
+        found = self._step_index.get((file, line))
+        if found is not None:
+            return found
+        return next((i for i, s in enumerate(self.trace) if s.line >= line and (file is None or s.file == file)), 0)
+
+    def step(self, i: int) -> StepView:
+        s = self.trace[i]
+        raw = self.raw_line(s.file, s.line)
+        ints = isinstance(s.before, int) or isinstance(s.after, int)
+        return StepView(
+            index=i, file=s.file, line=s.line, kind=s.kind, lane=s.lane, decision=s.decision,
+            reason=s.reason, reset=s.reset, fp=s.fp, prev_fp=s.prev_fp,
+            fp_changed=s.prev_fp is not None and s.fp is not None and s.fp != s.prev_fp,
+            before=s.before, after=s.after, seqs=list(s.seqs), raw=raw, content=content_keys(raw),
+            pointer_before=s.before if ints else None, pointer_after=s.after if ints else None,
+            blocks=[(b.index, b.key, b.action, b.reason) for b in s.blocks], note=s.note,
+        )
+
+    # -- audit -----------------------------------------------------------------------------
+
+    def run_audit(self) -> Iterator[float]:
+        """Every strategy against one inventory of the input's content blocks."""
+        if self._input is None:
+            raise ValueError("nothing loaded")
+        names = list(STRATEGIES)
+        results: list[StrategyAudit] = []
+        if self._input.single:
+            lines = self._input.files[None]
+            if (self.format or detect(lines[:8])) == "sse":
+                self.audit = []
+                yield 1.0
+                return
+            items = inventory(lines)
+            for k, name in enumerate(names):
+                a = Analyzer(name, self._input.fmt if self._input.fmt != "auto" else (self.format or "auto"))
+                for p in _feed(a, lines):
+                    yield (k + p) / len(names)
+                results.append(audit_relays(name, a.relays, items))
+        else:
+            files = {k: b"\n".join(v) for k, v in self._input.files.items() if k is not None}
+            from ..formats.session import audit_session
+
+            for k, name in enumerate(names):
+                results.extend(audit_session(files, [name]))
+                yield (k + 1) / len(names)
+        self.audit = [_audit_view(a) for a in results]
+        yield 1.0
+
+    # -- export ----------------------------------------------------------------------------
+
+    def ndjson(self) -> bytes:
+        return R.encode_ndjson(self.relays)
+
+    def trace_json(self) -> bytes:
+        return T.steps_to_json(self.trace)
+
+    def source_text(self) -> str | None:
+        if self._input is None or not self._input.single:
+            return None
+        return b"\n".join(self._input.files[None]).decode("utf-8", "replace")
+
+
+def _feed(a: Analyzer, lines: list[bytes]) -> Iterator[float]:
+    """Feed lines in slices of about SLICE_BYTES, yielding progress after each."""
+    total = len(lines) or 1
+    budget = 0
+    for i, line in enumerate(lines):
+        a.feed_line(line)
+        budget += len(line)
+        if budget >= SLICE_BYTES:
+            budget = 0
+            yield i / total
+    a.finish()
+
+
+def _as_bytes(value: Text) -> bytes:
+    return value.encode("utf-8") if isinstance(value, str) else bytes(value)
+
+
+def fp_color(fp: str | None) -> int | None:
+    """A stable colour index for a fingerprint (the same fingerprint, the same colour)."""
+    return None if fp is None else zlib.crc32(fp.encode("utf-8", "replace")) % FP_COLORS
+
+
+def detail(r: R.Relay) -> str:
+    """The full content of a relay, as plain text."""
+    if isinstance(r, R.TextDelta | R.ThinkingDelta | R.UserMessage):
+        return r.text
+    if isinstance(r, R.ToolUse):
+        try:
+            pretty = json.dumps(_any.decode(r.input), indent=2, ensure_ascii=False)
+        except msgspec.DecodeError:
+            pretty = bytes(r.input).decode("utf-8", "replace")
+        return f"{r.name} ({r.id})\n{pretty}"
+    if isinstance(r, R.ToolResult):
+        head = "error result" if r.is_error else "result"
+        extra = f"; attachments: {', '.join(r.attachments)}" if r.attachments else ""
+        return f"{head} for {r.tool_use_id}{extra}\n{r.text}"
+    if isinstance(r, R.TurnComplete) and r.result:
+        fields = {k: v for k, v in R.to_dict(r).items() if k not in ("result", "type", "seq", "line", "lane")}
+        return f"{r.result}\n\n{json.dumps(fields, indent=2, ensure_ascii=False)}"
+    return json.dumps(R.to_dict(r), indent=2, ensure_ascii=False)
+
+
+def _searchable(r: R.Relay) -> str:
+    if isinstance(r, R.TextDelta | R.ThinkingDelta | R.UserMessage):
+        body = r.text
+    elif isinstance(r, R.ToolUse):
+        body = f"{r.name} {r.id} {bytes(r.input).decode('utf-8', 'replace')}"
+    elif isinstance(r, R.ToolResult):
+        body = f"{r.tool_use_id} {bytes(r.content).decode('utf-8', 'replace')}"
+    else:
+        body = summary(r)
+    return f"{r.type} {r.lane} {body}".lower()
+
+
+def content_keys(raw: str) -> list[str]:
+    """The content array of a raw input line, as short block keys (``text:Hello…``)."""
+    try:
+        obj = _any.decode(raw) if raw.strip() else None
+    except msgspec.DecodeError:
+        return []
+    if not isinstance(obj, dict):
+        return []
+    message = obj.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    if not isinstance(content, list):
+        return []
+    keys = []
+    for b in content:
+        if not isinstance(b, dict):
+            keys.append(str(b)[:40])
+            continue
+        kind = b.get("type")
+        if kind == "tool_use":
+            keys.append(f"tool_use:{b.get('id')}")
+        elif kind == "tool_result":
+            keys.append(f"tool_result:{b.get('tool_use_id')}")
+        else:
+            text = b.get("thinking") if kind == "thinking" and b.get("thinking") is not None else b.get("text")
+            text = " ".join(str(text or "").split())
+            keys.append(f"{kind}:{text[:40]}{'…' if len(text) > 40 else ''}")
+    return keys
+
+
+def _audit_view(a: StrategyAudit) -> AuditView:
+    lost = a.first_lost or {}
+    dup = a.first_duplicated or {}
+    return AuditView(
+        strategy=a.strategy, blocks=a.blocks, emitted=a.emitted, lost=a.lost, duplicated=a.duplicated,
+        first_lost_line=lost.get("line"), first_lost_file=lost.get("file"), first_lost_block=lost.get("block"),
+        first_dup_seqs=list(dup.get("seqs", [])), first_dup_block=dup.get("block"),
+    )
+
+
+# -- share links ---------------------------------------------------------------------------
+
+_SHARE_PREFIX: Final = "v1."
+
+
+def encode_share(text: str, state: Mapping[str, object]) -> str | None:
+    """A URL fragment (without ``#``) carrying the transcript, compressed, and the view state;
+    None when it would be longer than SHARE_LIMIT. The fragment never reaches a server."""
+    payload = json.dumps({"state": dict(state), "text": text}, ensure_ascii=False, separators=(",", ":"))
+    packed = base64.urlsafe_b64encode(zlib.compress(payload.encode("utf-8"), 9)).rstrip(b"=").decode()
+    fragment = _SHARE_PREFIX + packed
+    return fragment if len(fragment) <= SHARE_LIMIT else None
+
+
+def decode_share(fragment: str) -> tuple[str, dict[str, object]]:
+    """The transcript and view state of a fragment made by ``encode_share``."""
+    fragment = fragment.removeprefix("#")
+    if not fragment.startswith(_SHARE_PREFIX):
+        raise ValueError("not a Relayscope share link")
+    body = fragment[len(_SHARE_PREFIX):]
+    try:
+        raw = zlib.decompress(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+        payload = json.loads(raw.decode("utf-8"))
+    except (ValueError, zlib.error) as exc:
+        raise ValueError(f"the share link is damaged: {exc}") from exc
+    if not isinstance(payload, dict) or not isinstance(payload.get("text"), str):
+        raise ValueError("the share link carries no transcript")
+    state = payload.get("state")
+    return payload["text"], state if isinstance(state, dict) else {}

@@ -1,0 +1,210 @@
+"""The web page's view model, under CPython: lanes, rows, steps, filters, audit, sharing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from _corpus import CORPUS, REAL_STREAM_JSON, ROOT, SEEDS
+
+from relayscope import relay as R
+from relayscope.web.model import (
+    EXAMPLES,
+    SHARE_LIMIT,
+    Workspace,
+    content_keys,
+    decode_share,
+    encode_share,
+    fp_color,
+)
+
+
+def loaded(data: bytes | str | dict[str, bytes | str], strategy: str = "lineage", **kw: object) -> Workspace:
+    ws = Workspace()
+    progress = list(ws.load(data, strategy=strategy, **kw))  # type: ignore[arg-type]
+    assert progress[-1] == 1.0 and progress == sorted(progress)
+    return ws
+
+
+def seed(name: str) -> bytes:
+    return (SEEDS / name).read_bytes()
+
+
+def test_interleaved_seed_gets_lanes_with_labels_and_links() -> None:
+    ws = loaded(seed("interleaved-subagents.ndjson"))
+    assert [lane.id for lane in ws.lanes] == ["main", "toolu_A", "toolu_B"]
+    a = ws.lanes[1]
+    assert (a.label, a.agent_type, a.depth, a.parent, a.inferred) == (
+        "Explore: Search for usages", "Explore", 1, "main", True)
+    spawn = ws.row(a.spawn_seq)  # type: ignore[arg-type]
+    assert spawn.type == "tool_use" and spawn.opens_lane == "toolu_A" and spawn.lane == "main"
+    end = ws.row(a.end_seq)  # type: ignore[arg-type]
+    assert end.type == "lane_end" and end.back_to == a.result_seq
+    result = ws.row(a.result_seq)  # type: ignore[arg-type]
+    assert result.pair == a.spawn_seq and spawn.pair == a.result_seq
+    assert ws.lanes[0].cost_usd == pytest.approx(0.0123)
+
+
+def test_rows_carry_fingerprints_marks_and_raw_lines() -> None:
+    ws = loaded(seed("interleaved-subagents.ndjson"), "fingerprint")
+    rows = [ws.row(i) for i in range(len(ws.relays))]
+    agent_a = next(r for r in rows if r.summary == "Agent A searching...")
+    assert agent_a.fp == "text:Agent A searching..." and agent_a.fp_color == fp_color(agent_a.fp)
+    assert agent_a.mark and agent_a.mark.startswith("context switch")
+    assert json.loads(agent_a.raw)["message"]["content"][0]["text"] == "Agent A searching..."
+    grep = next(r for r in rows if r.type == "tool_use" and "Grep" in r.summary)
+    assert grep.mark is None and grep.fp == agent_a.fp  # same context: same colour, no reset
+    done = rows[-1]
+    assert done.type == "turn_complete" and done.mark and done.mark.startswith("turn end")
+
+
+def test_index_bug_step_through_shows_the_pointer_and_the_skip() -> None:
+    ws = loaded(seed("index-bug.ndjson"), "index")
+    assert ws.step_count() == 6
+    b = ws.step(3)
+    assert (b.line, b.decision, b.pointer_before, b.pointer_after, b.seqs) == (4, "skip", 1, 1, [])
+    assert b.content == ["text:Sub-agent B: running the tests"]
+    a = ws.step(2)
+    assert (a.reset, a.pointer_before, a.pointer_after) == ("shrink", 3, 1) and len(a.seqs) == 1
+    assert ws.step_of_seq(a.seqs[0]) == 2 and ws.step_of_line(None, 4) == 3
+
+
+def test_audit_per_strategy_with_links() -> None:
+    ws = loaded(seed("index-bug.ndjson"))
+    list(ws.run_audit())
+    assert ws.audit is not None
+    audit = {a.strategy: a for a in ws.audit}
+    assert (audit["index"].lost, audit["index"].first_lost_line) == (1, 4)
+    assert audit["index"].first_lost_block == "text 'Sub-agent B: running the tests'"
+    assert (audit["lineage"].lost, audit["lineage"].duplicated) == (0, 0)
+    ws2 = loaded(seed("interleaved-subagents.ndjson"))
+    list(ws2.run_audit())
+    none = next(a for a in ws2.audit or [] if a.strategy == "none")
+    assert none.duplicated == 2 and len(none.first_dup_seqs) == 2
+
+
+def test_rerun_keeps_the_input_and_matches_the_cli_count() -> None:
+    ws = loaded(seed("interleaved-subagents.ndjson"))
+    counts = {}
+    for strategy in ("none", "index", "fingerprint", "lineage"):
+        list(ws.rerun(strategy))
+        counts[strategy] = len(ws.relays)
+        assert [r.seq for r in ws.relays] == list(range(len(ws.relays)))
+    assert counts == {"none": 17, "index": 15, "fingerprint": 15, "lineage": 20}
+
+
+def test_filter_by_text_type_and_lane() -> None:
+    ws = loaded(seed("interleaved-subagents.ndjson"))
+    assert [ws.relays[s].type for s in ws.filter("pytest")] == ["tool_use"]
+    assert {ws.relays[s].lane for s in ws.filter(lanes=["toolu_B"])} == {"toolu_B"}
+    assert all(ws.relays[s].type == "tool_result" for s in ws.filter(types=["tool_result"]))
+    assert ws.filter("12 PASSED") == ws.filter("passed 12")  # words, any order, any case
+    assert ws.filter("no such words anywhere") == []
+
+
+def test_bad_lines_are_summarised_and_the_rest_is_shown() -> None:
+    text = seed("gotchas.ndjson").decode() + "not json\n[1]\n"
+    ws = loaded(text)
+    assert ws.error_summary() == "Could not parse 2 lines. First error at line 10: not valid JSON: " \
+        "JSON is malformed: invalid character (byte 4)"
+    assert ws.not_a_transcript() is None and any(r.type == "turn_complete" for r in ws.relays)
+
+
+@pytest.mark.parametrize("text", ["hello\nworld\n", "<html><body>nope</body></html>", "[1,2,3]\n{}"])
+def test_something_that_is_no_transcript_says_so(text: str) -> None:
+    assert "does not look like a transcript" in (loaded(text).not_a_transcript() or "")
+
+
+def test_empty_input() -> None:
+    assert loaded("").not_a_transcript() == "The input is empty."
+
+
+def test_real_capture_has_one_lane_per_agent_and_token_totals() -> None:
+    path = next(REAL_STREAM_JSON.glob("SimonErich*014042a4.jsonl"))
+    ws = loaded(path.read_bytes())
+    agents = {json.loads(x).get("parent_tool_use_id") for x in path.read_bytes().splitlines()} - {None}
+    assert {lane.id for lane in ws.lanes} == agents | {"main"}
+    usage: dict[str, int] = {}
+    for r in ws.relays:
+        if isinstance(r, R.Usage):
+            usage[r.lane] = usage.get(r.lane, 0) + r.output_tokens
+    assert {lane.id: lane.output_tokens for lane in ws.lanes} == {k: usage.get(k, 0) for k in usage | {"main": 0}}
+    assert all(lane.agent_type and lane.description for lane in ws.lanes if lane.id != "main")
+
+
+def test_a_session_folder_links_sub_agent_files() -> None:
+    folder = CORPUS / "real" / "session-jsonl" / "handgemacht-ai__claude-code-log" / "test" / "test_data" \
+        / "real_projects" / "-experiments-worktrees"
+    files = {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*.jsonl")}
+    assert len(files) == 3
+    ws = loaded(files)
+    assert ws.format == "session" and not ws.errors
+    sub = [lane for lane in ws.lanes if lane.file]
+    assert len(sub) == 2 and all(lane.spawn_seq is not None for lane in sub)
+    assert [r.seq for r in ws.relays] == list(range(len(ws.relays)))
+    first = ws.row(ws.lane_seqs(sub[0].id)[1])
+    assert first.raw and first.file == sub[0].file
+
+
+def test_several_unrelated_files_share_one_seq_space() -> None:
+    ws = loaded({"a.ndjson": seed("gotchas.ndjson"), "b.sse": seed("fleet-parallel.sse")})
+    assert [r.seq for r in ws.relays] == list(range(len(ws.relays)))
+    assert {r.file for r in ws.relays} == {"a.ndjson", "b.sse"} and ws.format == "mixed"
+    assert all(s in range(len(ws.relays)) for st in ws.trace for s in st.seqs)
+
+
+def test_share_round_trip_and_limit() -> None:
+    text = seed("interleaved-subagents.ndjson").decode()
+    state = {"strategy": "index", "step": 3, "row": 5}
+    fragment = encode_share(text, state)
+    assert fragment is not None and fragment.isascii() and "#" not in fragment and "&" not in fragment
+    assert decode_share("#" + fragment) == (text, state)
+    big = (REAL_STREAM_JSON / "lantos1618__better-ui__.agent__claude_output.jsonl").read_text()
+    assert encode_share(big, state) is None and len(big) > SHARE_LIMIT
+    with pytest.raises(ValueError):
+        decode_share("v1.!!!not-base64")
+    with pytest.raises(ValueError):
+        decode_share("something-else")
+
+
+def test_exports() -> None:
+    ws = loaded(seed("index-bug.ndjson"), "index")
+    lines = ws.ndjson().splitlines()
+    assert [json.loads(x)["seq"] for x in lines] == list(range(len(ws.relays)))
+    assert [s["line"] for s in json.loads(ws.trace_json())] == [1, 2, 3, 4, 5, 6]
+    assert ws.source_text() == seed("index-bug.ndjson").decode().rstrip("\n")
+
+
+def test_hostile_text_stays_text() -> None:
+    evil = '<script>alert(1)</script><img src=x onerror="alert(2)">\'"'
+    line = json.dumps({"type": "assistant", "message": {"id": evil, "content": [{"type": "text", "text": evil}]},
+                       "parent_tool_use_id": None, "session_id": evil})
+    ws = loaded(line)
+    row = ws.row(next(r.seq for r in ws.relays if r.type == "text_delta"))
+    assert row.summary == evil and row.detail == evil  # unchanged: escaping is the DOM's textContent's job
+
+
+def test_content_keys_of_odd_lines() -> None:
+    assert content_keys("") == [] and content_keys("nope") == [] and content_keys("[1]") == []
+    assert content_keys('{"message":{"content":"hi"}}') == ["text:hi"]
+
+
+def test_examples_exist_in_the_repo() -> None:
+    for example in EXAMPLES:
+        assert (ROOT / example.path).is_file(), example.path
+        assert example.blurb.count("\n") == 1
+
+
+def test_progress_is_reported_in_slices_on_big_input(monkeypatch: pytest.MonkeyPatch) -> None:
+    import relayscope.web.model as model
+
+    monkeypatch.setattr(model, "SLICE_BYTES", 10_000)
+    data = next(REAL_STREAM_JSON.glob("ArturoKuang*.jsonl")).read_bytes()
+    ws = Workspace()
+    steps = list(ws.load(data))
+    assert len(steps) > 10 and steps[-1] == 1.0
+
+
+def _unused(_: Path) -> None:  # keep the Path import honest for type checkers
+    pass
