@@ -184,29 +184,37 @@ def decode_line(text: str | bytes, line: int) -> Frame:
 
     A trailing newline stays on ``Frame.text`` for events: JSON allows trailing white space,
     and copying every line to strip it would cost more than the rest of the decode. Use
-    ``strip_line`` where the line is shown or passed on."""
-    if isinstance(text, bytes):
-        text = text.removeprefix(b"\xef\xbb\xbf")
-    else:
-        text = text.removeprefix("\ufeff")
-    if not text or text.isspace():
-        return Frame(line, "blank", strip_line(text))
+    ``strip_line`` where the line is shown or passed on. The common case - a JSON object that
+    fits - is one decode; BOMs, blank lines and errors are sorted out only when it fails."""
     try:
-        return Frame(line, "event", text, event=_decoder.decode(text))
+        return Frame(line, "event", text, _decoder.decode(text))
     except msgspec.ValidationError as exc:
         first_problem = str(exc)
     except msgspec.DecodeError as exc:
-        return Frame(line, "error", strip_line(text), error=f"not valid JSON: {exc}")
+        return _undecodable(text, line, exc)
     try:
         obj = _any_decoder.decode(text)
-    except msgspec.DecodeError as exc:  # pragma: no cover - decoded once already
-        return Frame(line, "error", strip_line(text), error=f"not valid JSON: {exc}")
+    except msgspec.DecodeError as exc:  # the typed decode stopped before the bad part
+        return _undecodable(text, line, exc)
     if not isinstance(obj, dict):
         return Frame(line, "error", strip_line(text), error=f"not a JSON object (a {_json_kind(obj)})")
     dropped: list[str] = []
     event = _salvage(obj, Event, "$", dropped)
     note = f"salvaged: {first_problem}; dropped {', '.join(dropped) or 'nothing'}"
-    return Frame(line, "event", text, event=event, note=note)
+    return Frame(line, "event", text, event, note=note)
+
+
+def _undecodable(text: str | bytes, line: int, exc: msgspec.DecodeError) -> Frame:
+    """A line msgspec would not decode: blank, behind a byte-order mark, or bad."""
+    if isinstance(text, bytes):
+        unmarked: str | bytes = text.removeprefix(b"\xef\xbb\xbf")
+    else:
+        unmarked = text.removeprefix("\ufeff")
+    if not unmarked or unmarked.isspace():
+        return Frame(line, "blank", strip_line(unmarked))
+    if len(unmarked) < len(text):
+        return decode_line(unmarked, line)
+    return Frame(line, "error", strip_line(text), error=f"not valid JSON: {exc}")
 
 
 def _json_kind(obj: object) -> str:
