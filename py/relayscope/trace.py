@@ -59,6 +59,13 @@ def steps_to_json(steps: list[TraceStep]) -> bytes:
     return msgspec.json.encode(steps)
 
 
+def _state(value: Any, width: int) -> str:
+    """The de-dup state for the table: the index, or how many blocks the message has."""
+    if isinstance(value, list):
+        return f"{len(value)} block{'s' if len(value) != 1 else ''}"
+    return _short(value, width)
+
+
 def _short(value: Any, width: int) -> str:
     if value is None:
         return ""
@@ -76,7 +83,7 @@ def render_table(steps: list[TraceStep]) -> str:
         where = f"{s.file}:{s.line}" if s.file else str(s.line)
         rows.append(
             f"{where:>5}  {_short(s.kind, 24):<24} {_short(s.lane, 14):<14} {s.decision:<8} "
-            f"{s.reset or '':<14} {_short(s.before, 18):<18} {_short(s.after, 18):<18} "
+            f"{s.reset or '':<14} {_state(s.before, 18):<18} {_state(s.after, 18):<18} "
             f"{seqs:<12} {s.reason}"
         )
         if s.fp is not None or s.prev_fp is not None:

@@ -624,6 +624,7 @@ class Translator(Emitter):
                 step.decision, step.reason = T.IGNORE, "system/result: end of turn"
             else:
                 lane = ev.tool_use_id if ev.tool_use_id in self.lanes.spawns else _explicit_lane(ev) or MAIN
+                step.lane = lane
                 self.emit(step, R.System, f.line, lane, subtype=ev.subtype, data=_raw_line(f))
                 step.reason = "system event passed through"
         elif kind == "stream_event":
