@@ -19,6 +19,8 @@ from typing import Final
 
 import msgspec
 
+from ._bounded import RecentMap
+
 MAIN: Final = "main"
 SPAWN_TOOLS: Final = frozenset({"Task", "Agent"})
 
@@ -64,7 +66,7 @@ class LaneTracker:
     infer: bool = False
     lanes: dict[str, Lane] = field(default_factory=lambda: {MAIN: Lane(MAIN)})
     spawns: dict[str, _Spawn] = field(default_factory=dict)
-    tool_lane: dict[str, str] = field(default_factory=dict)  # tool_use id -> lane it ran in
+    tool_lane: RecentMap[str, str] = field(default_factory=RecentMap)  # tool_use id -> lane it ran in
     contexts: dict[str, str] = field(default_factory=dict)  # inferred: context key -> lane
     _open: list[str] = field(default_factory=list)  # open spawn ids, spawn order
     _last_bound: str | None = None

@@ -46,6 +46,7 @@ from msgspec import UNSET, Raw
 
 from . import relay as R
 from . import trace as T
+from ._bounded import Recent
 from .lanes import MAIN, LaneTracker
 from .wire import (
     Block,
@@ -235,8 +236,8 @@ class LineageDedup(Strategy):
 
     def __init__(self) -> None:
         self.msgs: OrderedDict[tuple[str, str], _Msg] = OrderedDict()
-        self.tool_ids: set[str] = set()
-        self.result_ids: set[str] = set()
+        self.tool_ids: Recent[str] = Recent()
+        self.result_ids: Recent[str] = Recent()
         self.streaming: dict[str, str] = {}  # lane -> message id being streamed
 
     def _msg(self, lane: str, key: str) -> _Msg:
@@ -328,6 +329,15 @@ class LineageDedup(Strategy):
         if rec.open or len(rec.parts) > 1 or not rec.emitted:
             return "streamed", "already streamed as deltas"
         return "dup", "same block already emitted"
+
+    def turn_end(self, step: T.TraceStep) -> None:
+        # A run is over: its messages and ids cannot come back (the next run has new ones).
+        step.before = len(self.msgs)
+        self.msgs.clear()
+        self.tool_ids.clear()
+        self.result_ids.clear()
+        self.streaming.clear()
+        step.after, step.reset = 0, T.TURN_END
 
     def accept_result(self, tool_use_id: str) -> bool:
         if tool_use_id in self.result_ids:
@@ -513,7 +523,7 @@ class Translator(Emitter):
         self._prev_fp: str | None = None
         self._pending: dict[str, _Pending] = {}  # message id -> last usage row seen
         self._lane_msg: dict[str, str] = {}
-        self._flushed: set[str] = set()
+        self._flushed: Recent[str] = Recent()
         self._stream_names: dict[tuple[str, int], str] = {}
 
     # -- entry points -------------------------------------------------------------------
