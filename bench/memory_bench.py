@@ -1,0 +1,50 @@
+"""Peak memory of ``relayscope translate`` as the input grows: constant, not proportional.
+
+Writes the real stream-json corpus N times over (ids made unique per copy, so the de-dup
+state really has new ids to remember) for N in 1, 4, 8, runs the CLI on each in a fresh
+process and prints its peak RSS next to the input size.
+
+    python bench/memory_bench.py [--copies 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus" / "real" / "stream-json"
+
+
+def peak_rss_kib(path: Path) -> int:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "py")}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    subprocess.run([sys.executable, "-m", "relayscope", "translate", str(path)], stdout=subprocess.DEVNULL,
+                   env=env, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(after, before)  # ru_maxrss of children is the largest so far: runs go smallest first
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--copies", type=int, default=5, help="corpus copies per unit of input (default 5)")
+    args = ap.parse_args()
+    corpus = b"".join(p.read_bytes() for p in sorted(CORPUS.glob("*.jsonl")))
+    with tempfile.TemporaryDirectory() as tmp:
+        print(f"{'input':>10}  {'peak RSS':>10}")
+        for n in (1, 4, 8):
+            path = Path(tmp) / f"input{n}.jsonl"
+            with path.open("wb") as out:
+                for k in range(n * args.copies):
+                    out.write(re.sub(rb"(toolu_|msg_)", lambda m, k=k: m.group(1) + b"c%d" % k, corpus))
+            print(f"{path.stat().st_size / 1e6:8.0f} MB  {peak_rss_kib(path) / 1024:8.1f} MB")
+
+
+if __name__ == "__main__":
+    main()
