@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import resource
 import subprocess
 import sys
 import tempfile
@@ -23,12 +22,13 @@ CORPUS = ROOT.parent / "shared" / "corpus" / "real" / "stream-json"
 
 
 def peak_rss_kib(path: Path) -> int:
+    """Peak RSS of one CLI run, from that child's own rusage."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "py")}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    subprocess.run([sys.executable, "-m", "relayscope", "translate", str(path)], stdout=subprocess.DEVNULL,
-                   env=env, check=False)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return max(after, before)  # ru_maxrss of children is the largest so far: runs go smallest first
+    proc = subprocess.Popen([sys.executable, "-m", "relayscope", "translate", str(path)],
+                            stdout=subprocess.DEVNULL, env=env)
+    _, _, usage = os.wait4(proc.pid, 0)
+    proc.returncode = 0  # reaped above
+    return usage.ru_maxrss
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-// The one piece of JS of our own on the page: if loading fails before Python takes over (the
+// Before Python runs: if loading fails before Python takes over (the
 // runtime, the lock, a wheel), say so through the same hook Python uses, instead of "loading"
 // forever. Once Python runs, it owns data-app-state.
 const root = document.documentElement;
@@ -13,3 +13,12 @@ const fail = (event) => {
 
 addEventListener("error", fail);
 addEventListener("unhandledrejection", fail);
+
+// The theme the user chose last time (Python owns the toggle), applied before Python boots so
+// the page does not flash in the other scheme for the seconds that takes.
+try {
+  const theme = localStorage.getItem("relayscope-theme");
+  if (theme === "light" || theme === "dark") root.dataset.theme = theme;
+} catch {
+  // storage disabled: follow prefers-color-scheme
+}
