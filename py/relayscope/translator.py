@@ -103,7 +103,6 @@ class Strategy:
     name: ClassVar[str]
     infers_lanes: ClassVar[bool] = False
     lane_events: ClassVar[bool] = False  # lane_start / lane_end relays (not in the documented set)
-    reads_stream_events: ClassVar[bool] = False
 
     def assistant(
         self, t: Translator, step: T.TraceStep, f: Frame, lane: str, msg: Message, blocks: list[Block]
@@ -219,19 +218,19 @@ class _Rec:
 
 
 class _Msg:
-    __slots__ = ("blocks", "stream_json", "tools")
+    __slots__ = ("blocks", "stream_json", "stream_names", "tools")
 
     def __init__(self) -> None:
         self.blocks: list[_Rec] = []
         self.tools: dict[str, _Rec] = {}
         self.stream_json: dict[int, list[str]] = {}  # streamed tool_use input, by index
+        self.stream_names: dict[int, str] = {}  # streamed tool_use name, by index
 
 
 class LineageDedup(Strategy):
     name = "lineage"
     infers_lanes = True
     lane_events = True
-    reads_stream_events = True
     WINDOW: ClassVar[int] = 4096  # messages remembered; bounds memory on endless streams
 
     def __init__(self) -> None:
@@ -377,6 +376,7 @@ class LineageDedup(Strategy):
             if is_tool and rec.tool_id is not None:
                 ms.tools[rec.tool_id] = rec
                 ms.stream_json[index] = []
+                ms.stream_names[index] = cb.name or ""
                 step.decision, step.reason = T.IGNORE, "tool_use starts: emitted once its input is complete"
             elif cb.type in ("text", "thinking") and rec.text:
                 t.emit_block(step, f, lane, cb, mid, index, text=rec.text, partial=True)
@@ -417,7 +417,7 @@ class LineageDedup(Strategy):
                 except msgspec.DecodeError:
                     data = EMPTY_OBJECT
                     step.note = "streamed tool input was not complete JSON"
-                tool = Block(type="tool_use", id=rec.tool_id, name=t.stream_tool_name(f), input=data)
+                tool = Block(type="tool_use", id=rec.tool_id, name=ms.stream_names.get(index, ""), input=data)
                 t.emit_block(step, f, lane, tool, mid, index)
                 step.reason = "tool_use complete: emitted with its streamed input"
             else:
@@ -524,7 +524,6 @@ class Translator(Emitter):
         self._pending: dict[str, _Pending] = {}  # message id -> last usage row seen
         self._lane_msg: dict[str, str] = {}
         self._flushed: Recent[str] = Recent()
-        self._stream_names: dict[tuple[str, int], str] = {}
 
     # -- entry points -------------------------------------------------------------------
 
@@ -590,8 +589,6 @@ class Translator(Emitter):
         elif kind == "tool_use":
             tool_id, name = b.id or "", b.name or ""
             self.lanes.note_tool_use(tool_id, name, b.input, lane, line)
-            if f.event is not None and f.event.type == "stream_event":
-                self._stream_names[(lane, index)] = name
             push(R.ToolUse(seq=self.next_seq(step, line, lane), line=line, lane=lane, file=self.file,
                            id=tool_id, name=name, input=b.input if b.input else EMPTY_OBJECT,
                            message_id=msg_id, block_index=index))
@@ -601,14 +598,6 @@ class Translator(Emitter):
         else:
             self.emit(step, R.ContentBlock, line, lane, block_type=kind or "", data=_raw_block(f, b),
                       message_id=msg_id, block_index=index)
-
-    def stream_tool_name(self, f: Frame) -> str:
-        """The tool name a streamed tool_use announced in its content_block_start."""
-        ev = f.event
-        inner = ev.event if ev is not None else None
-        lane = _explicit_lane(ev) or MAIN if ev is not None else MAIN
-        index = inner.index if inner is not None and inner.index is not None else -1
-        return self._stream_names.get((lane, index), "")
 
     # -- per event type -----------------------------------------------------------------
 
