@@ -22,6 +22,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
+from _app import SETTLED_RUN, AppDriver, cli_ndjson  # noqa: E402
 from serve import serving  # noqa: E402  (tools/ is not a package)
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -192,3 +193,57 @@ def open_app(page, request_log: RequestLog):
         return page
 
     return open_
+
+
+# -- the app, driven as a user would --------------------------------------------------------------
+
+def new_app_page(browser, site: Site, log: RequestLog, **context_args):
+    context = browser.new_context(**context_args)
+    context.route("**/*", log.route)
+    page = context.new_page()
+    page.on("request", lambda r: log.requests.append(r))
+    page.on("requestfailed", lambda r: log.failed.append(f"{r.failure} {r.url}"))
+    page.on("console", lambda m: log.console.append(f"{m.type}: {m.text}"))
+    page.on("pageerror", lambda e: log.console.append(f"pageerror: {e}"))
+    log.origin = origin(site.url)
+    return context, page
+
+
+@pytest.fixture(scope="module")
+def app(browser, site) -> Iterator[AppDriver]:
+    """One booted app page shared by the tests of a module (booting Pyodide takes seconds);
+    each test loads its own input. Tests that need a fresh page use `page`/`open_app`."""
+    log = RequestLog()
+    context, page = new_app_page(browser, site, log, viewport={"width": 1400, "height": 900})
+    page.goto(site.url)
+    page.wait_for_selector(SETTLED, state="attached", timeout=BOOT_TIMEOUT_MS)
+    assert page.get_attribute("html", "data-app-state") == "ready", log.report()
+    yield AppDriver(page, log, site)
+    context.close()
+
+
+@pytest.fixture
+def cli_count():
+    """cli_count(path, strategy): how many relay events `relayscope translate` writes."""
+
+    def count(*paths: Path, strategy: str = "lineage") -> int:
+        return len(cli_ndjson(*paths, strategy=strategy).splitlines())
+
+    return count
+
+
+@pytest.fixture
+def visit(page, request_log: RequestLog):
+    """visit(site, "?query#fragment"): open the app at that address on a fresh page and wait
+    until the run it starts settles as `expect` ("done" or "error")."""
+
+    def visit_(site: Site, suffix: str = "", expect: str = "done"):
+        request_log.origin = origin(site.url)
+        page.goto(site.url + suffix)
+        page.wait_for_selector(SETTLED_RUN, state="attached", timeout=BOOT_TIMEOUT_MS)
+        state = page.get_attribute("html", "data-app-state")
+        status = page.text_content('[data-testid="status"]')
+        assert state == expect, f"app state {state!r}: {status}\n{request_log.report()}"
+        return page
+
+    return visit_

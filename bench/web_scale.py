@@ -1,0 +1,180 @@
+"""A 50 MB transcript in the web app: analysis time against the CLI, and the page's longest task.
+
+Usage (after `make site`; `make test` installs what it needs):
+
+    .venv/bin/python bench/web_scale.py [--mb 50] [--runs 1] [--audit]
+
+The input is the real stream-json corpus (shared/corpus/real/stream-json/*.jsonl) concatenated
+and repeated up to --mb megabytes, written once to bench/out/. Measured in the same run:
+  cli        `relayscope translate -s lineage FILE > /dev/null` (wall time, best of 3);
+  model      the page's view model (relayscope.web.model.Workspace.load) under CPython;
+  browser    the app in headless Chromium: the file given to its file input, until
+             <html data-app-state="done"> (data-analysis-ms: reading the bytes, translating in
+             slices, drawing the first screen), then a re-run with the 'none' strategy, a text
+             filter over every row, then (--audit) the audit of every strategy.
+While the page works, a PerformanceObserver records every long task (a main-thread task over
+50 ms, the browser's Long Tasks API); the table gives the longest and how many exceeded 200 ms.
+Times are ratios against the CLI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "py"))
+from serve import serving
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+SHARED = next((p for p in (ROOT.parent / "shared", ROOT.parents[1] / "shared") if (p / "corpus").is_dir()),
+              ROOT.parent / "shared")
+OUT = ROOT / "bench" / "out"
+
+LONG_TASKS = """
+window.__longTasks = [];
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) window.__longTasks.push({start: e.startTime, duration: e.duration});
+}).observe({type: "longtask", buffered: true});
+"""
+
+
+def make_input(mb: int) -> Path:
+    path = OUT / f"corpus-{mb}mb.jsonl"
+    if path.is_file():
+        return path
+    files = sorted((SHARED / "corpus" / "real" / "stream-json").glob("*.jsonl"))
+    if not files:
+        raise SystemExit(f"no corpus under {SHARED}: shared/ must sit beside the checkout")
+    one = b"".join(f.read_bytes().rstrip(b"\n") + b"\n" for f in files)
+    data = bytearray()
+    while len(data) < mb * 2**20:
+        data += one
+    OUT.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
+
+
+def cli_seconds(path: Path) -> float:
+    best = []
+    for _ in range(3):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "relayscope", "translate", "-s", "lineage", str(path)],
+                       stdout=subprocess.DEVNULL, check=False)
+        best.append(time.perf_counter() - start)
+    return min(best)
+
+
+def model_seconds(path: Path) -> tuple[float, int, float]:
+    from relayscope.web.model import Workspace
+
+    data = path.read_bytes()
+    ws = Workspace()
+    start = last = time.perf_counter()
+    worst = 0.0
+    for _ in ws.load(data, name=path.name):
+        now = time.perf_counter()
+        worst, last = max(worst, now - last), now
+    return time.perf_counter() - start, len(ws.relays), worst
+
+
+def browser_run(browser, url: str, path: Path, audit: bool) -> dict[str, float]:
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    try:
+        context.add_init_script(LONG_TASKS)
+        page = context.new_page()
+        page.goto(url)
+        settled = "html[data-app-state=done], html[data-app-state=error], html[data-app-state=ready]"
+        page.wait_for_selector(settled, state="attached", timeout=120_000)
+        t0 = page.evaluate("performance.now()")
+        page.set_input_files('[data-testid="file-input"]', str(path))
+        page.wait_for_selector("html[data-app-state=done], html[data-app-state=error]", state="attached",
+                               timeout=600_000)
+        if page.get_attribute("html", "data-app-state") != "done":
+            raise SystemExit("the page ended in error: " + page.text_content('[data-testid="status"]'))
+        result = {
+            "load_wall": page.evaluate("performance.now()") - t0,
+            "load": float(page.get_attribute("html", "data-analysis-ms")),
+            "relays": int(page.text_content('[data-testid="relay-count"]')),
+            "slice": float(page.get_attribute("html", "data-longest-slice-ms")),
+        }
+        page.select_option('[data-testid="strategy"]', "none")
+        page.wait_for_selector("html[data-app-state=done]", state="attached", timeout=600_000)
+        result["rerun"] = float(page.get_attribute("html", "data-analysis-ms"))
+        t1 = page.evaluate("performance.now()")
+        tasks = page.evaluate("window.__longTasks")
+        work = [t["duration"] for t in tasks if t["start"] >= t0]
+        result["longest"] = max(work, default=0.0)
+        result["over200"] = sum(d > 200 for d in work)
+        # a text filter over every row (the first one builds the search index)
+        total = page.text_content('[data-testid="relay-count"]')
+        page.fill('[data-testid="filter"]', "error")
+        page.wait_for_function(f"document.querySelector('[data-testid=relay-count]').textContent !== '{total}'",
+                               timeout=600_000)
+        result["filter"] = page.evaluate("performance.now()") - t1
+        tasks = page.evaluate("window.__longTasks")
+        result["filter_longest"] = max((t["duration"] for t in tasks if t["start"] >= t1), default=0.0)
+        page.fill('[data-testid="filter"]', "")
+        page.wait_for_function(f"document.querySelector('[data-testid=relay-count]').textContent === '{total}'",
+                               timeout=600_000)
+        t1 = page.evaluate("performance.now()")
+        if audit:
+            page.click('[data-testid="run-audit"]')
+            page.wait_for_selector("html[data-app-state=done]", state="attached", timeout=600_000)
+            result["audit"] = float(page.get_attribute("html", "data-analysis-ms"))
+            tasks = page.evaluate("window.__longTasks")
+            result["audit_longest"] = max((t["duration"] for t in tasks if t["start"] >= t1), default=0.0)
+        return result
+    finally:
+        context.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mb", type=int, default=50)
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--audit", action="store_true", help="also time the audit (4 strategies)")
+    args = parser.parse_args()
+    if not (ROOT / "static" / "vendor" / "pyodide" / "pyodide.mjs").is_file():
+        raise SystemExit("static/vendor/ is empty: run `make site` first")
+    path = make_input(args.mb)
+    size = path.stat().st_size
+    cli = cli_seconds(path)
+    model, relays, worst_slice = model_seconds(path)
+
+    from playwright.sync_api import sync_playwright
+
+    runs = []
+    with serving(ROOT) as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        for _ in range(args.runs):
+            runs.append(browser_run(browser, url, path, args.audit))
+        browser.close()
+
+    def med(key: str) -> float:
+        return statistics.median(r[key] for r in runs)
+
+    print(f"{path.name}: {size / 2**20:.1f} MB, {relays} relay events (lineage); browser runs: {args.runs}")
+    print(f"  cli      {cli * 1000:8.0f} ms   x1.00")
+    print(f"  model    {model * 1000:8.0f} ms   x{model / cli:.2f}   (CPython; longest slice {worst_slice * 1000:.0f} ms)")
+    print(f"  browser  {med('load'):8.0f} ms   x{med('load') / 1000 / cli:.2f}   "
+          f"(file chosen -> done: {med('load_wall'):.0f} ms; relays shown {runs[0]['relays']})")
+    print(f"  rerun    {med('rerun'):8.0f} ms   x{med('rerun') / 1000 / cli:.2f}   (strategy 'none', in the page)")
+    print(f"  filter   {med('filter'):8.0f} ms            (text 'error' over every row, typed -> shown; "
+          f"longest task {med('filter_longest'):.0f} ms)")
+    if args.audit:
+        print(f"  audit    {med('audit'):8.0f} ms   x{med('audit') / 1000 / cli:.2f}   "
+              f"(4 strategies; longest task {med('audit_longest'):.0f} ms)")
+    print(f"  longest main-thread task while analyzing: {med('longest'):.0f} ms; "
+          f"tasks over 200 ms: {med('over200'):.0f}; longest slice the app timed: {med('slice'):.0f} ms")
+
+
+if __name__ == "__main__":
+    main()

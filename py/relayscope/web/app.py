@@ -1,0 +1,880 @@
+"""app: the page's controller. DOM references in one ``els`` map, view state in one ``State``,
+the view model (``model.Workspace``) for every number and text shown.
+
+Theory of operation
+-------------------
+Input (paste, files, a folder, an example, ``?src=``, a share link) becomes one call of
+``Workspace.load``; strategy changes call ``rerun``, the audit ``run_audit``. Those are
+generators; :meth:`App.drive` runs them a slice at a time and hands control back to the browser
+(``await asyncio.sleep(0)``: a ``setTimeout(0)`` task) whenever SLICE_BUDGET has passed, so the
+page keeps painting the progress bar and answering input while a large transcript is read. A
+newer input or strategy cancels a running one (``run`` ids). ``<html data-app-state>`` says
+where we are: ``ready`` (nothing loaded), ``analyzing``, ``done``, ``error``; it turns to
+``analyzing`` synchronously inside the handler that starts work, so a script that waits for
+``done`` after acting never sees the previous ``done``.
+
+The view state (strategy, step, selected row, filters, which example or URL) is mirrored into
+the query string with ``history.replaceState``; a share link carries the transcript itself,
+compressed, in the fragment (never sent to any server) along with that state.
+
+Must not: parse markup (see dom.py), fetch anything but what the user named (examples and
+``?src=`` are fetched with the page's own ``fetch``), or hold the main thread longer than a slice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs, urlencode
+
+from pyscript import document, window
+
+from . import panels
+from .dom import Listeners, closest, download, fmt_int, js_object, show
+from .model import EXAMPLES, SHARE_LIMIT, Workspace, decode_share, encode_share
+from .timeline import LaneLayout, Timeline
+
+STRATEGIES = ("none", "index", "fingerprint", "lineage")
+SLICE_BUDGET = 0.035  # s of work between two yields to the browser
+AUTO_AUDIT_BYTES = 2_000_000  # inputs up to this size are audited right away; larger on request
+SHARE_PRECHECK = 40  # a text this many times SHARE_LIMIT cannot compress enough: don't try
+PASTE_DELAY_MS = 300
+FILTER_DELAY_MS = 150
+# A folder brings everything in it; we read the files that can be transcripts and say which not.
+TRANSCRIPT_SUFFIXES = (".jsonl", ".ndjson", ".json", ".sse", ".txt", ".log")
+THEMES = ("auto", "light", "dark")
+
+IDS = (
+    "status", "theme", "paste-input", "analyze", "file-input", "folder-input", "source", "progress",
+    "message", "errors", "error-summary", "error-list", "examples-box", "examples", "workspace",
+    "strategy", "filter", "lane-filter", "relay-count", "relay-count-of", "type-filter", "lanes",
+    "timeline", "timeline-sizer", "stepper", "step-first", "step-prev", "step-position", "step-next",
+    "step-last", "step-slider", "step-facts", "fp-compare", "dedup-index", "content-array",
+    "step-emitted", "step-raw", "audit", "run-audit", "audit-table", "audit-body", "audit-notes",
+    "share", "export-ndjson", "export-trace", "share-note", "share-row", "share-link", "copy-link",
+    "share-too-large", "share-too-large-text", "download-source", "download-ndjson", "load-time",
+)
+
+
+@dataclass
+class State:
+    """What the user is looking at; mirrored into the URL."""
+
+    strategy: str = "lineage"
+    step: int = 0  # 0-based (1-based in the URL and on screen)
+    row: int | None = None  # selected relay seq
+    expanded: bool = False
+    text: str = ""
+    types: set[str] = field(default_factory=set)
+    lane: str = ""
+    source: dict[str, str] = field(default_factory=dict)  # kind: paste|files|example|src|share
+
+
+class App:
+    def __init__(self) -> None:
+        self.els = {name: document.getElementById(name) for name in IDS}
+        self.root = document.documentElement
+        self.state = State()
+        self.ws: Workspace | None = None
+        self.busy = False
+        self.run = 0
+        self.input_size = 0
+        self.listeners = Listeners()
+        self.timeline = Timeline(self, self.els["timeline"], self.els["timeline-sizer"])
+        self.lane_labels: dict[str, str] = {}
+        self.lane_colors: dict[str, int] = {}
+        self.type_counts: dict[str, int] = {}
+        self.tasks: set[Any] = set()
+        self.timers: dict[str, Any] = {}
+        self.share_text: str | None = None
+        self.t_start = 0.0
+
+    # -- start --------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.wire()
+        panels.examples(self.els["examples"], EXAMPLES)
+        self.apply_theme(window.localStorage.getItem("relayscope-theme") or "auto", save=False)
+        load_ms = window.performance.now()
+        self.root.dataset.loadMs = f"{load_ms:.0f}"
+        self.els["load-time"].textContent = f"Python ready in {load_ms / 1000:.1f} s"
+        self.status("Ready. Paste, drop or open a transcript, or pick an example.")
+        self.set_state("ready")
+        self.initial_input()
+        # drops made while Python was booting, then every later one
+        window.relayscopeFiles.setDropHandler(self.listeners.proxy(self.safe(self.on_drop)))
+
+    def initial_input(self) -> None:
+        """What the URL or the user (while Python booted) asked for, in this order: a share link,
+        ``?src=``, ``?example=``, files picked, text pasted."""
+        params = {k: v[-1] for k, v in parse_qs(str(window.location.search)[1:]).items()}
+        view = self.view_from(params)
+        fragment = str(window.location.hash)[1:]
+        if fragment.startswith("v1."):
+            try:
+                text, shared = decode_share(fragment)
+            except ValueError as exc:
+                self.fail(f"This share link cannot be opened: {exc}")
+                return
+            merged = {**self.view_from({k: str(v) for k, v in shared.items()}), **view}
+            name = str(shared.get("name") or "shared transcript")
+            self.spawn(self.load(text, name=name, source={"kind": "share"}, view=merged))
+        elif params.get("src"):
+            self.spawn(self.load_url(params["src"], {"kind": "src", "src": params["src"]}, view))
+        elif params.get("example"):
+            self.spawn(self.load_example(params["example"], view))
+        elif self.els["file-input"].files.length or self.els["folder-input"].files.length:
+            which = "file-input" if self.els["file-input"].files.length else "folder-input"
+            self.on_files(which)
+        elif str(self.els["paste-input"].value).strip():
+            self.on_analyze_paste()
+
+    @staticmethod
+    def view_from(params: dict[str, str]) -> dict[str, Any]:
+        view: dict[str, Any] = {}
+        if params.get("strategy") in STRATEGIES:
+            view["strategy"] = params["strategy"]
+        for key in ("step", "row"):
+            value = params.get(key, "")
+            if value.isdigit():
+                view[key] = int(value)
+        if "q" in params:
+            view["q"] = params["q"]
+        if params.get("types"):
+            view["types"] = [t for t in params["types"].split(",") if t]
+        if params.get("lane"):
+            view["lane"] = params["lane"]
+        return view
+
+    # -- wiring ---------------------------------------------------------------------------------
+
+    def safe(self, handler: Any) -> Any:
+        """``handler``, with any exception (a bug of ours) reported on the page."""
+
+        def run(event: Any) -> Any:
+            try:
+                return handler(event)
+            except Exception as exc:
+                traceback.print_exc()
+                self.fail(f"Something went wrong: {exc!r}")
+                return None
+
+        return run
+
+    def wire(self) -> None:
+        e = self.els
+
+        def on(target: Any, event: str, handler: Any) -> None:
+            self.listeners.on(target, event, self.safe(handler))
+        on(e["paste-input"], "input", self.on_paste_input)
+        on(e["analyze"], "click", lambda _: self.on_analyze_paste())
+        on(e["file-input"], "change", lambda _: self.on_files("file-input"))
+        on(e["folder-input"], "change", lambda _: self.on_files("folder-input"))
+        on(e["strategy"], "change", self.on_strategy)
+        on(e["filter"], "input", lambda _: self.later("filter", FILTER_DELAY_MS, self.apply_filter))
+        on(e["lane-filter"], "change", self.on_lane_filter)
+        on(e["type-filter"], "click", self.on_type_chip)
+        on(e["examples"], "click", self.on_click)
+        on(e["lanes"], "click", self.on_click)
+        on(e["timeline"], "click", self.on_timeline_click)
+        on(e["timeline"], "scroll", lambda _: self.timeline.render())
+        on(e["stepper"], "click", self.on_click)
+        on(e["audit"], "click", self.on_click)
+        on(e["errors"], "click", self.on_click)
+        on(e["step-first"], "click", lambda _: self.go_step(0))
+        on(e["step-prev"], "click", lambda _: self.go_step(self.state.step - 1))
+        on(e["step-next"], "click", lambda _: self.go_step(self.state.step + 1))
+        on(e["step-last"], "click", lambda _: self.go_step(self.step_count() - 1))
+        on(e["step-slider"], "input", lambda _: self.go_step(int(e["step-slider"].value)))
+        on(e["run-audit"], "click", lambda _: self.start_work(self.audit_now()))
+        on(e["share"], "click", lambda _: self.make_share())
+        on(e["copy-link"], "click", lambda _: self.copy_link())
+        on(e["export-ndjson"], "click", lambda _: self.export("ndjson"))
+        on(e["export-trace"], "click", lambda _: self.export("trace"))
+        on(e["download-ndjson"], "click", lambda _: self.export("ndjson"))
+        on(e["download-source"], "click", lambda _: self.export("source"))
+        on(e["theme"], "click", lambda _: self.apply_theme(
+            THEMES[(THEMES.index(self.root.getAttribute("data-theme") or "auto") + 1) % len(THEMES)]))
+        on(document, "keydown", self.on_key)
+        on(window, "resize", lambda _: self.timeline.render())
+
+    # -- app state, status, tasks -----------------------------------------------------------------
+
+    def set_state(self, state: str) -> None:
+        self.root.dataset.appState = state
+
+    def status(self, text: str) -> None:
+        self.els["status"].textContent = text
+
+    def fail(self, text: str) -> None:
+        self.busy = False
+        show(self.els["progress"], False)
+        self.status(text)
+        self.notice([text], error=True)
+        self.set_state("error")
+        self.timeline.render()
+
+    def notice(self, lines: list[str], error: bool = False) -> None:
+        box = self.els["message"]
+        box.replaceChildren()
+        for line in lines:
+            p = document.createElement("p")
+            p.textContent = line
+            box.append(p)
+        box.classList.toggle("error", error)
+        show(box, bool(lines))
+
+    def spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(self.guarded(coro))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def guarded(self, coro: Any) -> None:
+        try:
+            await coro
+        except Exception as exc:  # a bug of ours: say so on the page, keep the traceback
+            traceback.print_exc()
+            self.fail(f"Something went wrong: {exc!r}")
+
+    def start_work(self, coro: Any) -> None:
+        """Start a job that needs the workspace: flip to analyzing now, run it as a task."""
+        self.set_state("analyzing")
+        self.spawn(coro)
+
+    def later(self, key: str, ms: int, fn: Any) -> None:
+        """Run ``fn`` once, ``ms`` after the last call with the same key (debounce)."""
+        from pyodide.ffi import create_once_callable
+
+        old = self.timers.pop(key, None)
+        if old is not None:
+            window.clearTimeout(old[0])
+            old[1].destroy()
+        callback = create_once_callable(lambda: (self.timers.pop(key, None), fn()))
+        self.timers[key] = (window.setTimeout(callback, ms), callback)
+
+    def begin(self, label: str) -> int:
+        self.run += 1
+        self.busy = True
+        self.t_start = time.perf_counter()
+        self.root.dataset.longestSliceMs = "0"
+        self.set_state("analyzing")
+        self.status(label)
+        bar = self.els["progress"]
+        bar.value = 0
+        show(bar)
+        self.els["timeline"].classList.add("busy")
+        return self.run
+
+    def end(self, run: int, label: str) -> None:
+        if run != self.run:
+            return
+        self.busy = False
+        show(self.els["progress"], False)
+        self.els["timeline"].classList.remove("busy")
+        ms = (time.perf_counter() - self.t_start) * 1000
+        self.root.dataset.analysisMs = f"{ms:.0f}"
+        self.status(f"{label} ({ms / 1000:.2f} s)")
+        self.set_state("done")
+
+    async def drive(self, gen: Any, run: int, label: str) -> bool:
+        """Run a model generator to its end a slice at a time. False if a newer run took over.
+        <html data-longest-slice-ms> keeps the longest stretch without a yield to the browser."""
+        bar = self.els["progress"]
+        await asyncio.sleep(0)  # whatever ran before us ends its task here
+        mark = time.perf_counter()
+        for progress in gen:
+            if run != self.run:
+                gen.close()
+                return False
+            now = time.perf_counter()
+            if now - mark > SLICE_BUDGET:
+                bar.value = progress
+                self.status(f"{label} {progress:.0%}")
+                self.note_slice(now - mark)
+                await asyncio.sleep(0)
+                if run != self.run:
+                    gen.close()
+                    return False
+                mark = time.perf_counter()
+        self.note_slice(time.perf_counter() - mark)
+        return True
+
+    def note_slice(self, seconds: float) -> None:
+        ms = seconds * 1000
+        if ms > float(self.root.getAttribute("data-longest-slice-ms") or 0):
+            self.root.dataset.longestSliceMs = f"{ms:.0f}"
+
+    async def pause(self, mark: float) -> float:
+        """Yield to the browser if this slice has run long enough; returns the new mark."""
+        now = time.perf_counter()
+        if now - mark > SLICE_BUDGET:
+            self.note_slice(now - mark)
+            await asyncio.sleep(0)
+            return time.perf_counter()
+        return mark
+
+    # -- input --------------------------------------------------------------------------------------
+
+    def on_paste_input(self, _event: Any) -> None:
+        if not str(self.els["paste-input"].value).strip():
+            return
+        self.set_state("analyzing")  # a paste is on its way: nobody may read the old "done"
+        self.later("paste", PASTE_DELAY_MS, self.on_analyze_paste)
+
+    def on_analyze_paste(self) -> None:
+        text = str(self.els["paste-input"].value)
+        if not text.strip():
+            self.notice(["The text area is empty: paste a transcript first."])
+            self.set_state("done" if self.ws else "ready")
+            return
+        self.set_state("analyzing")
+        self.spawn(self.load(text, name="pasted text", source={"kind": "paste"}))
+
+    def on_files(self, which: str) -> None:
+        el = self.els[which]
+        files = el.files
+        items = [(str(f.webkitRelativePath or f.name), f) for f in (files.item(i) for i in range(files.length))]
+        if not items:
+            return
+        self.set_state("analyzing")
+        self.spawn(self.load_files(items, folder=which == "folder-input"))
+
+    def on_drop(self, result: Any) -> None:
+        if result.error:
+            self.fail(f"Could not read what was dropped: {result.error}")
+            return
+        items = [(str(it.path), it.file) for it in result.list]
+        if not items:
+            self.notice(["Nothing readable was dropped (an empty folder?)."])
+            self.set_state("done" if self.ws else "ready")
+            return
+        self.set_state("analyzing")
+        self.spawn(self.load_files(items, folder=any("/" in path for path, _ in items)))
+
+    async def load_files(self, items: list[tuple[str, Any]], folder: bool) -> None:
+        skipped = [p for p, _ in items if folder and not p.lower().endswith(TRANSCRIPT_SUFFIXES)]
+        keep = [(p, f) for p, f in items if p not in skipped]
+        if not keep:
+            self.set_state("done" if self.ws else "ready")
+            self.notice([f"None of the {len(items)} file(s) can be a transcript (by name): "
+                         + ", ".join(skipped[:20]) + (" …" if len(skipped) > 20 else "")])
+            return
+        self.status(f"Reading {len(keep)} file(s)…")
+        data: dict[str, bytes] = {}
+        for path, f in keep:
+            buffer = await f.arrayBuffer()
+            data[path] = buffer.to_bytes()
+            await asyncio.sleep(0)  # copying 50 MB is a task of its own
+        notes = []
+        if skipped:
+            notes.append(f"Skipped {len(skipped)} file(s) that are not transcripts by name: "
+                         + ", ".join(skipped[:20]) + (" …" if len(skipped) > 20 else ""))
+        for which in ("file-input", "folder-input"):
+            self.els[which].value = ""  # the same file can be opened again
+        if len(data) == 1:
+            ((path, content),) = data.items()
+            await self.load(content, name=path, source={"kind": "files"}, notes=notes)
+        else:
+            top = {p.split("/", 1)[0] for p in data}
+            name = f"{next(iter(top))}/ ({len(data)} files)" if len(top) == 1 and folder else f"{len(data)} files"
+            await self.load(data, name=name, source={"kind": "files"}, notes=notes)
+
+    async def fetch_bytes(self, url: str) -> bytes:
+        response = await window.fetch(url)
+        if not response.ok:
+            raise OSError(f"{url}: HTTP {response.status}")
+        return (await response.arrayBuffer()).to_bytes()
+
+    async def load_url(self, url: str, source: dict[str, str], view: dict[str, Any] | None = None) -> None:
+        self.set_state("analyzing")
+        self.status(f"Fetching {url}…")
+        try:
+            data = await self.fetch_bytes(url)
+        except Exception as exc:
+            self.fail(f"Could not fetch {url}: {getattr(exc, 'message', None) or exc}")
+            return
+        name = url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1] or url
+        await self.load(data, name=name, source=source, view=view)
+
+    async def load_example(self, example_id: str, view: dict[str, Any] | None = None) -> None:
+        ex = next((x for x in EXAMPLES if x.id == example_id), None)
+        if ex is None:
+            self.fail(f"There is no example called {example_id!r}.")
+            return
+        await self.load_url(ex.path, {"kind": "example", "example": ex.id}, view)
+
+    # -- analysis -----------------------------------------------------------------------------------
+
+    async def load(self, data: Any, *, name: str, source: dict[str, str],
+                   view: dict[str, Any] | None = None, notes: list[str] | None = None) -> None:
+        view = view or {}
+        strategy = view.get("strategy", self.state.strategy)
+        run = self.begin(f"Reading {name}…")
+        ws = Workspace()
+        if not await self.drive(ws.load(data, name=name, strategy=strategy), run, f"Translating {name}…"):
+            return
+        size = len(data) if not isinstance(data, dict) else sum(len(v) for v in data.values())
+        if size <= AUTO_AUDIT_BYTES and not await self.drive(ws.run_audit(), run, "Auditing every strategy…"):
+            return
+        self.ws, self.input_size = ws, size
+        st = self.state
+        st.strategy, st.source = ws.strategy, source
+        st.text, st.types, st.lane = view.get("q", ""), set(view.get("types", [])), view.get("lane", "")
+        st.row, st.expanded = None, False
+        self.share_text = None
+        if source.get("kind") != "share" and str(window.location.hash):
+            self.clear_hash()
+        await asyncio.sleep(0)  # the model's last slice ends its task; the check below is a pass of its own
+        not_transcript = ws.not_a_transcript()
+        await asyncio.sleep(0)
+        if run != self.run:
+            return
+        notes = [not_transcript, *(notes or [])] if not_transcript else list(notes or [])
+        self.notice(notes, error=bool(not_transcript))
+        self.els["source"].textContent = f"{name} · {fmt_int(size)} bytes · {ws.format or '?'}"
+        self.els["examples-box"].open = False
+        if not await self.present(run, step=max(0, view.get("step", 1) - 1), row=view.get("row")):
+            return
+        self.end(run, f"{fmt_int(len(ws.relays))} relay events from {fmt_int(ws.step_count())} lines")
+
+    async def rerun(self, strategy: str, then: Any = None) -> None:
+        ws = self.ws
+        if ws is None:
+            self.state.strategy = strategy
+            self.set_state("ready")
+            return
+        run = self.begin(f"Re-translating with '{strategy}'…")
+        if not await self.drive(ws.rerun(strategy), run, f"Re-translating with '{strategy}'…"):
+            return
+        self.state.strategy = strategy
+        self.state.row, self.state.expanded = None, False
+        if not await self.present(run, step=self.state.step, row=None):
+            return
+        if then is not None:
+            then()
+        self.end(run, f"{fmt_int(len(ws.relays))} relay events with '{strategy}'")
+
+    async def audit_now(self) -> None:
+        ws = self.ws
+        if ws is None:
+            self.set_state("ready")
+            return
+        run = self.begin("Auditing every strategy…")
+        if not await self.drive(ws.run_audit(), run, "Auditing every strategy…"):
+            return
+        self.busy = False
+        panels.audit(self.els, ws.audit, self.state.strategy, ws.format)
+        self.end(run, "Audit done")
+
+    async def present(self, run: int, step: int, row: int | None) -> bool:
+        """Draw everything from the workspace after a (re)translation, a slice at a time."""
+        ws = self.ws
+        assert ws is not None
+        await asyncio.sleep(0)
+        if run != self.run:
+            return False
+        # lane spans (first and last seq) and relay types, in one pass over the relays
+        spans: dict[str, list[int]] = {}
+        types: dict[str, int] = {}
+        mark = time.perf_counter()
+        for i, r in enumerate(ws.relays):
+            span = spans.get(r.lane)
+            if span is None:
+                spans[r.lane] = [r.seq, r.seq]
+            else:
+                span[1] = r.seq
+            types[r.type] = types.get(r.type, 0) + 1
+            if i % 2048 == 0:
+                mark = await self.pause(mark)
+                if run != self.run:
+                    return False
+        order = [lane.id for lane in ws.lanes]
+        layout = LaneLayout({k: (v[0], v[1]) for k, v in spans.items()}, order)
+        self.lane_colors = layout.color
+        self.lane_labels = {lane.id: lane.label for lane in ws.lanes}
+        self.type_counts = types
+        st = self.state
+        if st.lane and st.lane not in self.lane_labels:
+            st.lane = ""
+        st.types &= set(types)
+        self.busy = False
+        e = self.els
+        show(e["workspace"])
+        e["strategy"].value = ws.strategy
+        e["filter"].value = st.text
+        self.draw_lane_filter()
+        self.draw_type_chips()
+        panels.lanes(e["lanes"], ws.lanes, self.lane_colors, st.lane)
+        panels.errors(e, ws.errors, ws.error_summary())
+        panels.audit(e, ws.audit, ws.strategy, ws.format)
+        self.timeline.labels = self.lane_labels
+        self.timeline.layout = layout
+        self.timeline.selected, self.timeline.expanded = None, False
+        self.filter_rows(scroll_top=True)
+        if row is not None and 0 <= row < len(ws.relays):
+            self.select_row(row, expanded=True, follow_step=False)
+        self.go_step(step, scroll=row is None)
+        return True
+
+    # -- filters --------------------------------------------------------------------------------------
+
+    def draw_lane_filter(self) -> None:
+        select = self.els["lane-filter"]
+        select.replaceChildren()
+        select.append(self.option("", "all lanes"))
+        for lane in self.ws.lanes if self.ws else []:
+            select.append(self.option(lane.id, ("  " * min(lane.depth, 4)) + lane.label))
+        select.value = self.state.lane
+
+    @staticmethod
+    def option(value: str, text: str) -> Any:
+        opt = document.createElement("option")
+        opt.value = value
+        opt.textContent = text
+        return opt
+
+    def draw_type_chips(self) -> None:
+        box = self.els["type-filter"]
+        box.replaceChildren()
+        for kind, count in self.type_counts.items():
+            chip = document.createElement("button")
+            chip.type = "button"
+            chip.className = f"chip t-{kind}"
+            chip.dataset.type = kind
+            chip.setAttribute("aria-pressed", "true" if kind in self.state.types else "false")
+            chip.textContent = f"{kind} {fmt_int(count)}"
+            box.append(chip)
+
+    def on_type_chip(self, event: Any) -> None:
+        chip = closest(event, "button[data-type]")
+        if chip is None or self.ws is None:
+            return
+        kind = str(chip.dataset.type)
+        self.state.types ^= {kind}
+        chip.setAttribute("aria-pressed", "true" if kind in self.state.types else "false")
+        self.filter_rows()
+
+    def on_lane_filter(self, _event: Any) -> None:
+        self.set_lane_filter(str(self.els["lane-filter"].value))
+
+    def set_lane_filter(self, lane: str) -> None:
+        if self.ws is None:
+            return
+        self.state.lane = lane
+        self.els["lane-filter"].value = lane
+        panels.lanes(self.els["lanes"], self.ws.lanes, self.lane_colors, lane)
+        self.filter_rows()
+
+    def apply_filter(self) -> None:
+        self.state.text = str(self.els["filter"].value)
+        self.filter_rows()
+
+    def filter_rows(self, scroll_top: bool = False) -> None:
+        ws = self.ws
+        if ws is None:
+            return
+        st = self.state
+        if st.text.strip() or st.types or st.lane:
+            seqs = ws.filter(st.text, st.types, [st.lane] if st.lane else [])
+        else:
+            seqs = list(range(len(ws.relays)))
+        self.els["relay-count"].textContent = str(len(seqs))
+        self.els["relay-count"].dataset.total = str(len(ws.relays))
+        filtered = len(seqs) != len(ws.relays)
+        self.els["relay-count-of"].textContent = f"of {fmt_int(len(ws.relays))}" if filtered else ""
+        if scroll_top:
+            self.els["timeline"].scrollTop = 0
+        self.timeline.set_rows(seqs)
+        if st.row is not None and st.row in self.timeline.index:
+            self.timeline.scroll_to(st.row)
+        self.sync_url()
+
+    # -- rows ---------------------------------------------------------------------------------------
+
+    def on_timeline_click(self, event: Any) -> None:
+        if self.ws is None or self.busy:
+            return
+        if closest(event, "button[data-action]") is not None:
+            self.on_click(event)
+            return
+        if closest(event, ".detail") is not None:
+            return  # reading or selecting text in the open row
+        row = closest(event, ".row[data-seq]")
+        if row is None:
+            return
+        seq = int(row.dataset.seq)
+        same = seq == self.state.row
+        self.select_row(seq, expanded=not (same and self.state.expanded))
+        self.els["timeline"].focus()
+
+    def select_row(self, seq: int | None, expanded: bool | None = None,
+                   follow_step: bool = True) -> None:
+        st = self.state
+        st.row = seq
+        if expanded is not None:
+            st.expanded = expanded
+        if seq is not None and seq not in self.timeline.index:
+            # filtered out: show everything again rather than select an invisible row
+            st.text, st.types, st.lane = "", set(), ""
+            self.els["filter"].value = ""
+            self.draw_type_chips()
+            self.set_lane_filter("")
+        self.timeline.select(seq, st.expanded)
+        if follow_step and seq is not None and self.ws is not None:
+            self.go_step(self.ws.step_of_seq(seq), scroll=False)
+        self.sync_url()
+
+    def goto_lane(self, lane: str) -> None:
+        ws = self.ws
+        if ws is None:
+            return
+        card = self.els["lanes"].querySelector(f'[data-lane="{window.CSS.escape(lane)}"]')
+        if card:  # JS null arrives as the falsy jsnull
+            card.scrollIntoView(js_object({"block": "nearest"}))
+            card.classList.add("flash")
+            window.setTimeout(self._unflash(card), 1200)
+        seqs = ws.lane_seqs(lane)
+        if seqs:
+            self.select_row(seqs[0], expanded=False)
+
+    def _unflash(self, card: Any) -> Any:
+        from pyodide.ffi import create_once_callable
+
+        return create_once_callable(lambda: card.classList.remove("flash"))
+
+    # -- clicks on buttons with data-action (delegated) ---------------------------------------------
+
+    def on_click(self, event: Any) -> None:
+        target = closest(event, "[data-action]")
+        if target is None:
+            return
+        action, value = str(target.dataset.action), str(target.dataset.target)
+        if action == "example":
+            self.start_work(self.load_example(value))
+            return
+        if self.ws is None or self.busy:
+            return
+        if action == "goto":
+            self.select_row(int(value), expanded=True)
+        elif action == "lane":
+            self.goto_lane(value)
+        elif action == "lane-only":
+            self.set_lane_filter("" if self.state.lane == value else value)
+        elif action == "step-of":
+            self.go_step(self.ws.step_of_seq(int(value)))
+        elif action == "error":
+            err = self.ws.errors[int(value)]
+            i = self.ws.step_of_line(err.file, err.line)
+            self.go_step(i)
+            seqs = self.ws.step(i).seqs
+            if seqs:
+                self.select_row(seqs[0], expanded=True, follow_step=False)
+        elif action in ("audit-lost", "audit-dup"):
+            self.follow_audit(action, value)
+
+    def follow_audit(self, action: str, strategy: str) -> None:
+        ws = self.ws
+        assert ws is not None and ws.audit is not None
+        a = next(x for x in ws.audit if x.strategy == strategy)
+
+        def show_it() -> None:
+            assert self.ws is not None
+            if action == "audit-lost" and a.first_lost_line is not None:
+                self.select_row(None, expanded=False)
+                self.go_step(self.ws.step_of_line(a.first_lost_file, a.first_lost_line))
+            elif a.first_dup_seqs:
+                self.select_row(a.first_dup_seqs[-1], expanded=True)
+                self.timeline.set_highlight(set(a.first_dup_seqs))
+
+        if strategy != self.state.strategy:
+            self.els["strategy"].value = strategy
+            self.start_work(self.rerun(strategy, then=show_it))
+        else:
+            show_it()
+
+    # -- strategy and step-through --------------------------------------------------------------------
+
+    def on_strategy(self, _event: Any) -> None:
+        strategy = str(self.els["strategy"].value)
+        if self.ws is None:
+            self.state.strategy = strategy
+            return
+        self.start_work(self.rerun(strategy))
+
+    def step_count(self) -> int:
+        return self.ws.step_count() if self.ws else 0
+
+    def go_step(self, i: int, scroll: bool = True) -> None:
+        ws = self.ws
+        n = self.step_count()
+        if ws is None or n == 0 or self.busy:
+            if ws is not None and n == 0:
+                self.els["step-position"].textContent = "0 / 0"
+            return
+        i = min(max(i, 0), n - 1)
+        self.state.step = i
+        s = ws.step(i)
+        panels.step(self.els, s, n, self.lane_labels.get(s.lane or "", s.lane or ""))
+        self.timeline.set_highlight(set(s.seqs))
+        if scroll and s.seqs:
+            if s.seqs[0] not in self.timeline.index and (self.state.text or self.state.types or self.state.lane):
+                pass  # emitted rows are filtered out: leave the view where the user put it
+            else:
+                self.timeline.scroll_to(s.seqs[0])
+        self.els["step-prev"].disabled = i == 0
+        self.els["step-first"].disabled = i == 0
+        self.els["step-next"].disabled = i == n - 1
+        self.els["step-last"].disabled = i == n - 1
+        self.sync_url()
+
+    # -- keyboard -----------------------------------------------------------------------------------
+
+    def on_key(self, event: Any) -> None:
+        target = event.target
+        tag = str(getattr(target, "tagName", "") or "").upper()
+        key = str(event.key)
+        if tag in ("INPUT", "TEXTAREA", "SELECT") or getattr(target, "isContentEditable", False):
+            if key == "Escape" and tag == "INPUT":
+                target.blur()
+            return  # typing: arrows move the caret, not the view
+        if event.ctrlKey or event.metaKey or event.altKey or self.ws is None or self.busy:
+            return
+        on_button = tag in ("BUTTON", "A", "SUMMARY")
+        handled = True
+        if key in ("ArrowRight", "l", "n"):
+            self.go_step(self.state.step + 1)
+        elif key in ("ArrowLeft", "h", "p"):
+            self.go_step(self.state.step - 1)
+        elif key in ("ArrowDown", "j"):
+            self.select_row(self.timeline.neighbour(1), expanded=self.state.expanded)
+        elif key in ("ArrowUp", "k"):
+            self.select_row(self.timeline.neighbour(-1), expanded=self.state.expanded)
+        elif key == "Enter" and not on_button and self.state.row is not None:
+            self.select_row(self.state.row, expanded=not self.state.expanded, follow_step=False)
+        elif key == "Escape" and self.state.expanded:
+            self.select_row(self.state.row, expanded=False, follow_step=False)
+        elif key == "/":
+            self.els["filter"].focus()
+        elif key == "Home" and tag != "BODY":
+            self.select_row(self.timeline.neighbour(-len(self.timeline.seqs)), expanded=self.state.expanded)
+        elif key == "End" and tag != "BODY":
+            self.select_row(self.timeline.neighbour(len(self.timeline.seqs)), expanded=self.state.expanded)
+        else:
+            handled = False
+        if handled:
+            event.preventDefault()
+
+    # -- URL, share, export ---------------------------------------------------------------------------
+
+    def view_state(self) -> dict[str, Any]:
+        st = self.state
+        view: dict[str, Any] = {"strategy": st.strategy, "step": st.step + 1}
+        if st.row is not None:
+            view["row"] = st.row
+        if st.text:
+            view["q"] = st.text
+        if st.types:
+            view["types"] = ",".join(sorted(st.types))
+        if st.lane:
+            view["lane"] = st.lane
+        return view
+
+    def sync_url(self) -> None:
+        if self.ws is None:
+            return
+        params = {k: str(v) for k, v in self.view_state().items()}
+        if params.get("strategy") == "lineage":
+            params.pop("strategy")
+        if params.get("step") == "1":
+            params.pop("step")
+        src = self.state.source
+        if src.get("kind") == "example":
+            params = {"example": src["example"], **params}
+        elif src.get("kind") == "src":
+            params = {"src": src["src"], **params}
+        query = urlencode(params)
+        url = str(window.location.pathname) + (f"?{query}" if query else "") + str(window.location.hash)
+        window.history.replaceState(None, "", url)
+        if self.share_text is not None:  # the link shown no longer matches the view
+            self.share_text = None
+            show(self.els["share-row"], False)
+            self.els["share-note"].textContent = "The view changed: make a new link to share it."
+
+    def clear_hash(self) -> None:
+        window.history.replaceState(None, "", str(window.location.pathname) + str(window.location.search))
+
+    def make_share(self) -> None:
+        ws = self.ws
+        e = self.els
+        if ws is None:
+            return
+        show(e["share-row"], False)
+        show(e["share-too-large"], False)
+        show(e["share-note"])
+        text = ws.source_text()
+        fragment = None
+        if text is None:
+            reason = ("A link can carry one transcript; this input is several files, "
+                      "which stay on your disk. Download the relays instead:")
+            show(e["download-source"], False)
+        elif len(text) > SHARE_LIMIT * SHARE_PRECHECK:
+            reason = (f"This transcript ({fmt_int(len(text))} characters) is too large for a link "
+                      f"(a link holds up to {fmt_int(SHARE_LIMIT)} characters, compressed). Download instead:")
+        else:
+            state = {**self.view_state(), "name": ws.name or ""}
+            fragment = encode_share(text, state)
+            reason = (f"This transcript is too large for a link even compressed "
+                      f"(a link holds up to {fmt_int(SHARE_LIMIT)} characters). Download instead:")
+        if fragment is None:
+            show(e["download-source"], text is not None)
+            e["share-too-large-text"].textContent = reason
+            e["share-note"].textContent = ""
+            show(e["share-note"], False)
+            show(e["share-too-large"])
+            return
+        link = f"{window.location.origin}{window.location.pathname}#{fragment}"
+        e["share-link"].href = link
+        e["share-link"].textContent = f"Link to this view ({fmt_int(len(link))} characters)"
+        e["share-note"].textContent = ("The transcript travels inside the link, after the #, "
+                                       "which browsers never send to a server.")
+        show(e["share-row"])
+        self.share_text = link
+
+    def copy_link(self) -> None:
+        if self.share_text:
+            clipboard = window.navigator.clipboard
+            if clipboard:
+                clipboard.writeText(self.share_text)
+            self.els["copy-link"].textContent = "Copied"
+
+    def export(self, what: str) -> None:
+        ws = self.ws
+        if ws is None:
+            return
+        base = (ws.name or "relayscope").rstrip("/").rsplit("/", 1)[-1].split(" ", 1)[0] or "relayscope"
+        stem = base.rsplit(".", 1)[0] if "." in base else base
+        if what == "ndjson":
+            download(f"{stem}.{ws.strategy}.relays.ndjson", ws.ndjson(), "application/x-ndjson")
+        elif what == "trace":
+            download(f"{stem}.{ws.strategy}.trace.json", ws.trace_json(), "application/json")
+        elif what == "source":
+            text = ws.source_text()
+            if text is not None:
+                download(base if "." in base else f"{base}.jsonl", text.encode("utf-8"), "application/x-ndjson")
+
+    # -- theme --------------------------------------------------------------------------------------
+
+    def apply_theme(self, theme: str, save: bool = True) -> None:
+        theme = theme if theme in THEMES else "auto"
+        if theme == "auto":
+            self.root.removeAttribute("data-theme")
+        else:
+            self.root.dataset.theme = theme
+        self.els["theme"].textContent = f"Theme: {theme}"
+        if save:
+            with contextlib.suppress(Exception):  # storage disabled: the choice lasts this visit
+                window.localStorage.setItem("relayscope-theme", theme)

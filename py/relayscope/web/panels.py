@@ -1,0 +1,284 @@
+"""panels: the page's panels drawn from the view model: lanes, the step-through, the audit,
+the examples gallery, the list of unreadable lines.
+
+Each function empties its container and fills it again from model views (plain text only);
+buttons carry ``data-action`` and ``data-target`` and are handled by one delegated listener
+per panel in app.py, so no proxy is made per element.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .dom import Element, clear, fmt_int, h
+from .model import fp_color
+
+DECISIONS = {
+    "emit": "emitted",
+    "partial": "partly emitted",
+    "skip": "skipped (duplicate)",
+    "ignore": "ignored",
+    "error": "unreadable",
+    "consumed": "part of a multi-line event",
+}
+RESETS = {
+    "context_switch": "context switch: the first-block fingerprint changed, the index went back to 0",
+    "shrink": "reset: the content array shrank below the index",
+    "turn_end": "turn end: all de-dup state reset",
+}
+MAX_ERRORS_LISTED = 200
+
+
+def button(text: str, action: str, target: object = "", *, cls: str = "link",
+           testid: str | None = None, title: str | None = None) -> Element:
+    return h("button", text, cls=cls, attrs={
+        "type": "button", "data-action": action, "data-target": target,
+        "data-testid": testid, "title": title,
+    })
+
+
+# -- examples ---------------------------------------------------------------------------------
+
+def examples(container: Element, items: list[Any]) -> None:
+    clear(container)
+    for ex in items:
+        first, _, second = ex.blurb.partition("\n")
+        card = h("button", cls="example", attrs={
+            "type": "button", "data-action": "example", "data-target": ex.id,
+            "data-testid": "example", "data-example": ex.id,
+        })
+        card.append(h("strong", ex.title))
+        card.append(h("span", first, cls="blurb"))
+        if second:
+            card.append(h("span", second, cls="blurb"))
+        container.append(h("li", children=[card]))
+
+
+# -- lanes ------------------------------------------------------------------------------------
+
+def lanes(container: Element, views: list[Any], colors: dict[str, int], active: str) -> None:
+    clear(container)
+    for lane in views:
+        card = h("li", cls=f"lane lane-c{colors.get(lane.id, 0)}" + (" active" if lane.id == active else ""),
+                 attrs={"data-testid": "lane", "data-lane": lane.id, "data-depth": lane.depth,
+                        "style": f"--depth: {min(lane.depth, 6)}"})
+        head = h("div", cls="lane-head")
+        head.append(h("span", cls="swatch", attrs={"aria-hidden": "true"}))
+        head.append(h("strong", lane.label, cls="lane-label", attrs={"data-testid": "lane-label"}))
+        card.append(head)
+        tags = h("p", cls="tags")
+        tags.append(h("span", "main agent" if lane.depth == 0 else f"depth {lane.depth}", cls="badge"))
+        if lane.agent_type:
+            tags.append(h("span", lane.agent_type, cls="badge", attrs={"data-testid": "lane-agent-type"}))
+        if lane.inferred:
+            tags.append(h("span", "inferred", cls="badge", attrs={
+                "title": "no parent_tool_use_id: told apart by its first-block fingerprint"}))
+        card.append(tags)
+        if lane.description and lane.description not in lane.label:
+            card.append(h("p", lane.description, cls="lane-desc"))
+        stats = f"{fmt_int(lane.relay_count)} relays"
+        card.append(h("p", stats, cls="lane-stats", attrs={"data-testid": "lane-relays"}))
+        tokens = lane.input_tokens + lane.output_tokens + lane.cache_read_tokens + lane.cache_creation_tokens
+        if tokens:
+            usage = (f"tokens: {fmt_int(lane.input_tokens)} in · {fmt_int(lane.output_tokens)} out"
+                     f" · {fmt_int(lane.cache_read_tokens)} cache read"
+                     f" · {fmt_int(lane.cache_creation_tokens)} cache write")
+            card.append(h("p", usage, cls="lane-stats", attrs={"data-testid": "lane-tokens"}))
+        if lane.cost_usd is not None:
+            card.append(h("p", f"cost: ${lane.cost_usd:.4f}", cls="lane-stats", attrs={"data-testid": "lane-cost"}))
+        if lane.file:
+            card.append(h("p", f"file: {lane.file}", cls="lane-stats lane-file", attrs={"title": lane.file}))
+        if lane.id != "main":
+            card.append(h("p", lane.id, cls="lane-id muted", attrs={"title": "lane id"}))
+        links = h("p", cls="lane-links")
+        if lane.spawn_seq is not None:
+            links.append(button(f"spawned by #{lane.spawn_seq}", "goto", lane.spawn_seq, testid="lane-spawn"))
+        if lane.end_seq is not None:
+            links.append(button(f"ends #{lane.end_seq}", "goto", lane.end_seq, testid="lane-end"))
+        if lane.result_seq is not None:
+            links.append(button(f"result #{lane.result_seq}", "goto", lane.result_seq, testid="lane-result"))
+        only = "show all lanes" if lane.id == active else "only this lane"
+        links.append(button(only, "lane-only", lane.id, testid="lane-only"))
+        card.append(links)
+        container.append(card)
+
+
+# -- step-through -----------------------------------------------------------------------------
+
+def _fp_line(label: str, fp: str | None) -> Element:
+    row = h("div", cls="fp-row")
+    row.append(h("span", label, cls="fp-label"))
+    color = fp_color(fp)
+    row.append(h("span", "●" if fp else "–", cls=f"fp fp-{color}" if color is not None else "fp none"))
+    row.append(h("code", fp if fp else "(none)"))
+    return row
+
+
+def step(els: dict[str, Element], s: Any, count: int, lane_label: str) -> None:
+    els["step-position"].textContent = f"{s.index + 1} / {count}"
+    els["step-position"].title = f"input line {s.line}" + (f" of {s.file}" if s.file else "")
+    els["step-position"].dataset.step = str(s.index)
+    els["step-position"].dataset.line = str(s.line)
+    slider = els["step-slider"]
+    slider.max = str(max(0, count - 1))
+    slider.value = str(s.index)
+
+    facts = els["step-facts"]
+    clear(facts)
+
+    def fact(name: str, value: str, cls: str = "") -> None:
+        facts.append(h("dt", name))
+        facts.append(h("dd", value, cls=cls or None, attrs={"data-fact": name}))
+
+    fact("line", f"{s.line}" + (f" of {s.file}" if s.file else ""))
+    fact("kind", s.kind)
+    if s.lane is not None:
+        fact("lane", lane_label)
+    fact("decision", DECISIONS.get(s.decision, s.decision), f"decision d-{s.decision}")
+    if s.reason:
+        fact("reason", s.reason)
+    if s.reset:
+        fact("reset", RESETS.get(s.reset, s.reset), "mark")
+    if s.note:
+        fact("note", s.note)
+
+    compare = els["fp-compare"]
+    clear(compare)
+    if s.fp is None and s.prev_fp is None:
+        compare.append(h("p", "No first-block fingerprint: not an assistant event.", cls="muted"))
+    else:
+        compare.append(_fp_line("previous", s.prev_fp))
+        compare.append(_fp_line("this event", s.fp))
+        if s.fp_changed:
+            verdict = "changed: a new context ('fingerprint' resets the index here, 'index' does not)"
+        elif s.prev_fp is None:
+            verdict = "first fingerprint seen"
+        else:
+            verdict = "same context"
+        compare.append(h("p", verdict, cls="fp-verdict" + (" changed" if s.fp_changed else ""),
+                         attrs={"data-testid": "fp-verdict"}))
+
+    index = els["dedup-index"]
+    index.dataset.before = "" if s.pointer_before is None else str(s.pointer_before)
+    index.dataset.after = "" if s.pointer_after is None else str(s.pointer_after)
+    if s.pointer_before is not None or s.pointer_after is not None:
+        index.textContent = f"index {_num(s.pointer_before)} → {_num(s.pointer_after)}"
+    elif isinstance(s.before, list) or isinstance(s.after, list):
+        before = len(s.before or [])
+        after = len(s.after or [])
+        index.textContent = f"known blocks of this message: {before} → {after}"
+    else:
+        index.textContent = "no de-dup state on this line"
+
+    _content(els["content-array"], s)
+
+    emitted = els["step-emitted"]
+    clear(emitted)
+    if s.seqs:
+        emitted.append(h("span", f"emitted {len(s.seqs)} relay{'s' if len(s.seqs) != 1 else ''}: "))
+        for seq in s.seqs[:50]:
+            emitted.append(button(f"#{seq}", "goto", seq))
+        if len(s.seqs) > 50:
+            emitted.append(h("span", f" … and {len(s.seqs) - 50} more"))
+    else:
+        emitted.append(h("span", "emitted nothing", cls="muted"))
+    els["step-raw"].textContent = s.raw
+
+
+def _num(value: int | None) -> str:
+    return "–" if value is None else str(value)
+
+
+def _content(container: Element, s: Any) -> None:
+    """The event's content array with the de-dup index before and after the line. A reset
+    (context switch, shrink) sends the index to 0 before the blocks are read, so "below the
+    index" is measured from where the index was when the blocks were looked at."""
+    clear(container)
+    actions = {b[0]: (b[2], b[3]) for b in s.blocks}
+    known_before = set(s.before) if isinstance(s.before, list) else set()
+    pb, pa = s.pointer_before, s.pointer_after
+    reset_to_zero = pb is not None and s.reset in ("context_switch", "shrink")
+    looked_at = 0 if reset_to_zero else pb
+    n = len(s.content)
+    last = max(n - 1, pb if pb is not None else -1, pa if pa is not None else -1)
+    if n == 0 and pb is None and pa is None:
+        container.append(h("li", "(no content array)", cls="muted"))
+        return
+    for i in range(last + 1):
+        item = h("li", cls="block", attrs={"data-index": i})
+        if i < n:
+            key = s.content[i]
+            item.append(h("code", key, cls="key"))
+            action, reason = actions.get(i, ("", ""))
+            if action:
+                item.append(h("span", action, cls=f"badge a-{action}", attrs={"title": reason or action}))
+            if action == "dup" or (not action and looked_at is not None and i < looked_at):
+                item.classList.add("below")
+            if key in known_before:
+                item.classList.add("known")
+        else:
+            item.append(h("span", "(end of the array)", cls="muted"))
+            item.classList.add("end")
+        if i == pb:
+            item.append(h("span", "◀ index before", cls="pointer before", attrs={"data-testid": "pointer-before"}))
+        if reset_to_zero and i == 0:
+            item.append(h("span", "◀ reset to 0", cls="pointer reset"))
+        if i == pa:
+            item.append(h("span", "◀ index after", cls="pointer after", attrs={"data-testid": "pointer-after"}))
+        container.append(item)
+
+
+# -- audit ------------------------------------------------------------------------------------
+
+def audit(els: dict[str, Element], views: list[Any] | None, current: str, fmt: str | None) -> None:
+    body, notes = els["audit-body"], els["audit-notes"]
+    clear(body)
+    clear(notes)
+    els["audit-table"].hidden = not views
+    els["run-audit"].hidden = views is not None
+    if views is None:
+        return
+    if not views:
+        notes.append(h("li", "An Arbiter SSE stream carries no repeated content: there is nothing to compare."
+                       if fmt == "sse" else "Nothing to audit.", cls="muted"))
+        return
+    for a in views:
+        tr = h("tr", cls="current" if a.strategy == current else None, attrs={"data-strategy": a.strategy})
+        tr.append(h("th", a.strategy, attrs={"scope": "row"}))
+        for col in ("blocks", "emitted", "lost", "duplicated"):
+            value = getattr(a, col)
+            bad = col in ("lost", "duplicated") and value > 0
+            tr.append(h("td", fmt_int(value), cls="bad" if bad else None, attrs={"data-col": col}))
+        body.append(tr)
+    for a in views:
+        if a.first_lost_line is not None:
+            li = h("li", attrs={"data-strategy": a.strategy, "data-kind": "lost"})
+            li.append(h("strong", f"{a.strategy}: "))
+            where = f"line {a.first_lost_line}" + (f" of {a.first_lost_file}" if a.first_lost_file else "")
+            li.append(h("span", f"first lost block: {a.first_lost_block or '?'} "))
+            li.append(button(f"see {where}", "audit-lost", a.strategy, testid="audit-first-lost"))
+            notes.append(li)
+        if a.first_dup_seqs:
+            li = h("li", attrs={"data-strategy": a.strategy, "data-kind": "duplicated"})
+            li.append(h("strong", f"{a.strategy}: "))
+            seqs = ", ".join(f"#{q}" for q in a.first_dup_seqs)
+            li.append(h("span", f"first duplicated block: {a.first_dup_block or '?'} (relays {seqs}) "))
+            li.append(button("see them", "audit-dup", a.strategy, testid="audit-first-dup"))
+            notes.append(li)
+
+
+# -- unreadable lines -------------------------------------------------------------------------
+
+def errors(els: dict[str, Element], views: list[Any], summary: str | None) -> None:
+    box, listing = els["errors"], els["error-list"]
+    clear(listing)
+    box.hidden = not views
+    els["error-summary"].textContent = summary or ""
+    for k, e in enumerate(views[:MAX_ERRORS_LISTED]):
+        where = f"{e.file}:{e.line}" if e.file else f"line {e.line}"
+        li = h("li", attrs={"data-line": e.line})
+        li.append(button(where, "error", k, testid="error-line"))
+        li.append(h("span", f" {e.message}"))
+        listing.append(li)
+    if len(views) > MAX_ERRORS_LISTED:
+        listing.append(h("li", f"… and {len(views) - MAX_ERRORS_LISTED} more", cls="muted"))

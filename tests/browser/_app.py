@@ -1,0 +1,87 @@
+"""Helpers for the app's browser tests: where inputs are, and AppDriver, the moves a user makes.
+
+Imported by conftest.py and the tests (pytest puts this folder on sys.path)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = next((p for p in (ROOT.parent / "shared", ROOT.parents[1] / "shared") if (p / "corpus").is_dir()),
+              ROOT.parent / "shared")
+CORPUS = SHARED / "corpus" / "real"
+EXAMPLES_DIR = ROOT / "static" / "examples"
+SETTLED_RUN = "html[data-app-state=done], html[data-app-state=error]"
+RUN_TIMEOUT_MS = 120_000
+
+
+class AppDriver:
+    """One booted page of the app and the moves a user makes on it. Every move that starts work
+    waits for <html data-app-state> to settle (the app flips it to "analyzing" synchronously in
+    the handler, so the previous "done" is never mistaken for this one)."""
+
+    def __init__(self, page, log, site) -> None:
+        self.page, self.log, self.site = page, log, site
+
+    def testid(self, name: str):
+        return self.page.locator(f'[data-testid="{name}"]')
+
+    def settle(self, expect: str = "done") -> None:
+        self.page.wait_for_selector(SETTLED_RUN, state="attached", timeout=RUN_TIMEOUT_MS)
+        state = self.page.get_attribute("html", "data-app-state")
+        assert state == expect, f"app state {state!r}: {self.testid('status').text_content()}\n{self.log.report()}"
+
+    def example(self, example_id: str, strategy: str = "lineage") -> None:
+        self.page.evaluate("document.getElementById('examples-box').open = true")
+        self.page.click(f'[data-testid="example"][data-example="{example_id}"]')
+        self.settle()
+        self.strategy(strategy)
+
+    def paste(self, text: str, expect: str = "done") -> None:
+        self.testid("paste-input").fill(text)
+        self.settle(expect)
+
+    def open_files(self, files, strategy: str = "lineage", expect: str = "done") -> None:
+        """files: paths, or Playwright file payloads ({name, mimeType, buffer})."""
+        self.testid("file-input").set_input_files(files)
+        self.settle(expect)
+        if expect == "done":
+            self.strategy(strategy)
+
+    def strategy(self, name: str) -> None:
+        if self.testid("strategy").input_value() != name:
+            self.testid("strategy").select_option(name)
+            self.settle()
+
+    def relay_count(self) -> int:
+        return int(self.testid("relay-count").text_content())
+
+    def lanes(self) -> list[str]:
+        return self.page.eval_on_selector_all('[data-testid="lane"]', "els => els.map(e => e.dataset.lane)")
+
+    def step_position(self) -> str:
+        return self.testid("step-position").text_content()
+
+    def run_audit(self) -> None:
+        if self.testid("run-audit").is_visible():
+            self.testid("run-audit").click()
+            self.settle()
+
+    def audit_cell(self, strategy: str, column: str) -> int:
+        cell = self.page.locator(f'[data-testid="audit"] tr[data-strategy="{strategy}"] td[data-col="{column}"]')
+        return int(cell.text_content().replace("\u202f", ""))
+
+    def pwned(self) -> object:
+        return self.page.evaluate("window.__pwned")
+
+
+
+def cli_ndjson(*paths: Path, strategy: str = "lineage") -> bytes:
+    run = subprocess.run(
+        [sys.executable, "-m", "relayscope", "translate", "-s", strategy, *map(str, paths)],
+        capture_output=True,
+    )
+    assert run.returncode in (0, 1), run.stderr.decode()
+    return run.stdout
