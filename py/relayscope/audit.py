@@ -64,22 +64,34 @@ def describe(key: Key) -> str:
 def inventory(lines: Iterable[str | bytes], file: str | None = None) -> dict[Key, Item]:
     """Every content block of a stream-json transcript or session file, keyed as the module
     doc says (repeated rows of one message are one block: same message id, same content)."""
-    where: tuple[str, ...] = () if file is None else (file,)
-    items: dict[Key, Item] = {}
-    streams: dict[tuple[str, int], list[Any]] = {}  # (message id, index) -> [type, parts, line]
-    current: dict[Any, str] = {}  # parent_tool_use_id -> message id being streamed
-
-    def add(key: Key, line: int) -> None:
-        if key not in items:
-            items[key] = Item(key, line, file)
-
+    inv = Inventory(file)
     for number, raw in enumerate(lines, 1):
+        inv.add_line(number, raw)
+    return inv.finish()
+
+
+class Inventory:
+    """``inventory`` a line at a time, for callers that must pause between slices."""
+
+    def __init__(self, file: str | None = None) -> None:
+        self.file = file
+        self.where: tuple[str, ...] = () if file is None else (file,)
+        self.items: dict[Key, Item] = {}
+        self.streams: dict[tuple[str, int], list[Any]] = {}  # (message id, index) -> [type, parts, line]
+        self.current: dict[Any, str] = {}  # parent_tool_use_id -> message id being streamed
+
+    def add(self, key: Key, line: int) -> None:
+        if key not in self.items:
+            self.items[key] = Item(key, line, self.file)
+
+    def add_line(self, number: int, raw: str | bytes) -> None:
         try:
             obj = json.loads(raw)
         except ValueError:
-            continue
+            return
         if not isinstance(obj, dict):
-            continue
+            return
+        add = self.add
         kind = obj.get("type")
         message: dict[str, Any] = obj["message"] if isinstance(obj.get("message"), dict) else {}
         content = message.get("content")
@@ -99,29 +111,36 @@ def inventory(lines: Iterable[str | bytes], file: str | None = None) -> dict[Key
                 if block.get("type") == "tool_result":
                     add(("tool_result", block.get("tool_use_id") or ""), number)
                 else:
-                    add(("user_text", number, position, *where), number)
+                    add(("user_text", number, position, *self.where), number)
                     position += 1
         elif kind == "stream_event" and isinstance(obj.get("event"), dict):
-            event = obj["event"]
-            lane = obj.get("parent_tool_use_id")
-            etype = event.get("type")
-            if etype == "message_start":
-                current[lane] = (event.get("message") or {}).get("id") or f"stream@{number}"
-            elif etype == "content_block_start" and lane in current:
-                block = event.get("content_block") or {}
-                if block.get("type") in ("text", "thinking"):
-                    text = block.get("text") or block.get("thinking") or ""
-                    streams[(current[lane], event.get("index", 0))] = [block["type"], [text], number]
-                else:
-                    add(_block_key(current[lane], block), number)
-            elif etype == "content_block_delta" and lane in current:
-                delta = event.get("delta") or {}
-                entry = streams.get((current[lane], event.get("index", 0)))
-                if entry is not None and delta.get("type") in ("text_delta", "thinking_delta"):
-                    entry[1].append(delta.get("text") or delta.get("thinking") or "")
-    for (mid, _index), (btype, parts, number) in streams.items():
-        add(("block", mid, btype, "".join(parts)), number)
-    return items
+            self._stream(number, obj)
+
+    def _stream(self, number: int, obj: dict[str, Any]) -> None:
+        event = obj["event"]
+        lane = obj.get("parent_tool_use_id")
+        etype = event.get("type")
+        current = self.current
+        if etype == "message_start":
+            current[lane] = (event.get("message") or {}).get("id") or f"stream@{number}"
+        elif etype == "content_block_start" and lane in current:
+            block = event.get("content_block") or {}
+            if block.get("type") in ("text", "thinking"):
+                text = block.get("text") or block.get("thinking") or ""
+                self.streams[(current[lane], event.get("index", 0))] = [block["type"], [text], number]
+            else:
+                self.add(_block_key(current[lane], block), number)
+        elif etype == "content_block_delta" and lane in current:
+            delta = event.get("delta") or {}
+            entry = self.streams.get((current[lane], event.get("index", 0)))
+            if entry is not None and delta.get("type") in ("text_delta", "thinking_delta"):
+                entry[1].append(delta.get("text") or delta.get("thinking") or "")
+
+    def finish(self) -> dict[Key, Item]:
+        for (mid, _index), (btype, parts, number) in self.streams.items():
+            self.add(("block", mid, btype, "".join(parts)), number)
+        self.streams = {}
+        return self.items
 
 
 def _block_key(mid: str | None, block: dict[str, Any]) -> Key:

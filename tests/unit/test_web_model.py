@@ -173,7 +173,7 @@ def test_exports() -> None:
     lines = ws.ndjson().splitlines()
     assert [json.loads(x)["seq"] for x in lines] == list(range(len(ws.relays)))
     assert [s["line"] for s in json.loads(ws.trace_json())] == [1, 2, 3, 4, 5, 6]
-    assert ws.source_text() == seed("index-bug.ndjson").decode().rstrip("\n")
+    assert ws.source_text() == seed("index-bug.ndjson").decode()  # byte for byte, final newline too
 
 
 def test_hostile_text_stays_text() -> None:
@@ -208,3 +208,29 @@ def test_progress_is_reported_in_slices_on_big_input(monkeypatch: pytest.MonkeyP
 
 def _unused(_: Path) -> None:  # keep the Path import honest for type checkers
     pass
+
+
+@pytest.mark.parametrize("data", [b"", b"\n", b"a", b"a\n", b"a\nb", b"a\nb\n", b"a\n\n", b"\n\nx\n\n", b"x" * 50 + b"\n" + b"y" * 30])
+def test_sliced_line_split_matches_the_analyzer(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
+    import relayscope.web.model as model
+    from relayscope.formats.session import split_lines
+
+    for size in (1, 7, 1 << 20):
+        monkeypatch.setattr(model, "SLICE_BYTES", size)
+        out: list[bytes] = []
+        list(model._split_into(data, out))
+        assert out == split_lines(data), (size, data)
+
+
+def test_source_bytes_are_given_back_exactly() -> None:
+    for data in (seed("gotchas.ndjson"), seed("gotchas.ndjson").rstrip(b"\n"), "é\r\nx".encode()):
+        ws = loaded(data)
+        assert ws.source_bytes() == data
+
+
+def test_filter_search_index_is_built_in_slices() -> None:
+    ws = loaded(next(REAL_STREAM_JSON.glob("ArturoKuang*.jsonl")).read_bytes())
+    assert not ws.search_ready
+    steps = list(ws.prepare_search())
+    assert len(steps) >= 1 and ws.search_ready
+    assert ws.filter("Bash") and ws.filter("Bash") == [s for s in ws.filter(types=[]) if "bash" in ws._search_index()[s]]

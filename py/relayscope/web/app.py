@@ -571,7 +571,20 @@ class App:
 
     def apply_filter(self) -> None:
         self.state.text = str(self.els["filter"].value)
+        ws = self.ws
+        if ws is not None and not self.busy and self.state.text.strip() and not ws.search_ready:
+            self.spawn(self.index_then_filter())  # the first text search builds its index in slices
+            return
         self.filter_rows()
+
+    async def index_then_filter(self) -> None:
+        ws = self.ws
+        assert ws is not None
+        run = self.begin("Indexing the text for search…")
+        if not await self.drive(ws.prepare_search(), run, "Indexing the text for search…"):
+            return
+        self.filter_rows()
+        self.end(run, f"{self.els['relay-count'].textContent} relay events match")
 
     def filter_rows(self, scroll_top: bool = False) -> None:
         ws = self.ws
@@ -862,9 +875,9 @@ class App:
         elif what == "trace":
             download(f"{stem}.{ws.strategy}.trace.json", ws.trace_json(), "application/json")
         elif what == "source":
-            text = ws.source_text()
-            if text is not None:
-                download(base if "." in base else f"{base}.jsonl", text.encode("utf-8"), "application/x-ndjson")
+            data = ws.source_bytes()
+            if data is not None:
+                download(base if "." in base else f"{base}.jsonl", data, "application/x-ndjson")
 
     # -- theme --------------------------------------------------------------------------------------
 

@@ -25,15 +25,18 @@ import msgspec
 from .. import relay as R
 from .. import trace as T
 from ..analysis import Analyzer
-from ..audit import StrategyAudit, audit_relays, inventory
+from ..audit import Inventory, StrategyAudit, audit_relays
 from ..formats import detect
-from ..formats.session import group_files, split_lines, translate_session
+from ..formats.session import group_files, translate_session
 from ..lanes import MAIN
 from ..present import summary
 from ..translator import STRATEGIES
 
 SLICE_BYTES: Final = 512 * 1024  # per generator step: a few ms in CPython, well under 100 ms in Pyodide
 SHARE_LIMIT: Final = 100_000  # characters of URL fragment; longer links break in chat apps and proxies
+SEARCH_SLICE: Final = 2000  # relays per slice of the search index
+SPLIT_SHARE: Final = 0.1  # of the progress bar: splitting the input into lines
+INVENTORY_SHARE: Final = 0.1  # of the audit's progress: the inventory
 FP_COLORS: Final = 12
 
 Text = str | bytes
@@ -76,6 +79,10 @@ EXAMPLES: Final = [
             "--include-partial-messages: text arrives as stream_event deltas, then as a full assistant event.\n"
             "'lineage' streams the deltas and does not repeat the text when the snapshot follows.",
             "static/examples/real-streaming.jsonl"),
+    Example("real-session", "Real capture: a session transcript",
+            "An on-disk session file (~/.claude/projects): sub-agents run as inline sidechains.\n"
+            "Their lanes are linked to the Task calls by prompt; compare 'index' in the audit.",
+            "static/examples/real-session.jsonl"),
 ]
 
 
@@ -180,6 +187,7 @@ class _Input:
     fmt: str
     name: str | None
     single: bool
+    trailing_newline: bool = False  # of the single text, so that its bytes can be given back exactly
 
 
 @dataclass(slots=True)
@@ -210,17 +218,29 @@ class Workspace:
         """Read one text (``str``/``bytes``) or several files (``{name: content}``)."""
         if strategy not in STRATEGIES:
             raise ValueError(f"unknown strategy {strategy!r}")
-        if isinstance(data, Mapping):
-            files = {str(k): _as_bytes(v) for k, v in data.items()}
-            if len(files) == 1:
-                ((only, content),) = files.items()
-                self._input = _Input({None: split_lines(content)}, fmt, name or only, True)
-            else:
-                self._input = _Input({k: split_lines(v) for k, v in files.items()}, fmt, name, False)
+        files = {str(k): _as_bytes(v) for k, v in data.items()} if isinstance(data, Mapping) else None
+        if files is not None and len(files) != 1:
+            split: dict[str | None, list[bytes]] = {k: [] for k in files}
+            self._input = _Input(split, fmt, name, False)
+            total = sum(map(len, files.values())) or 1
+            done = 0
+            for k, content in files.items():
+                for p in _split_into(content, split[k]):
+                    yield SPLIT_SHARE * (done + p * len(content)) / total
+                done += len(content)
         else:
-            self._input = _Input({None: split_lines(_as_bytes(data))}, fmt, name, True)
+            if files is not None:
+                ((only, content),) = files.items()
+                name = name or only
+            else:
+                content = _as_bytes(data)  # type: ignore[arg-type]
+            lines: list[bytes] = []
+            self._input = _Input({None: lines}, fmt, name, True, content.endswith(b"\n"))
+            for p in _split_into(content, lines):
+                yield SPLIT_SHARE * p
         self.audit = None
-        yield from self.rerun(strategy)
+        for p in self.rerun(strategy):
+            yield SPLIT_SHARE + (1 - SPLIT_SHARE) * p
 
     def rerun(self, strategy: str) -> Iterator[float]:
         """Translate the loaded input again, with ``strategy``."""
@@ -243,7 +263,7 @@ class Workspace:
             yield 0.0
             yield from self._run_files(strategy)
         self.lines_total = sum(len(lines) for lines in self._input.files.values())
-        self._index()
+        yield from self._index()
         yield 1.0
 
     def _run_files(self, strategy: str) -> Iterator[float]:
@@ -285,7 +305,8 @@ class Workspace:
 
     # -- derived views ---------------------------------------------------------------------
 
-    def _index(self) -> None:
+    def _index(self) -> Iterator[float]:
+        """The lookups rows and steps need; in three passes, with a pause after each."""
         self._haystack = None
         self._step_of_seq = [0] * len(self.relays)
         self._step_index = {}
@@ -293,8 +314,10 @@ class Workspace:
             for q in s.seqs:
                 self._step_of_seq[q] = i
             self._step_index.setdefault((s.file, s.line), i)
+        yield 0.99
         self._by_tool_use = {r.id: r.seq for r in self.relays if isinstance(r, R.ToolUse)}
         self._by_tool_result = {r.tool_use_id: r.seq for r in self.relays if isinstance(r, R.ToolResult)}
+        yield 0.99
         self.lanes = self._build_lanes()
         self._lane_ids = {lane.id for lane in self.lanes}
 
@@ -411,9 +434,25 @@ class Workspace:
             out.append(r.seq)
         return out
 
+    @property
+    def search_ready(self) -> bool:
+        return self._haystack is not None
+
+    def prepare_search(self) -> Iterator[float]:
+        """Build the text-search index in slices (the first text filter needs it)."""
+        if self._haystack is not None:
+            return
+        relays, hay = self.relays, []
+        for start in range(0, len(relays), SEARCH_SLICE):
+            hay.extend(_searchable(r) for r in relays[start:start + SEARCH_SLICE])
+            yield start / max(len(relays), 1)
+        self._haystack = hay
+
     def _search_index(self) -> list[str]:
         if self._haystack is None:
-            self._haystack = [_searchable(r) for r in self.relays]
+            for _ in self.prepare_search():
+                pass
+        assert self._haystack is not None
         return self._haystack
 
     # -- errors ------------------------------------------------------------------------------
@@ -430,14 +469,13 @@ class Workspace:
         """A message when nothing in the input looks like a transcript at all."""
         if self._input is None:
             return None
-        content = [r for r in self.relays if not isinstance(r, R.Error | R.LaneStart | R.Passthrough)]
+        if any(not isinstance(r, R.Error | R.LaneStart | R.Passthrough) for r in self.relays):
+            return None
         nonblank = sum(1 for lines in self._input.files.values() for x in lines if x.strip())
         if nonblank == 0:
             return "The input is empty."
-        if not content:
-            return (f"This does not look like a transcript: none of its {nonblank} non-blank line(s) is a "
-                    "Claude Code stream-json event, a session transcript record or an Arbiter SSE event.")
-        return None
+        return (f"This does not look like a transcript: none of its {nonblank} non-blank line(s) is a "
+                "Claude Code stream-json event, a session transcript record or an Arbiter SSE event.")
 
     # -- step-through --------------------------------------------------------------------------
 
@@ -480,11 +518,19 @@ class Workspace:
                 self.audit = []
                 yield 1.0
                 return
-            items = inventory(lines)
+            inv = Inventory()
+            budget = 0
+            for number, line in enumerate(lines, 1):
+                inv.add_line(number, line)
+                budget += len(line)
+                if budget >= SLICE_BYTES:
+                    budget = 0
+                    yield INVENTORY_SHARE * number / len(lines)
+            items = inv.finish()
             for k, name in enumerate(names):
                 a = Analyzer(name, self._input.fmt if self._input.fmt != "auto" else (self.format or "auto"))
                 for p in _feed(a, lines):
-                    yield (k + p) / len(names)
+                    yield INVENTORY_SHARE + (1 - INVENTORY_SHARE) * (k + p) / len(names)
                 results.append(audit_relays(name, a.relays, items))
         else:
             files = {k: b"\n".join(v) for k, v in self._input.files.items() if k is not None}
@@ -504,10 +550,16 @@ class Workspace:
     def trace_json(self) -> bytes:
         return T.steps_to_json(self.trace)
 
-    def source_text(self) -> str | None:
+    def source_bytes(self) -> bytes | None:
+        """The single input, byte for byte (None for several files)."""
         if self._input is None or not self._input.single:
             return None
-        return b"\n".join(self._input.files[None]).decode("utf-8", "replace")
+        data = b"\n".join(self._input.files[None])
+        return data + b"\n" if self._input.trailing_newline else data
+
+    def source_text(self) -> str | None:
+        data = self.source_bytes()
+        return None if data is None else data.decode("utf-8", "replace")
 
 
 def _feed(a: Analyzer, lines: list[bytes]) -> Iterator[float]:
@@ -521,6 +573,23 @@ def _feed(a: Analyzer, lines: list[bytes]) -> Iterator[float]:
             budget = 0
             yield i / total
     a.finish()
+
+
+def _split_into(data: bytes, out: list[bytes]) -> Iterator[float]:
+    """Split ``data`` into lines on ``\\n`` only, as ``Analyzer`` does, appending them to
+    ``out`` a slice at a time. A final newline ends the last line rather than starting one."""
+    if not data:
+        return
+    stop = len(data) - 1 if data.endswith(b"\n") else len(data)
+    pos = 0
+    while True:
+        end = data.find(b"\n", min(pos + SLICE_BYTES, stop), stop)
+        end = stop if end == -1 else end
+        out.extend(data[pos:end].split(b"\n"))
+        pos = end + 1
+        yield min(pos / max(stop, 1), 1.0)
+        if pos > stop:
+            return
 
 
 def _as_bytes(value: Text) -> bytes:
@@ -613,8 +682,18 @@ _SHARE_PREFIX: Final = "v1."
 def encode_share(text: str, state: Mapping[str, object]) -> str | None:
     """A URL fragment (without ``#``) carrying the transcript, compressed, and the view state;
     None when it would be longer than SHARE_LIMIT. The fragment never reaches a server."""
-    payload = json.dumps({"state": dict(state), "text": text}, ensure_ascii=False, separators=(",", ":"))
-    packed = base64.urlsafe_b64encode(zlib.compress(payload.encode("utf-8"), 9)).rstrip(b"=").decode()
+    payload = json.dumps({"state": dict(state), "text": text}, ensure_ascii=False,
+                         separators=(",", ":")).encode("utf-8")
+    compressor = zlib.compressobj(9)
+    budget = SHARE_LIMIT * 3 // 4  # base64 makes 4 characters of 3 bytes
+    parts, size = [], 0
+    for start in range(0, len(payload), 1 << 16):  # give up as soon as it cannot fit
+        parts.append(compressor.compress(payload[start:start + (1 << 16)]))
+        size += len(parts[-1])
+        if size > budget:
+            return None
+    parts.append(compressor.flush())
+    packed = base64.urlsafe_b64encode(b"".join(parts)).rstrip(b"=").decode()
     fragment = _SHARE_PREFIX + packed
     return fragment if len(fragment) <= SHARE_LIMIT else None
 
