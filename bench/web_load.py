@@ -21,17 +21,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+from browser import launch
 from serve import serving
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 # Served only to the benchmark (through a Playwright route), never part of the site.
 BARE_PAGE = """<!doctype html>
@@ -86,9 +77,7 @@ def main() -> None:
     names = list(PAGES)
     times: dict[str, list[float]] = {name: [] for name in names}
     with serving(ROOT) as base, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-        )
+        browser = launch(playwright)
         load_ms(browser, base + PAGES["bare"][0], PAGES["bare"][1])  # warm the OS file cache
         for run in range(args.runs):
             for name in names[run % len(names) :] + names[: run % len(names)]:

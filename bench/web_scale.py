@@ -29,11 +29,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "py"))
+from browser import launch
 from serve import serving
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 SHARED = next((p for p in (ROOT.parent / "shared", ROOT.parents[1] / "shared") if (p / "corpus").is_dir()),
               ROOT.parent / "shared")
 OUT = ROOT / "bench" / "out"
@@ -153,7 +151,7 @@ def main() -> None:
 
     runs = []
     with serving(ROOT) as url, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        browser = launch(playwright)
         for _ in range(args.runs):
             runs.append(browser_run(browser, url, path, args.audit))
         browser.close()

@@ -23,17 +23,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 from _app import SETTLED_RUN, AppDriver, cli_ndjson  # noqa: E402
+from browser import CHROMIUM, launch  # noqa: E402
 from serve import serving  # noqa: E402  (tools/ is not a package)
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 LOCK_PYTHON = ROOT / ".venv-lock" / "bin" / "python"
 BOOT_TIMEOUT_MS = 90_000  # a cold boot takes a few seconds; CI machines can be slow and busy
 SETTLED = "html[data-app-state=ready], html[data-app-state=error]"
@@ -116,9 +108,7 @@ def browser() -> Iterator:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
+        browser = launch(playwright)
         yield browser
         browser.close()
 

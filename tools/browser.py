@@ -1,0 +1,26 @@
+"""Debian's Chromium, launched the one way this project launches it (tests and benchmarks).
+
+``playwright install`` cannot download a browser here, so Playwright drives /usr/bin/chromium
+(`make test` installs it). The flags keep a headless Chromium, running as root, from trying to
+reach the network on its own (update checks, sync, first-run pages).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def launch(playwright: Any) -> Any:
+    """A headless Chromium browser from a ``sync_playwright()`` handle."""
+    return playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
