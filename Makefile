@@ -22,12 +22,13 @@ PYTHON_LOCK ?= $(shell for p in $(PYTHON) python3.13 python3.12 \
 	"$$p" -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1 \
 	&& { command -v "$$p"; break; }; done)
 
-.PHONY: help site serve dist test chromium clean
+.PHONY: help site serve dist test lint chromium clean
 
 help:
 	@echo "make serve   build the site and serve it at http://127.0.0.1:$(PORT)/ (PORT=...)"
 	@echo "make test    install what is needed, build the site, run pytest tests/ (unit + browser)"
 	@echo "make site    fill static/vendor/ and update pyodide-lock.json"
+	@echo "make lint    ruff on everything, mypy --strict on py/relayscope (make test runs it first)"
 	@echo "make dist    self-contained copy of the site in dist/site/ for any static host"
 
 $(VENV)/.stamp: pyproject.toml
@@ -62,7 +63,12 @@ chromium:
 	@test -x $(CHROMIUM) || { apt-get update && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
 
-test: chromium $(VENV)/.stamp site
+# The style checks are part of the tests: ruff everywhere, mypy --strict on the package.
+lint: $(VENV)/.stamp
+	$(VPY) -m ruff check .
+	$(VPY) -m mypy
+
+test: chromium lint site
 	$(VPY) -m pytest tests/
 
 clean:
