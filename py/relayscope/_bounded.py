@@ -4,6 +4,10 @@
 to where they first appeared (a message's rows are consecutive, a tool's result follows its
 call), so a long window keeps every decision the same while memory stays constant however
 long the stream runs.
+
+These sit on the translator's per-line path, so each insertion is one Python call: no
+``super()`` (a dict subclass's overridden ``__setitem__`` and a ``super()`` hop each cost
+about as much as the insertion itself).
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 LIMIT: Final = 1 << 16
 
+_dict_setitem: Final = dict.__setitem__
+
 
 class RecentMap(dict[K, V], Generic[K, V]):
     """A dict that drops its oldest entries past ``limit`` (insertion order)."""
@@ -24,7 +30,7 @@ class RecentMap(dict[K, V], Generic[K, V]):
         self.limit = limit
 
     def __setitem__(self, key: K, value: V) -> None:
-        super().__setitem__(key, value)
+        _dict_setitem(self, key, value)
         if len(self) > self.limit:
             del self[next(iter(self))]
 
@@ -33,4 +39,8 @@ class Recent(RecentMap[K, None]):
     """A set that forgets its oldest members past ``limit``."""
 
     def add(self, key: K) -> None:
-        self[key] = None
+        # setdefault is the C insertion, bypassing the overridden __setitem__; for a set it is
+        # the same thing (re-adding a member keeps its place, as assignment does).
+        self.setdefault(key, None)
+        if len(self) > self.limit:
+            del self[next(iter(self))]

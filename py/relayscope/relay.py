@@ -23,7 +23,9 @@ Number = int | float
 _str_decoder: Final = msgspec.json.Decoder(str)
 
 
-class Relay(Struct, frozen=True, tag_field="type", omit_defaults=True):
+# gc=False: relays are frozen trees of plain values, never part of a reference cycle, and are
+# built for most input lines; untracked, they cost the cyclic GC nothing.
+class Relay(Struct, frozen=True, tag_field="type", omit_defaults=True, gc=False):
     seq: int
     line: int
     lane: str

@@ -38,7 +38,6 @@ Every line yields one :class:`~relayscope.trace.TraceStep` when tracing is on.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any, ClassVar, Final
 
 import msgspec
@@ -195,17 +194,20 @@ class FingerprintDedup(IndexDedup):
         self.fp = None
 
 
-class _Rec:
+# The per-block and per-message records below are created for most input lines, so they are
+# msgspec Structs: construction runs in C, about a quarter of a Python ``__init__``. They
+# hold no reference cycles, hence ``gc=False``; ``eq=False`` keeps identity comparison (two
+# records with equal fields are still two blocks).
+
+
+class _Rec(msgspec.Struct, gc=False, eq=False):
     """One block of one message, as lineage knows it."""
 
-    __slots__ = ("emitted", "open", "parts", "tool_id", "type")
-
-    def __init__(self, kind: str, text: str = "", tool_id: str | None = None, emitted: bool = True) -> None:
-        self.type = kind
-        self.tool_id = tool_id
-        self.parts = [text]  # streamed text arrives in parts; joined on demand
-        self.emitted = emitted
-        self.open = False  # still streaming
+    type: str
+    parts: list[str]  # streamed text arrives in parts; joined on demand. Start: [text]
+    tool_id: str | None = None
+    emitted: bool = True
+    open: bool = False  # still streaming
 
     @property
     def text(self) -> str:
@@ -217,14 +219,11 @@ class _Rec:
         return f"tool_use:{self.tool_id}" if self.tool_id is not None else f"{self.type}:{self.text[:40]}"
 
 
-class _Msg:
-    __slots__ = ("blocks", "stream_json", "stream_names", "tools")
-
-    def __init__(self) -> None:
-        self.blocks: list[_Rec] = []
-        self.tools: dict[str, _Rec] = {}
-        self.stream_json: dict[int, list[str]] = {}  # streamed tool_use input, by index
-        self.stream_names: dict[int, str] = {}  # streamed tool_use name, by index
+class _Msg(msgspec.Struct, gc=False, eq=False):
+    blocks: list[_Rec] = msgspec.field(default_factory=list)
+    tools: dict[str, _Rec] = msgspec.field(default_factory=dict)
+    stream_json: dict[int, list[str]] = msgspec.field(default_factory=dict)  # streamed tool_use input, by index
+    stream_names: dict[int, str] = msgspec.field(default_factory=dict)  # streamed tool_use name, by index
 
 
 class LineageDedup(Strategy):
@@ -234,7 +233,7 @@ class LineageDedup(Strategy):
     WINDOW: ClassVar[int] = 4096  # messages remembered; bounds memory on endless streams
 
     def __init__(self) -> None:
-        self.msgs: OrderedDict[tuple[str, str], _Msg] = OrderedDict()
+        self.msgs: dict[tuple[str, str], _Msg] = {}  # insertion order: the oldest first
         self.tool_ids: Recent[str] = Recent()
         self.result_ids: Recent[str] = Recent()
         self.streaming: dict[str, str] = {}  # lane -> message id being streamed
@@ -245,7 +244,7 @@ class LineageDedup(Strategy):
         if found is None:
             found = self.msgs[k] = _Msg()
             if len(self.msgs) > self.WINDOW:
-                self.msgs.popitem(last=False)
+                del self.msgs[next(iter(self.msgs))]
         return found
 
     def assistant(
@@ -260,14 +259,17 @@ class LineageDedup(Strategy):
         if tracing:
             step.before = [r.key() for r in ms.blocks]
         emitted = skipped = 0
-        cumulative = bool(ms.blocks) and _same_block(ms.blocks[0], blocks[0], True)
+        known = ms.blocks
+        cumulative = bool(known) and _same_block(known[0], blocks[0], True)
         for i, b in enumerate(blocks):
-            if cumulative and i < len(ms.blocks):
-                rec: _Rec | None = ms.blocks[i]
-                index = i
-            else:
+            rec: _Rec | None
+            if cumulative and i < len(known):
+                rec, index = known[i], i
+            elif known:
                 rec = self._find(ms, b)
-                index = ms.blocks.index(rec) if rec is not None else len(ms.blocks)
+                index = known.index(rec) if rec is not None else len(known)
+            else:  # a message's first row: nothing to look up (the usual case)
+                rec, index = None, 0
             action, reason = self._one(t, step, f, lane, msg.id, ms, rec, b, index)
             if action in ("emit", "grow"):
                 emitted += 1
@@ -305,7 +307,7 @@ class LineageDedup(Strategy):
         if rec is None:
             if b.type == "tool_use" and (b.id or "") in self.tool_ids:
                 return "dup", "tool_use id already emitted in another message"
-            rec = _Rec(b.type or "", block_text(b), b.id if b.type == "tool_use" else None)
+            rec = _Rec(b.type or "", [block_text(b)], b.id if b.type == "tool_use" else None)
             ms.blocks.append(rec)
             if rec.tool_id is not None:
                 ms.tools[rec.tool_id] = rec
@@ -365,10 +367,9 @@ class LineageDedup(Strategy):
         if kind == "content_block_start":
             cb = inner.content_block or Block(type="unknown")
             is_tool = cb.type == "tool_use"
-            rec = _Rec(cb.type or "", block_text(cb), cb.id if is_tool else None, emitted=not is_tool)
-            rec.open = True
+            rec = _Rec(cb.type or "", [block_text(cb)], cb.id if is_tool else None, emitted=not is_tool, open=True)
             while len(ms.blocks) < index:  # keep positions aligned with the stream's indexes
-                ms.blocks.append(_Rec("missing"))
+                ms.blocks.append(_Rec("missing", [""]))
             if index < len(ms.blocks):
                 ms.blocks[index] = rec
             else:
@@ -443,11 +444,11 @@ STRATEGIES: Final[dict[str, type[Strategy]]] = {
 # --- the translator -----------------------------------------------------------------------
 
 
-class _Pending:
-    __slots__ = ("lane", "line", "model", "usage")
-
-    def __init__(self, lane: str, line: int, model: str | None, usage: WireUsage) -> None:
-        self.lane, self.line, self.model, self.usage = lane, line, model, usage
+class _Pending(msgspec.Struct, gc=False):  # one per assistant line: a Struct, as _Rec
+    lane: str
+    line: int
+    model: str | None
+    usage: WireUsage
 
 
 class Emitter:
@@ -681,9 +682,11 @@ class Translator(Emitter):
                 body, others = tool_result_content(b.content)
                 self._out.append(R.ToolResult(
                     seq=self.next_seq(step, f.line, lane), line=f.line, lane=lane, file=self.file,
-                    tool_use_id=tid, content=body, is_error=bool(b.is_error), attachments=tuple(others)))
+                    tool_use_id=tid, content=body, is_error=bool(b.is_error),
+                    attachments=tuple(others) if others else ()))
                 emitted += 1
-                ended = self.lanes.close_spawn(tid)
+                # Most results answer an ordinary tool: test before the call to close_spawn.
+                ended = self.lanes.close_spawn(tid) if tid in self.lanes.spawns else None
                 if ended is not None and ended.id in self._started:
                     self._flush_lane(step, ended.id)
                     agent_id, tokens = _agent_result(ev)

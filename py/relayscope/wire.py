@@ -49,7 +49,11 @@ EMPTY: Final = Raw(b"")
 Number = int | float
 
 
-class Usage(Struct):
+# ``gc=False`` on every decoded Struct: a decoded line is a tree (no reference cycles), so the
+# cyclic GC need not track the few dozen objects each line allocates.
+
+
+class Usage(Struct, gc=False):
     """Token usage of one API message (Anthropic's field names)."""
 
     input_tokens: Number | None = None
@@ -58,7 +62,7 @@ class Usage(Struct):
     cache_read_input_tokens: Number | None = None
 
 
-class Part(Struct):
+class Part(Struct, gc=False):
     """An item of a tool_result's content array (text, image, tool_reference ...)."""
 
     type: str | None = None
@@ -67,7 +71,7 @@ class Part(Struct):
     tool_name: str | None = None
 
 
-class Block(Struct):
+class Block(Struct, gc=False):
     """One content block, flat: every block type's fields in one Struct, so that a block
     type invented tomorrow still decodes (its unknown fields are skipped)."""
 
@@ -85,7 +89,7 @@ class Block(Struct):
     source: Raw = EMPTY  # image / document
 
 
-class Message(Struct):
+class Message(Struct, gc=False):
     id: str | None = None
     model: str | None = None
     role: str | None = None
@@ -94,7 +98,7 @@ class Message(Struct):
     stop_reason: str | None = None
 
 
-class Delta(Struct):
+class Delta(Struct, gc=False):
     type: str | None = None
     text: str | None = None
     thinking: str | None = None
@@ -103,7 +107,7 @@ class Delta(Struct):
     stop_reason: str | None = None
 
 
-class StreamInner(Struct):
+class StreamInner(Struct, gc=False):
     """The raw Anthropic streaming event inside a ``stream_event`` line."""
 
     type: str | None = None
@@ -114,7 +118,7 @@ class StreamInner(Struct):
     usage: Usage | None = None
 
 
-class Event(Struct):
+class Event(Struct, gc=False):
     """A decoded input line: the union of the fields of every event type we act on."""
 
     type: str | None = None
@@ -158,7 +162,7 @@ class Event(Struct):
     task_type: str | None = None
 
 
-class Frame(Struct):
+class Frame(Struct, gc=False):
     """One physical input line, classified. ``text`` is the line without its newline."""
 
     line: int
@@ -298,10 +302,15 @@ def tool_result_content(raw: Raw) -> tuple[Raw, list[str]]:
     when it already is one: tool output is most of a transcript's bytes, and a consumer that
     only forwards it never needs it as text. Returns the JSON string and the non-text block
     types summarised into it (see ``tool_result_text``)."""
-    if not raw or bytes(raw)[:4] == b"null":
+    # Look at the first byte only: copying the whole (often kilobytes long) payload with
+    # bytes(raw) to test it was a measurable part of every tool_result line.
+    if not raw:
         return EMPTY_STRING, []
-    if bytes(raw)[:1] == b'"':
+    first = memoryview(raw)[0]
+    if first == 0x22:  # '"'
         return raw, []
+    if first == 0x6E:  # 'n': null (a Raw is exactly one JSON value)
+        return EMPTY_STRING, []
     text, others = tool_result_text(raw)
     return Raw(_encoder.encode(text)), others
 
