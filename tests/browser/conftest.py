@@ -169,18 +169,23 @@ def page(browser, request_log: RequestLog) -> Iterator:
     context.close()
 
 
+def goto_settled(page, request_log: RequestLog, url: str, settled: str, expect: str):
+    """Open `url` on `page`, wait for `settled`, check the app says `expect`."""
+    request_log.origin = origin(url)
+    page.goto(url)
+    page.wait_for_selector(settled, state="attached", timeout=BOOT_TIMEOUT_MS)
+    state = page.get_attribute("html", "data-app-state")
+    status = page.text_content('[data-testid="status"]')
+    assert state == expect, f"app state {state!r}: {status}\n{request_log.report()}"
+    return page
+
+
 @pytest.fixture
 def open_app(page, request_log: RequestLog):
     """open_app(site): load the app on `page`, wait until it settles, check it says `expect`."""
 
     def open_(site: Site, expect: str = "ready"):
-        request_log.origin = origin(site.url)
-        page.goto(site.url)
-        page.wait_for_selector(SETTLED, state="attached", timeout=BOOT_TIMEOUT_MS)
-        state = page.get_attribute("html", "data-app-state")
-        status = page.text_content('[data-testid="status"]')
-        assert state == expect, f"app state {state!r}: {status}\n{request_log.report()}"
-        return page
+        return goto_settled(page, request_log, site.url, SETTLED, expect)
 
     return open_
 
@@ -228,12 +233,6 @@ def visit(page, request_log: RequestLog):
     until the run it starts settles as `expect` ("done" or "error")."""
 
     def visit_(site: Site, suffix: str = "", expect: str = "done"):
-        request_log.origin = origin(site.url)
-        page.goto(site.url + suffix)
-        page.wait_for_selector(SETTLED_RUN, state="attached", timeout=BOOT_TIMEOUT_MS)
-        state = page.get_attribute("html", "data-app-state")
-        status = page.text_content('[data-testid="status"]')
-        assert state == expect, f"app state {state!r}: {status}\n{request_log.report()}"
-        return page
+        return goto_settled(page, request_log, site.url + suffix, SETTLED_RUN, expect)
 
     return visit_
