@@ -33,7 +33,6 @@ class Lane:
     agent_type: str | None = None
     description: str | None = None
     inferred: bool = False
-    spawn_line: int | None = None
     ended: bool = False
 
     @property
@@ -80,7 +79,7 @@ class LaneTracker:
             found = self.lanes[lane_id] = Lane(lane_id, parent=parent, depth=depth)
         return found
 
-    def note_tool_use(self, tool_id: str, name: str, raw_input: msgspec.Raw, lane: str, line: int) -> None:
+    def note_tool_use(self, tool_id: str, name: str, raw_input: msgspec.Raw, lane: str) -> None:
         """Record where a tool ran; a Task/Agent call also opens a future lane."""
         self.tool_lane[tool_id] = lane
         if name not in SPAWN_TOOLS or tool_id in self.spawns:
@@ -94,7 +93,7 @@ class LaneTracker:
             info = _SpawnInput()
         known = self.lanes.get(tool_id)
         target = known or Lane(tool_id, parent=lane, depth=depth)
-        target.parent, target.depth, target.spawn_line = lane, depth, line
+        target.parent, target.depth = lane, depth
         target.agent_type = target.agent_type or info.subagent_type
         target.description = target.description or info.description
         self.lanes[tool_id] = target

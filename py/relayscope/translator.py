@@ -589,7 +589,7 @@ class Translator(Emitter):
                                  block_index=index, partial=partial))
         elif kind == "tool_use":
             tool_id, name = b.id or "", b.name or ""
-            self.lanes.note_tool_use(tool_id, name, b.input, lane, line)
+            self.lanes.note_tool_use(tool_id, name, b.input, lane)
             push(R.ToolUse(seq=self.next_seq(step, line, lane), line=line, lane=lane, file=self.file,
                            id=tool_id, name=name, input=b.input if b.input else EMPTY_OBJECT,
                            message_id=msg_id, block_index=index))

@@ -514,7 +514,6 @@ class _Scan:
 
     session_id: str | None = None
     agent_id: str | None = None  # from the records (2.x sub-agent files)
-    sidechain: bool = False
     first_prompt: str | None = None
     spawns: dict[str, str | None] = field(default_factory=dict)  # Task/Agent id -> prompt
     agent_results: dict[str, str] = field(default_factory=dict)  # agentId -> tool_use_id
@@ -538,7 +537,7 @@ def _scan_file(lines: list[bytes]) -> _Scan:
         if rec is None:
             continue
         if s.session_id is None and rec.sessionId:
-            s.session_id, s.agent_id, s.sidechain = rec.sessionId, rec.agentId, bool(rec.isSidechain)
+            s.session_id, s.agent_id = rec.sessionId, rec.agentId
         content = rec.message.content if rec.message is not None else None
         if rec.type == "user" and s.first_prompt is None:
             s.first_prompt = _first_text(content)
