@@ -122,8 +122,6 @@ class RowView:
     file: str | None
     line: int
     summary: str
-    detail: str
-    raw: str
     pair: int | None
     opens_lane: str | None
     back_to: int | None
@@ -131,6 +129,20 @@ class RowView:
     fp_color: int | None
     mark: str | None
     partial: bool
+    relay: R.Relay = field(repr=False)
+    workspace: Workspace = field(repr=False)
+
+    # Only an opened row shows these, and the timeline makes a RowView for every row it draws
+    # while scrolling: so they are computed on access (pretty JSON, whole tool output).
+    @property
+    def detail(self) -> str:
+        """The full content, as plain text."""
+        return detail(self.relay)
+
+    @property
+    def raw(self) -> str:
+        """The input line the relay came from."""
+        return self.workspace.raw_line(self.file, self.line)
 
 
 @dataclass(frozen=True, slots=True)
@@ -399,9 +411,9 @@ class Workspace:
         fp = step.fp if step is not None else None
         return RowView(
             seq=r.seq, type=r.type, lane=r.lane, file=r.file, line=r.line, summary=summary(r),
-            detail=detail(r), raw=self.raw_line(r.file, r.line), pair=pair, opens_lane=opens,
+            pair=pair, opens_lane=opens,
             back_to=back_to, fp=fp, fp_color=fp_color(fp), mark=RESET_MARKS.get(step.reset or "") if step else None,
-            partial=bool(getattr(r, "partial", False)),
+            partial=bool(getattr(r, "partial", False)), relay=r, workspace=self,
         )
 
     def raw_line(self, file: str | None, line: int) -> str:
