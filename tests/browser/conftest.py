@@ -155,16 +155,23 @@ def request_log() -> RequestLog:
     return RequestLog()
 
 
+def recorded_page(browser, log: RequestLog, **context_args):
+    """A page in a fresh context (empty cache and storage) whose requests, failures, console
+    messages and page errors all land in `log`; every request goes through `log.route`."""
+    context = browser.new_context(**context_args)
+    context.route("**/*", log.route)
+    page = context.new_page()
+    page.on("request", lambda r: log.requests.append(r))
+    page.on("requestfailed", lambda r: log.failed.append(f"{r.failure} {r.url}"))
+    page.on("console", lambda m: log.console.append(f"{m.type}: {m.text}"))
+    page.on("pageerror", lambda e: log.console.append(f"pageerror: {e}"))
+    return context, page
+
+
 @pytest.fixture
 def page(browser, request_log: RequestLog) -> Iterator:
-    """A page in a fresh context (empty cache and storage) that records every request."""
-    context = browser.new_context()
-    context.route("**/*", request_log.route)
-    page = context.new_page()
-    page.on("request", lambda r: request_log.requests.append(r))
-    page.on("requestfailed", lambda r: request_log.failed.append(f"{r.failure} {r.url}"))
-    page.on("console", lambda m: request_log.console.append(f"{m.type}: {m.text}"))
-    page.on("pageerror", lambda e: request_log.console.append(f"pageerror: {e}"))
+    """A fresh recorded page (see `recorded_page`)."""
+    context, page = recorded_page(browser, request_log)
     yield page
     context.close()
 
@@ -193,13 +200,7 @@ def open_app(page, request_log: RequestLog):
 # -- the app, driven as a user would --------------------------------------------------------------
 
 def new_app_page(browser, site: Site, log: RequestLog, **context_args):
-    context = browser.new_context(**context_args)
-    context.route("**/*", log.route)
-    page = context.new_page()
-    page.on("request", lambda r: log.requests.append(r))
-    page.on("requestfailed", lambda r: log.failed.append(f"{r.failure} {r.url}"))
-    page.on("console", lambda m: log.console.append(f"{m.type}: {m.text}"))
-    page.on("pageerror", lambda e: log.console.append(f"pageerror: {e}"))
+    context, page = recorded_page(browser, log, **context_args)
     log.origin = origin(site.url)
     return context, page
 
