@@ -96,7 +96,7 @@ def test_stepping_shows_the_index_pointer_fingerprints_and_decision(app) -> None
     page.keyboard.press("ArrowRight")  # line 4: sub-agent B's text sits below the index
     assert app.step_position() == "4 / 6"
     assert app.testid("dedup-index").text_content() == "index 1 → 1"
-    assert app.testid("step-facts").locator('[data-fact="decision"]').text_content() == "skipped (duplicate)"
+    assert app.testid("step-facts").locator('[data-fact="decision"]').text_content() == "lost: 1 block never emitted"
     assert app.testid("content-array").locator("li.block.below").count() == 1
     assert "emitted nothing" in app.testid("step-emitted").text_content()
     assert "Sub-agent B: running the tests" in app.testid("step-raw").text_content()

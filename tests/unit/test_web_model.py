@@ -16,7 +16,6 @@ from relayscope.web.model import (
     content_keys,
     decode_share,
     encode_share,
-    fp_color,
 )
 
 
@@ -50,7 +49,10 @@ def test_rows_carry_fingerprints_marks_and_raw_lines() -> None:
     ws = loaded(seed("interleaved-subagents.ndjson"), "fingerprint")
     rows = [ws.row(i) for i in range(len(ws.relays))]
     agent_a = next(r for r in rows if r.summary == "Agent A searching...")
-    assert agent_a.fp == "text:Agent A searching..." and agent_a.fp_color == fp_color(agent_a.fp)
+    assert agent_a.fp == "text:Agent A searching..." and (agent_a.fp_color, agent_a.fp_label) == ws.fp_mark(agent_a.fp)
+    # colours in first-seen order: the legend lists each fingerprint once, each in its own colour
+    legend = ws.fp_legend()
+    assert [c for _, c, _ in legend] == list(range(len(legend))) and agent_a.fp in [fp for fp, _, _ in legend]
     assert agent_a.mark and agent_a.mark.startswith("context switch")
     assert json.loads(agent_a.raw)["message"]["content"][0]["text"] == "Agent A searching..."
     grep = next(r for r in rows if r.type == "tool_use" and "Grep" in r.summary)

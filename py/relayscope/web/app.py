@@ -33,9 +33,9 @@ from urllib.parse import parse_qs, urlencode
 
 from pyscript import document, window
 
-from . import panels
+from . import help_panel, legend, panels
 from .dom import Listeners, closest, download, fmt_int, js_object, show
-from .model import EXAMPLES, SHARE_LIMIT, Workspace, decode_share, encode_share
+from .model import EXAMPLES, SHARE_LIMIT, Workspace, binary_reason, decode_share, encode_share
 from .timeline import LaneLayout, Timeline
 
 STRATEGIES = ("none", "index", "fingerprint", "lineage")
@@ -58,6 +58,10 @@ IDS = (
     "share", "export-ndjson", "export-trace", "share-note", "share-row", "share-link", "copy-link",
     "share-too-large", "share-too-large-text", "download-source", "download-ndjson", "load-time",
 )
+VIEW_IDS = (  # issue 9: help, the filter's way back, the fingerprint legend, the skip link
+    "help-toggle", "help", "filter-cleared", "filter-cleared-text", "filter-restore", "fp-legend-box",
+    "fp-legend-summary", "fp-legend", "skip-to-stepper",
+)
 
 
 @dataclass
@@ -72,11 +76,13 @@ class State:
     types: set[str] = field(default_factory=set)
     lane: str = ""
     source: dict[str, str] = field(default_factory=dict)  # kind: paste|files|example|src|share
+    xtypes: set[str] = field(default_factory=set)  # types excluded (chips clicked twice)
+    bookkeeping: bool = False  # bookkeeping records shown
 
 
 class App:
     def __init__(self) -> None:
-        self.els = {name: document.getElementById(name) for name in IDS}
+        self.els = {name: document.getElementById(name) for name in IDS + VIEW_IDS}
         self.root = document.documentElement
         self.state = State()
         self.ws: Workspace | None = None
@@ -92,12 +98,15 @@ class App:
         self.timers: dict[str, Any] = {}
         self.share_text: str | None = None
         self.t_start = 0.0
+        self.open_groups: set[int] = set()  # groups of partial deltas shown fragment by fragment
+        self.saved_filter: tuple[str, set[str], set[str], str, bool] | None = None  # cleared by a link
 
     # -- start --------------------------------------------------------------------------------
 
     def start(self) -> None:
         self.wire()
         panels.examples(self.els["examples"], EXAMPLES)
+        help_panel.draw(self.els["help"])
         self.apply_theme(window.localStorage.getItem("relayscope-theme") or "auto", save=False)
         load_ms = window.performance.now()
         self.root.dataset.loadMs = f"{load_ms:.0f}"
@@ -148,6 +157,8 @@ class App:
             view["types"] = [t for t in params["types"].split(",") if t]
         if params.get("lane"):
             view["lane"] = params["lane"]
+        if params.get("bookkeeping") == "shown":
+            view["bookkeeping"] = True
         return view
 
     # -- wiring ---------------------------------------------------------------------------------
@@ -200,6 +211,9 @@ class App:
         on(e["theme"], "click", lambda _: self.apply_theme(
             THEMES[(THEMES.index(self.root.getAttribute("data-theme") or "auto") + 1) % len(THEMES)]))
         on(document, "keydown", self.on_key)
+        on(e["help-toggle"], "click", lambda _: self.toggle_help())
+        on(e["filter-restore"], "click", lambda _: self.restore_filter())
+        on(e["skip-to-stepper"], "click", self.on_skip)
         on(window, "resize", lambda _: self.timeline.render())
 
     # -- app state, status, tasks -----------------------------------------------------------------
@@ -328,7 +342,8 @@ class App:
     def on_analyze_paste(self) -> None:
         text = str(self.els["paste-input"].value)
         if not text.strip():
-            self.notice(["The text area is empty: paste a transcript first."])
+            still = f" The view below still shows {self.ws.name or 'the last input'}." if self.ws else ""
+            self.notice([f"The text area is empty: there is nothing to analyze. Paste a transcript first.{still}"])
             self.set_state("done" if self.ws else "ready")
             return
         self.set_state("analyzing")
@@ -414,6 +429,18 @@ class App:
         view = view or {}
         strategy = view.get("strategy", self.state.strategy)
         run = self.begin(f"Reading {name}…")
+        if isinstance(data, dict):
+            binary = {k: binary_reason(k, v) for k, v in data.items()}
+            kept = {k: v for k, v in data.items() if binary[k] is None}
+            if kept and len(kept) < len(data):
+                notes = [*(notes or []), "Skipped binary file(s): " + ", ".join(k for k in data if k not in kept)]
+                data = kept
+            reason = None if kept else next(iter(binary.values()), None)
+        else:
+            reason = binary_reason(name, data)
+        if reason is not None:
+            self.not_text(run, reason)
+            return
         ws = Workspace()
         if not await self.drive(ws.load(data, name=name, strategy=strategy), run, f"Translating {name}…"):
             return
@@ -424,6 +451,11 @@ class App:
         st = self.state
         st.strategy, st.source = ws.strategy, source
         st.text, st.types, st.lane = view.get("q", ""), set(view.get("types", [])), view.get("lane", "")
+        st.xtypes = {t[1:] for t in st.types if t.startswith("-")}
+        st.types = {t for t in st.types if not t.startswith("-")}
+        st.bookkeeping = bool(view.get("bookkeeping"))
+        self.open_groups, self.saved_filter = set(), None
+        show(self.els["filter-cleared"], False)
         st.row, st.expanded = None, False
         self.share_text = None
         if source.get("kind") != "share" and str(window.location.hash):
@@ -501,6 +533,7 @@ class App:
         if st.lane and st.lane not in self.lane_labels:
             st.lane = ""
         st.types &= set(types)
+        st.xtypes &= set(types)
         self.busy = False
         e = self.els
         show(e["workspace"])
@@ -511,6 +544,7 @@ class App:
         panels.lanes(e["lanes"], ws.lanes, self.lane_colors, st.lane)
         panels.errors(e, ws.errors, ws.error_summary())
         panels.audit(e, ws.audit, ws.strategy, ws.format)
+        legend.draw(e["fp-legend-box"], e["fp-legend-summary"], e["fp-legend"], ws.fp_legend())
         self.timeline.labels = self.lane_labels
         self.timeline.layout = layout
         self.timeline.selected, self.timeline.expanded = None, False
@@ -545,20 +579,61 @@ class App:
             chip.type = "button"
             chip.className = f"chip t-{kind}"
             chip.dataset.type = kind
-            chip.setAttribute("aria-pressed", "true" if kind in self.state.types else "false")
+            self.chip_mode(chip, kind)
             chip.textContent = f"{kind} {fmt_int(count)}"
             box.append(chip)
+        hidden = self.ws.bookkeeping_count if self.ws else 0
+        if hidden:
+            chip = document.createElement("button")
+            chip.type = "button"
+            chip.className = "chip hidden-chip"
+            chip.dataset.bookkeeping = "1"
+            chip.dataset.testid = "hidden-chip"
+            chip.setAttribute("aria-pressed", "true" if self.state.bookkeeping else "false")
+            chip.textContent = (f"{fmt_int(hidden)} bookkeeping shown · hide" if self.state.bookkeeping
+                                else f"{fmt_int(hidden)} hidden · show")
+            chip.title = "progress, file-history-snapshot, queue-operation, hook progress … records"
+            box.append(chip)
+
+    def chip_mode(self, chip: Any, kind: str) -> None:
+        """A type chip is neutral, 'only this type' (include) or 'all but this type' (exclude)."""
+        st = self.state
+        mode = "include" if kind in st.types else "exclude" if kind in st.xtypes else None
+        chip.setAttribute("aria-pressed", "true" if mode == "include" else "mixed" if mode == "exclude" else "false")
+        if mode:
+            chip.dataset.mode = mode
+        else:
+            chip.removeAttribute("data-mode")
+        chip.title = {"include": f"only {kind} (click: all but {kind})",
+                      "exclude": f"all but {kind} (click: back to all)"}.get(mode or "", f"only {kind}")
 
     def on_type_chip(self, event: Any) -> None:
+        if self.ws is None:
+            return
+        if closest(event, "button[data-bookkeeping]") is not None:
+            self.state.bookkeeping = not self.state.bookkeeping
+            self.forget_saved_filter()
+            self.draw_type_chips()
+            self.filter_rows()
+            return
         chip = closest(event, "button[data-type]")
-        if chip is None or self.ws is None:
+        if chip is None:
             return
         kind = str(chip.dataset.type)
-        self.state.types ^= {kind}
-        chip.setAttribute("aria-pressed", "true" if kind in self.state.types else "false")
+        st = self.state
+        if kind in st.types:  # only -> all but
+            st.types.discard(kind)
+            st.xtypes.add(kind)
+        elif kind in st.xtypes:  # all but -> neutral
+            st.xtypes.discard(kind)
+        else:
+            st.types.add(kind)
+        self.chip_mode(chip, kind)
+        self.forget_saved_filter()
         self.filter_rows()
 
     def on_lane_filter(self, _event: Any) -> None:
+        self.forget_saved_filter()
         self.set_lane_filter(str(self.els["lane-filter"].value))
 
     def set_lane_filter(self, lane: str) -> None:
@@ -570,6 +645,7 @@ class App:
         self.filter_rows()
 
     def apply_filter(self) -> None:
+        self.forget_saved_filter()
         self.state.text = str(self.els["filter"].value)
         ws = self.ws
         if ws is not None and not self.busy and self.state.text.strip() and not ws.search_ready:
@@ -583,6 +659,8 @@ class App:
         run = self.begin("Indexing the text for search…")
         if not await self.drive(ws.prepare_search(), run, "Indexing the text for search…"):
             return
+        self.busy = False  # rows are drawn only when not busy: draw them now, not at the next scroll
+        self.state.text = str(self.els["filter"].value)  # what was typed while the index was built
         self.filter_rows()
         self.end(run, f"{self.els['relay-count'].textContent} relay events match")
 
@@ -591,17 +669,15 @@ class App:
         if ws is None:
             return
         st = self.state
-        if st.text.strip() or st.types or st.lane:
-            seqs = ws.filter(st.text, st.types, [st.lane] if st.lane else [])
-        else:
-            seqs = list(range(len(ws.relays)))
+        seqs = ws.select(st.text, st.types, st.xtypes, st.lane, st.bookkeeping)
         self.els["relay-count"].textContent = str(len(seqs))
         self.els["relay-count"].dataset.total = str(len(ws.relays))
         filtered = len(seqs) != len(ws.relays)
         self.els["relay-count-of"].textContent = f"of {fmt_int(len(ws.relays))}" if filtered else ""
         if scroll_top:
             self.els["timeline"].scrollTop = 0
-        self.timeline.set_rows(seqs)
+        no_lost = bool(st.text.strip() or st.types or st.xtypes)  # placeholders match no search
+        self.timeline.set_rows(ws.rows(seqs, self.open_groups, lost=not no_lost, lane=st.lane))
         if st.row is not None and st.row in self.timeline.index:
             self.timeline.scroll_to(st.row)
         self.sync_url()
@@ -620,6 +696,11 @@ class App:
         if row is None:
             return
         seq = int(row.dataset.seq)
+        if seq < 0:  # a lost block's placeholder: show the line it was lost on
+            block = self.ws.lost_block(seq)
+            if block is not None:
+                self.go_step(self.ws.step_of_line(block.file, block.line))
+            return
         same = seq == self.state.row
         self.select_row(seq, expanded=not (same and self.state.expanded))
         self.els["timeline"].focus()
@@ -630,12 +711,25 @@ class App:
         st.row = seq
         if expanded is not None:
             st.expanded = expanded
+        if seq is not None and seq not in self.timeline.index and self.ws is not None:
+            head = self.ws.group_of(seq)
+            if head is not None and head in self.timeline.index:  # inside a folded group: unfold it
+                self.open_groups.add(head)
+                self.filter_rows()
         if seq is not None and seq not in self.timeline.index:
-            # filtered out: show everything again rather than select an invisible row
-            st.text, st.types, st.lane = "", set(), ""
+            # filtered out: show everything again rather than select an invisible row, and say so
+            self.saved_filter = (st.text, set(st.types), set(st.xtypes), st.lane, st.bookkeeping)
+            st.text, st.types, st.xtypes, st.lane = "", set(), set(), ""
+            st.bookkeeping = st.bookkeeping or bool(self.ws and self.ws.is_bookkeeping(seq))
             self.els["filter"].value = ""
             self.draw_type_chips()
             self.set_lane_filter("")
+            self.els["filter-cleared-text"].textContent = f"The filter was cleared to show #{seq}."
+            show(self.els["filter-cleared"])
+            head = self.ws.group_of(seq) if self.ws is not None else None
+            if head is not None and seq not in self.timeline.index:
+                self.open_groups.add(head)
+                self.filter_rows()
         self.timeline.select(seq, st.expanded)
         if follow_step and seq is not None and self.ws is not None:
             self.go_step(self.ws.step_of_seq(seq), scroll=False)
@@ -675,6 +769,9 @@ class App:
             self.select_row(int(value), expanded=True)
         elif action == "lane":
             self.goto_lane(value)
+        elif action == "fragments":
+            self.open_groups ^= {int(value)}
+            self.filter_rows()
         elif action == "lane-only":
             self.set_lane_filter("" if self.state.lane == value else value)
         elif action == "step-of":
@@ -732,7 +829,7 @@ class App:
         self.state.step = i
         s = ws.step(i)
         panels.step(self.els, s, n, self.lane_labels.get(s.lane or "", s.lane or ""))
-        self.timeline.set_highlight(set(s.seqs))
+        self.timeline.set_highlight(set(s.seqs) | ws.lost_rows_of_step(i))
         if scroll and s.seqs:
             if s.seqs[0] not in self.timeline.index and (self.state.text or self.state.types or self.state.lane):
                 pass  # emitted rows are filtered out: leave the view where the user put it
@@ -752,6 +849,8 @@ class App:
         key = str(event.key)
         if tag in ("INPUT", "TEXTAREA", "SELECT") or getattr(target, "isContentEditable", False):
             if key == "Escape" and tag == "INPUT":
+                if str(getattr(target, "id", "")) == "filter":
+                    self.clear_text_filter()
                 target.blur()
             return  # typing: arrows move the caret, not the view
         if event.ctrlKey or event.metaKey or event.altKey or self.ws is None or self.busy:
@@ -776,6 +875,9 @@ class App:
             self.select_row(self.timeline.neighbour(-len(self.timeline.seqs)), expanded=self.state.expanded)
         elif key == "End" and tag != "BODY":
             self.select_row(self.timeline.neighbour(len(self.timeline.seqs)), expanded=self.state.expanded)
+        elif key in ("PageDown", "PageUp") and tag != "BODY" and not on_button:
+            page = self.timeline.page_rows()
+            self.select_row(self.timeline.neighbour(page if key == "PageDown" else -page), expanded=self.state.expanded)
         else:
             handled = False
         if handled:
@@ -790,10 +892,12 @@ class App:
             view["row"] = st.row
         if st.text:
             view["q"] = st.text
-        if st.types:
-            view["types"] = ",".join(sorted(st.types))
+        if st.types or st.xtypes:
+            view["types"] = ",".join([*sorted(st.types), *(f"-{t}" for t in sorted(st.xtypes))])
         if st.lane:
             view["lane"] = st.lane
+        if st.bookkeeping:
+            view["bookkeeping"] = "shown"
         return view
 
     def sync_url(self) -> None:
@@ -891,3 +995,52 @@ class App:
         if save:
             with contextlib.suppress(Exception):  # storage disabled: the choice lasts this visit
                 window.localStorage.setItem("relayscope-theme", theme)
+
+    # -- issue 9: filter's way back, help, skip link, input that is not text --------------------
+
+    def clear_text_filter(self) -> None:
+        """Esc in the filter: the text goes, and so does everything it did (count, rows, URL)."""
+        old = self.timers.pop("filter", None)
+        if old is not None:
+            window.clearTimeout(old[0])
+            old[1].destroy()
+        self.els["filter"].value = ""
+        if self.state.text:
+            self.state.text = ""
+            self.filter_rows()
+
+    def forget_saved_filter(self) -> None:
+        self.saved_filter = None
+        show(self.els["filter-cleared"], False)
+
+    def restore_filter(self) -> None:
+        """Put back the filter a link had to clear; the selected row stays if it still matches."""
+        saved, self.saved_filter = self.saved_filter, None
+        show(self.els["filter-cleared"], False)
+        if saved is None or self.ws is None:
+            return
+        st = self.state
+        st.text, st.types, st.xtypes, lane, st.bookkeeping = saved
+        self.els["filter"].value = st.text
+        self.draw_type_chips()
+        self.set_lane_filter(lane)
+
+    def toggle_help(self) -> None:
+        box, button = self.els["help"], self.els["help-toggle"]
+        show(box, bool(box.hidden))
+        button.setAttribute("aria-expanded", "false" if box.hidden else "true")
+
+    def on_skip(self, event: Any) -> None:
+        event.preventDefault()  # no #stepper in the address: the fragment carries share links
+        self.els["stepper"].focus()
+        self.els["stepper"].scrollIntoView(js_object({"block": "nearest"}))
+
+    def not_text(self, run: int, reason: str) -> None:
+        """Binary input: one message, no timeline, nothing of the previous input left on screen."""
+        self.ws = None
+        self.timeline.clear()
+        show(self.els["workspace"], False)
+        show(self.els["errors"], False)
+        self.notice([reason], error=True)
+        self.els["source"].textContent = ""
+        self.end(run, "Nothing analyzed")

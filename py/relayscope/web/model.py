@@ -29,8 +29,10 @@ from ..audit import Inventory, StrategyAudit, audit_relays
 from ..formats import detect
 from ..formats.session import group_files, translate_session
 from ..lanes import MAIN
-from ..present import summary
+from ..present import clip, summary
 from ..translator import STRATEGIES
+from . import fates as F
+from . import prices, rowinfo
 
 SLICE_BYTES: Final = 512 * 1024  # per generator step: a few ms in CPython, well under 100 ms in Pyodide
 SHARE_LIMIT: Final = 100_000  # characters of URL fragment; longer links break in chat apps and proxies
@@ -38,6 +40,10 @@ SEARCH_SLICE: Final = 2000  # relays per slice of the search index
 SPLIT_SHARE: Final = 0.1  # of the progress bar: splitting the input into lines
 INVENTORY_SHARE: Final = 0.1  # of the audit's progress: the inventory
 FP_COLORS: Final = 12
+# Records that only keep Claude Code's own books: hidden from the timeline until asked for.
+BOOKKEEPING: Final = frozenset({"progress", "file-history-snapshot", "queue-operation", "last-prompt",
+                                "mode", "ai-title", "hook_progress", "hook_started", "hook_response"})
+GAP_LOOKBACK: Final = 2000  # relays searched back for the previous row of a lane (a drawn row's gap)
 
 Text = str | bytes
 
@@ -112,6 +118,12 @@ class LaneView:
     cache_creation_tokens: int = 0
     cost_usd: float | None = None
     file: str | None = None
+    model: str | None = None  # of the lane's first usage that names one
+    wall_s: float | None = None  # first to last timestamp, or the turns' duration_ms
+    est_cost_usd: float | None = None  # from prices.PRICES, when the input gives no cost
+    first_seq: int = -1
+    last_seq: int = -1
+    duration_ms: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,13 +143,26 @@ class RowView:
     partial: bool
     relay: R.Relay = field(repr=False)
     workspace: Workspace = field(repr=False)
+    fp_label: str = "●"  # a number once the palette is used up, so no two fingerprints look alike
+    fragments: int = 0  # a group of consecutive partial deltas of one block: how many
+    joined: str | None = None  # that group's text
 
     # Only an opened row shows these, and the timeline makes a RowView for every row it draws
     # while scrolling: so they are computed on access (pretty JSON, whole tool output).
     @property
     def detail(self) -> str:
         """The full content, as plain text."""
-        return detail(self.relay)
+        return self.joined if self.joined is not None else detail(self.relay)
+
+    @property
+    def time(self) -> str | None:
+        """The input line's timestamp (ISO), where it has one."""
+        return self.workspace.row_time(self.seq)
+
+    @property
+    def gap(self) -> float | None:
+        """Seconds since the previous row of the same lane that has a time."""
+        return self.workspace.row_gap(self.seq)
 
     @property
     def raw(self) -> str:
@@ -167,6 +192,9 @@ class StepView:
     pointer_after: int | None
     blocks: list[tuple[int, str, str, str]]
     note: str | None
+    fates: list[F.BlockFate] = field(default_factory=list)  # of the blocks not emitted
+    fp_mark: tuple[int, str] | None = None  # colour and label of fp, as in the rows
+    prev_fp_mark: tuple[int, str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,6 +250,13 @@ class Workspace:
     _by_tool_result: dict[str, int] = field(default_factory=dict)
     _lane_ids: set[str] = field(default_factory=set)
     _haystack: list[str] | None = None
+    fates: F.Fates | None = None  # what became of each block, once the audit's inventory exists
+    _items: dict[Any, Any] | None = None  # the audit's inventory of a single input
+    _fp_order: dict[str, int] = field(default_factory=dict)  # fingerprint -> first-seen ordinal
+    _bookkeeping: set[int] = field(default_factory=set)
+    _group_end: dict[int, int] = field(default_factory=dict)  # head seq -> last seq of its group
+    _member_head: dict[int, int] = field(default_factory=dict)  # other seqs of a group -> head
+    _stamps: dict[tuple[str | None, int], str | None] = field(default_factory=dict)
 
     # -- loading ---------------------------------------------------------------------------
 
@@ -250,7 +285,7 @@ class Workspace:
             self._input = _Input({None: lines}, fmt, name, True, content.endswith(b"\n"))
             for p in _split_into(content, lines):
                 yield SPLIT_SHARE * p
-        self.audit = None
+        self.audit, self._items = None, None
         for p in self.rerun(strategy):
             yield SPLIT_SHARE + (1 - SPLIT_SHARE) * p
 
@@ -322,10 +357,20 @@ class Workspace:
         self._haystack = None
         self._step_of_seq = [0] * len(self.relays)
         self._step_index = {}
+        order: dict[str, int] = {}
+        self._fp_order = order
+        self._stamps = {}
         for i, s in enumerate(self.trace):
             for q in s.seqs:
                 self._step_of_seq[q] = i
             self._step_index.setdefault((s.file, s.line), i)
+            if s.fp is not None and s.fp not in order:
+                order[s.fp] = len(order)
+        yield 0.99
+        self._group_and_bookkeeping()
+        yield 0.99
+        self.fates = None if self._items is None else F.compute(
+            self.relays, self.trace, self._items, self._step_index)
         yield 0.99
         self._by_tool_use = {r.id: r.seq for r in self.relays if isinstance(r, R.ToolUse)}
         self._by_tool_result = {r.tool_use_id: r.seq for r in self.relays if isinstance(r, R.ToolResult)}
@@ -340,7 +385,9 @@ class Workspace:
             lane = lanes.get(r.lane)
             if lane is None:
                 lane = lanes[r.lane] = self._new_lane(r.lane, spawn_input)
+                lane.first_seq = r.seq
             lane.relay_count += 1
+            lane.last_seq = r.seq
             if isinstance(r, R.LaneStart):
                 lane.label = r.label or lane.label
                 lane.agent_type = r.agent_type or lane.agent_type
@@ -353,8 +400,16 @@ class Workspace:
                 lane.output_tokens += r.output_tokens
                 lane.cache_read_tokens += r.cache_read_input_tokens
                 lane.cache_creation_tokens += r.cache_creation_input_tokens
+                lane.model = lane.model or r.model
+                cost = prices.estimate(r.model, r.input_tokens, r.output_tokens,
+                                       r.cache_read_input_tokens, r.cache_creation_input_tokens)
+                if cost is not None:
+                    lane.est_cost_usd = (lane.est_cost_usd or 0.0) + cost
             elif isinstance(r, R.TurnComplete) and r.cost_usd is not None:
                 lane.cost_usd = (lane.cost_usd or 0.0) + float(r.cost_usd)
+                lane.duration_ms += float(r.duration_ms or 0)
+            elif isinstance(r, R.TurnComplete):
+                lane.duration_ms += float(r.duration_ms or 0)
             elif isinstance(r, R.ToolUse) and r.name in ("Task", "Agent"):
                 try:
                     value = _any.decode(r.input) if r.input else {}
@@ -367,6 +422,7 @@ class Workspace:
             lane.spawn_seq = self._by_tool_use.get(lane.id)
             lane.result_seq = self._by_tool_result.get(lane.id)
             self._describe(lane, spawn_input)
+            self._wall_time(lane)
         ordered = sorted(lanes.values(), key=lambda v: (v.id != MAIN,))  # main first, else by appearance
         return ordered
 
@@ -409,22 +465,209 @@ class Workspace:
         back_to = self._by_tool_result.get(r.tool_use_id) if isinstance(r, R.LaneEnd) and r.tool_use_id else None
         opens = r.id if isinstance(r, R.ToolUse) and r.id in self._lane_ids and r.id != r.lane else None
         fp = step.fp if step is not None else None
+        mark = self.fp_mark(fp)
+        text, fragments, joined = summary(r), 0, None
+        end = self._group_end.get(seq)
+        if end is not None:
+            fragments = end - seq + 1
+            joined = "".join(getattr(x, "text", "") for x in self.relays[seq:end + 1])
+            text = clip(joined) or "(empty)"
+        elif isinstance(r, R.SessionMeta):
+            text = self._session_summary(r)
         return RowView(
-            seq=r.seq, type=r.type, lane=r.lane, file=r.file, line=r.line, summary=summary(r),
+            seq=r.seq, type=r.type, lane=r.lane, file=r.file, line=r.line, summary=text,
             pair=pair, opens_lane=opens,
-            back_to=back_to, fp=fp, fp_color=fp_color(fp), mark=RESET_MARKS.get(step.reset or "") if step else None,
+            back_to=back_to, fp=fp, fp_color=mark[0] if mark else None, mark=RESET_MARKS.get(step.reset or "") if step else None,
             partial=bool(getattr(r, "partial", False)), relay=r, workspace=self,
+            fp_label=mark[1] if mark else "●", fragments=fragments, joined=joined,
         )
 
-    def raw_line(self, file: str | None, line: int) -> str:
+    # -- issue 9: rows, time, fingerprints, lost blocks --------------------------------------
+
+    def _group_and_bookkeeping(self) -> None:
+        """One pass: bookkeeping records, and runs of consecutive partial deltas of one block
+        (the timeline shows each run as one row)."""
+        book: set[int] = set()
+        ends: dict[int, int] = {}
+        members: dict[int, int] = {}
+        slot: tuple[Any, ...] | None = None
+        head = -1
+        text_types = (R.TextDelta, R.ThinkingDelta)
+        for r in self.relays:
+            t = type(r)
+            if t in text_types:
+                here = (t, r.lane, r.message_id, r.block_index)  # type: ignore[attr-defined]
+                if r.partial and here == slot:  # type: ignore[attr-defined]
+                    members[r.seq] = head
+                    ends[head] = r.seq
+                else:
+                    slot, head = here, r.seq
+                continue
+            slot = None
+            if t is R.Passthrough:
+                if r.event_type in BOOKKEEPING:  # type: ignore[attr-defined]
+                    book.add(r.seq)
+            elif t is R.System and r.subtype in BOOKKEEPING:  # type: ignore[attr-defined]
+                book.add(r.seq)
+        self._bookkeeping, self._group_end, self._member_head = book, ends, members
+
+    @property
+    def bookkeeping_count(self) -> int:
+        return len(self._bookkeeping)
+
+    def is_bookkeeping(self, seq: int) -> bool:
+        return seq in self._bookkeeping
+
+    def select(self, text: str = "", include: Iterable[str] = (), exclude: Iterable[str] = (),
+               lane: str = "", bookkeeping: bool = False) -> list[int]:
+        """Seqs of the relays that match (as ``filter``), minus excluded types and, unless asked
+        for, bookkeeping records."""
+        ex = set(exclude)
+        if text.strip() or include or lane:
+            seqs = self.filter(text, include, [lane] if lane else [])
+        else:
+            seqs = list(range(len(self.relays)))
+        if ex:
+            relays = self.relays
+            seqs = [q for q in seqs if relays[q].type not in ex]
+        if not bookkeeping and self._bookkeeping:
+            book = self._bookkeeping
+            seqs = [q for q in seqs if q not in book]
+        return seqs
+
+    def rows(self, seqs: list[int], open_groups: set[int] = frozenset(),  # type: ignore[assignment]
+             lost: bool = True, lane: str = "") -> list[int]:
+        """The timeline's rows for these seqs: a group of partial deltas as its first seq only
+        (unless open), and a negative row for each lost block where it would have been."""
+        members = self._member_head
+        if members:
+            shown = set(seqs) if len(seqs) != len(self.relays) else None
+            seqs = [q for q in seqs if (h := members.get(q)) is None or h in open_groups
+                    or (shown is not None and h not in shown)]
+        if not lost or self.fates is None or not self.fates.lost:
+            return seqs
+        blocks = [b for b in self.fates.lost if not lane or b.lane == lane]
+        if not blocks:
+            return seqs
+        out: list[int] = []
+        k = 0
+        for b in blocks:  # seqs are sorted; so are the blocks, by where they go
+            while k < len(seqs) and seqs[k] < b.before_seq:
+                k += 1
+            out.append(k)
+        merged: list[int] = []
+        start = 0
+        for b, k in zip(blocks, out, strict=True):
+            merged.extend(seqs[start:k])
+            merged.append(b.row)
+            start = k
+        merged.extend(seqs[start:])
+        return merged
+
+    def lost_block(self, row: int) -> F.LostBlock | None:
+        return self.fates.by_row.get(row) if self.fates is not None else None
+
+    def lost_rows_of_step(self, i: int) -> set[int]:
+        if self.fates is None or not self.fates.lost:
+            return set()
+        s = self.trace[i]
+        return {b.row for b in self.fates.lost_on(s.file, s.line)}
+
+    def group_of(self, seq: int) -> int | None:
+        """The first seq of the group of partial deltas ``seq`` belongs to, if any."""
+        return seq if seq in self._group_end else self._member_head.get(seq)
+
+    def fp_mark(self, fp: str | None) -> tuple[int, str] | None:
+        """Colour index and label of a fingerprint: colours in first-seen order, and once the
+        palette is used up a number too (1-based first-seen ordinal)."""
+        if fp is None:
+            return None
+        k = self._fp_order.get(fp)
+        if k is None:
+            return None
+        return k % FP_COLORS, "●" if k < FP_COLORS else str(k + 1)
+
+    def fp_legend(self) -> list[tuple[str, int, str]]:
+        """(fingerprint, colour, label) in first-seen order."""
+        return [(fp, k % FP_COLORS, "●" if k < FP_COLORS else str(k + 1)) for fp, k in self._fp_order.items()]
+
+    def _line_bytes(self, file: str | None, line: int) -> bytes:
         if self._input is None:
-            return ""
+            return b""
         lines = self._input.files.get(file) if not self._input.single else self._input.files[None]
         if lines is None and file is not None:  # a file given by another path form
             lines = next((v for k, v in self._input.files.items() if k and k.endswith(file)), None)
         if not lines or not 1 <= line <= len(lines):
-            return ""
-        return lines[line - 1].decode("utf-8", "replace").rstrip("\r")
+            return b""
+        return lines[line - 1]
+
+    def line_time(self, file: str | None, line: int) -> str | None:
+        key = (file, line)
+        if key not in self._stamps:
+            self._stamps[key] = rowinfo.timestamp(self._line_bytes(file, line))
+        return self._stamps[key]
+
+    def row_time(self, seq: int) -> str | None:
+        r = self.relays[seq]
+        return self.line_time(r.file, r.line)
+
+    def row_gap(self, seq: int) -> float | None:
+        here = self.row_time(seq)
+        t1 = rowinfo.parse(here) if here else None
+        if t1 is None:
+            return None
+        relays, lane = self.relays, self.relays[seq].lane
+        for q in range(seq - 1, max(-1, seq - 1 - GAP_LOOKBACK), -1):
+            if relays[q].lane != lane:
+                continue
+            before = self.row_time(q)
+            t0 = rowinfo.parse(before) if before else None
+            if t0 is not None:
+                return t1 - t0 if t1 >= t0 else None
+        return None
+
+    def _wall_time(self, lane: LaneView) -> None:
+        """First to last timestamp of the lane's rows; else the turns' own duration."""
+        first = last = None
+        relays = self.relays
+        for q in range(lane.first_seq, min(lane.last_seq + 1, lane.first_seq + GAP_LOOKBACK)):
+            if relays[q].lane == lane.id and (first := self.row_time(q)):
+                break
+        for q in range(lane.last_seq, max(lane.first_seq - 1, lane.last_seq - GAP_LOOKBACK), -1):
+            if relays[q].lane == lane.id and (last := self.row_time(q)):
+                break
+        t0 = rowinfo.parse(first) if first else None
+        t1 = rowinfo.parse(last) if last else None
+        if t0 is not None and t1 is not None and t1 >= t0:
+            lane.wall_s = t1 - t0
+        elif lane.duration_ms:
+            lane.wall_s = lane.duration_ms / 1000
+
+    def _session_summary(self, r: R.SessionMeta) -> str:
+        """A session row with what the transcript's rows say: the model, version, cwd, branch."""
+        model = r.model or next((lane.model for lane in self.lanes if lane.id == r.lane and lane.model), None)
+        cwd, version, branch = r.cwd, r.version, None
+        for line in range(r.line, r.line + 50):
+            raw = self._line_bytes(r.file, line)
+            if not raw:
+                break
+            c, v, b = rowinfo.session_head(raw)
+            cwd, version, branch = cwd or c, version or v, branch or b
+            if cwd and version and branch:
+                break
+        parts = [f"session {r.session_id or '?'}", model or "model ?"]
+        if version:
+            parts.append(f"v{version}")
+        if cwd:
+            parts.append(cwd)
+        if branch:
+            parts.append(f"branch {branch}")
+        if r.tools:
+            parts.append(f"{len(r.tools)} tools")
+        return " · ".join(parts)
+
+    def raw_line(self, file: str | None, line: int) -> str:
+        return self._line_bytes(file, line).decode("utf-8", "replace").rstrip("\r")
 
     def lane_seqs(self, lane_id: str) -> list[int]:
         return [r.seq for r in self.relays if r.lane == lane_id]
@@ -514,6 +757,8 @@ class Workspace:
             before=s.before, after=s.after, seqs=list(s.seqs), raw=raw, content=content_keys(raw),
             pointer_before=s.before if ints else None, pointer_after=s.after if ints else None,
             blocks=[(b.index, b.key, b.action, b.reason) for b in s.blocks], note=s.note,
+            fates=F.of_step(self.fates, s, raw) if self.fates is not None else [],
+            fp_mark=self.fp_mark(s.fp), prev_fp_mark=self.fp_mark(s.prev_fp),
         )
 
     # -- audit -----------------------------------------------------------------------------
@@ -539,6 +784,7 @@ class Workspace:
                     budget = 0
                     yield INVENTORY_SHARE * number / len(lines)
             items = inv.finish()
+            self._items = items
             for k, name in enumerate(names):
                 a = Analyzer(name, self._input.fmt if self._input.fmt != "auto" else (self.format or "auto"))
                 for p in _feed(a, lines):
@@ -552,6 +798,8 @@ class Workspace:
                 results.extend(audit_session(files, [name]))
                 yield (k + 1) / len(names)
         self.audit = [_audit_view(a) for a in results]
+        if self._items is not None:
+            self.fates = F.compute(self.relays, self.trace, self._items, self._step_index)
         yield 1.0
 
     # -- export ----------------------------------------------------------------------------
@@ -604,13 +852,31 @@ def _split_into(data: bytes, out: list[bytes]) -> Iterator[float]:
             return
 
 
+def binary_reason(name: str | None, data: object) -> str | None:
+    """Why ``data`` cannot be a transcript at all (NUL bytes, or not UTF-8 text), or None.
+    Only the start is looked at: a transcript is text from its first byte."""
+    if not isinstance(data, bytes | bytearray | memoryview):
+        return None
+    head = bytes(data[:8192])
+    if not head:
+        return None
+    bad = head.count(b"\x00")
+    if not bad:
+        text = head.decode("utf-8", "replace")
+        bad = text.count("\ufffd") - (1 if len(data) > len(head) else 0)  # a character cut at 8 KiB
+        if bad <= max(2, len(text) // 100):
+            return None
+    what = f"{name}" if name else "The input"
+    return (f"{what} is binary, not text ({fmt_size(len(data))}): it cannot be a Claude Code transcript, "
+            "a session file or an SSE stream, so nothing was analyzed.")
+
+
+def fmt_size(n: int) -> str:
+    return f"{n} bytes" if n < 10_000 else f"{n / 1024:.0f} KiB" if n < 10_000_000 else f"{n / 1048576:.0f} MiB"
+
+
 def _as_bytes(value: Text) -> bytes:
     return value.encode("utf-8") if isinstance(value, str) else bytes(value)
-
-
-def fp_color(fp: str | None) -> int | None:
-    """A stable colour index for a fingerprint (the same fingerprint, the same colour)."""
-    return None if fp is None else zlib.crc32(fp.encode("utf-8", "replace")) % FP_COLORS
 
 
 def detail(r: R.Relay) -> str:

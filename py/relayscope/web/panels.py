@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import prices, rowinfo
 from .dom import Element, clear, fmt_int, h
-from .model import fp_color
 
 DECISIONS = {
     "emit": "emitted",
@@ -84,8 +84,19 @@ def lanes(container: Element, views: list[Any], colors: dict[str, int], active: 
                      f" · {fmt_int(lane.cache_read_tokens)} cache read"
                      f" · {fmt_int(lane.cache_creation_tokens)} cache write")
             card.append(h("p", usage, cls="lane-stats", attrs={"data-testid": "lane-tokens"}))
+        if lane.model:
+            card.append(h("p", lane.model, cls="lane-stats lane-model", attrs={"data-testid": "lane-model"}))
+        if lane.wall_s is not None:
+            card.append(h("p", f"wall time {rowinfo.duration(lane.wall_s)}", cls="lane-stats",
+                          attrs={"data-testid": "lane-wall"}))
         if lane.cost_usd is not None:
-            card.append(h("p", f"cost: ${lane.cost_usd:.4f}", cls="lane-stats", attrs={"data-testid": "lane-cost"}))
+            card.append(h("p", f"cost: ${lane.cost_usd:.4f}", cls="lane-stats", attrs={
+                "data-testid": "lane-cost", "data-estimated": "false"}))
+        elif lane.est_cost_usd is not None:
+            card.append(h("p", f"cost: ≈ ${lane.est_cost_usd:.4f} (estimated)", cls="lane-stats estimated", attrs={
+                "data-testid": "lane-cost", "data-estimated": "true",
+                "title": f"from the token counts at list prices of {prices.PRICES_DATE} ({prices.PRICES_SOURCE}); "
+                         "the input gives no cost for this lane"}))
         if lane.file:
             card.append(h("p", f"file: {lane.file}", cls="lane-stats lane-file", attrs={"title": lane.file}))
         if lane.id != "main":
@@ -105,11 +116,13 @@ def lanes(container: Element, views: list[Any], colors: dict[str, int], active: 
 
 # -- step-through -----------------------------------------------------------------------------
 
-def _fp_line(label: str, fp: str | None) -> Element:
+def _fp_line(label: str, fp: str | None, mark: tuple[int, str] | None) -> Element:
     row = h("div", cls="fp-row")
     row.append(h("span", label, cls="fp-label"))
-    color = fp_color(fp)
-    row.append(h("span", "●" if fp else "–", cls=f"fp fp-{color}" if color is not None else "fp none"))
+    if mark is not None:
+        row.append(h("span", mark[1], cls=f"fp fp-{mark[0]}"))
+    else:
+        row.append(h("span", "●" if fp else "–", cls="fp none"))
     row.append(h("code", fp if fp else "(none)"))
     return row
 
@@ -134,7 +147,11 @@ def step(els: dict[str, Element], s: Any, count: int, lane_label: str) -> None:
     fact("kind", s.kind)
     if s.lane is not None:
         fact("lane", lane_label)
-    fact("decision", DECISIONS.get(s.decision, s.decision), f"decision d-{s.decision}")
+    verdict, verdict_cls = _verdict(s)
+    fact("decision", verdict, verdict_cls)
+    lost = [f.words for f in s.fates if f.fate == "lost"]
+    if lost:
+        fact("lost", "; ".join(lost), "d-lost")
     if s.reason:
         fact("reason", s.reason)
     if s.reset:
@@ -147,8 +164,8 @@ def step(els: dict[str, Element], s: Any, count: int, lane_label: str) -> None:
     if s.fp is None and s.prev_fp is None:
         compare.append(h("p", "No first-block fingerprint: not an assistant event.", cls="muted"))
     else:
-        compare.append(_fp_line("previous", s.prev_fp))
-        compare.append(_fp_line("this event", s.fp))
+        compare.append(_fp_line("previous", s.prev_fp, s.prev_fp_mark))
+        compare.append(_fp_line("this event", s.fp, s.fp_mark))
         if s.fp_changed:
             verdict = "changed: a new context ('fingerprint' resets the index here, 'index' does not)"
         elif s.prev_fp is None:
@@ -195,6 +212,7 @@ def _content(container: Element, s: Any) -> None:
     index" is measured from where the index was when the blocks were looked at."""
     clear(container)
     actions = {b[0]: (b[2], b[3]) for b in s.blocks}
+    fates = {f.index: f for f in s.fates}
     known_before = set(s.before) if isinstance(s.before, list) else set()
     pb, pa = s.pointer_before, s.pointer_after
     reset_to_zero = pb is not None and s.reset in ("context_switch", "shrink")
@@ -212,6 +230,9 @@ def _content(container: Element, s: Any) -> None:
             action, reason = actions.get(i, ("", ""))
             if action:
                 item.append(h("span", action, cls=f"badge a-{action}", attrs={"title": reason or action}))
+            fate = fates.get(i)
+            if fate is not None:
+                item.append(_fate(fate))
             if action == "dup" or (not action and looked_at is not None and i < looked_at):
                 item.classList.add("below")
             if key in known_before:
@@ -282,3 +303,30 @@ def errors(els: dict[str, Element], views: list[Any], summary: str | None) -> No
         listing.append(li)
     if len(views) > MAX_ERRORS_LISTED:
         listing.append(h("li", f"… and {len(views) - MAX_ERRORS_LISTED} more", cls="muted"))
+
+
+# -- issue 9: what became of a block that was not emitted ----------------------------------------
+
+def _verdict(s: Any) -> tuple[str, str]:
+    """The decision in words, telling a lost block from a duplicate and from a streamed one."""
+    plain = (DECISIONS.get(s.decision, s.decision), f"decision d-{s.decision}")
+    if not s.fates:
+        return plain
+    lost = [f for f in s.fates if f.fate == "lost"]
+    if lost:
+        n = len(lost)
+        return (f"lost: {n} block{'s' if n != 1 else ''} never emitted" + (" (others skipped)" if s.decision == "partial" else ""),
+                "decision d-lost")
+    head = "partly emitted; skipped: " if s.decision == "partial" else "skipped: "
+    words = []
+    for f in s.fates:
+        words.append(f"already streamed as #{f.seq}" if f.fate == "streamed" else f"duplicate of #{f.seq}")
+    return head + ", ".join(dict.fromkeys(words)), f"decision d-{s.decision}"
+
+
+def _fate(f: Any) -> Element:
+    if f.fate == "lost":
+        return h("span", "lost", cls="badge a-lost", attrs={"title": f.words, "data-testid": "block-lost"})
+    if f.fate == "streamed":
+        return button(f"already streamed as #{f.seq}", "goto", f.seq, testid="streamed-as", title=f.words)
+    return button(f"duplicate of #{f.seq}", "goto", f.seq, testid="dup-of", title=f.words)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Any
 
+from . import rowinfo
 from .dom import Element, clear, h
 
 ROW_H = 30  # px: keep in step with --row-h in static/css/app.css
@@ -197,14 +198,30 @@ class Timeline:
         if not self.seqs:
             return None
         if self.selected is None or self.selected not in self.index:
-            return self.seqs[0] if delta > 0 else self.seqs[-1]
-        i = min(max(self.index[self.selected] + delta, 0), len(self.seqs) - 1)
-        return self.seqs[i]
+            start = 0 if delta > 0 else len(self.seqs) - 1
+            i = start + (delta - 1 if delta > 0 else delta + 1)
+        else:
+            i = self.index[self.selected] + delta
+        i = min(max(i, 0), len(self.seqs) - 1)
+        step = 1 if delta > 0 else -1
+        while 0 <= i < len(self.seqs) and self.seqs[i] < 0:  # a lost block's placeholder: not a relay
+            i += step
+        if not 0 <= i < len(self.seqs):
+            i -= step
+            while 0 <= i < len(self.seqs) and self.seqs[i] < 0:
+                i -= step
+        return self.seqs[i] if 0 <= i < len(self.seqs) else None
+
+    def page_rows(self) -> int:
+        """How many rows one screen of the timeline holds (PageUp/PageDown)."""
+        return max(1, int((self.container.clientHeight or 600) // ROW_H) - 1)
 
     # -- one row ----------------------------------------------------------------------------
 
     def _row(self, seq: int) -> Element:
         ws = self.app.ws
+        if seq < 0:
+            return self._lost_row(seq)
         r = ws.row(seq)
         color = self.layout.color.get(r.lane, 0)
         classes = ["row", f"lane-c{color}", f"t-{r.type}"]
@@ -216,27 +233,38 @@ class Timeline:
             classes.append("emitted")
         if r.mark:
             classes.append("marked")
+        head = ws.group_of(seq)
+        if head is not None and head != seq:
+            classes.append("fragment")
         row = h("div", cls=" ".join(classes), attrs={
             "role": "option", "data-seq": seq, "data-type": r.type, "data-lane": r.lane,
             "aria-selected": "true" if seq == self.selected else "false",
+            "data-fragments": r.fragments or None,
         })
         line = h("div", cls="line")
         line.append(self._gutter(seq, r.lane))
         line.append(h("span", f"#{seq}", cls="seq"))
         line.append(h("span", r.type, cls="type"))
         if r.fp_color is not None:
-            line.append(h("span", "●", cls=f"fp fp-{r.fp_color}", attrs={"title": f"fingerprint: {r.fp}"}))
+            line.append(h("span", r.fp_label, cls=f"fp fp-{r.fp_color}" + (" numbered" if r.fp_label != "●" else ""),
+                          attrs={"title": f"fingerprint: {r.fp}"}))
         else:
             line.append(h("span", "", cls="fp none"))
-        if r.partial:
+        if r.fragments:
+            opened = seq in self.app.open_groups
+            line.append(h("button", f"{r.fragments} fragments {'▾' if opened else '▸'}", cls="link badge", attrs={
+                "type": "button", "data-action": "fragments", "data-target": seq, "tabindex": "-1",
+                "data-testid": "fragments-toggle", "aria-expanded": "true" if opened else "false",
+                "title": "streamed deltas of one block, shown joined: show each fragment"}))
+        elif r.partial:
             line.append(h("span", "partial", cls="badge"))
         line.append(h("span", r.summary, cls="summary", attrs={"title": r.summary[:300]}))
         if r.mark:
             line.append(h("span", f"⟲ {r.mark}", cls="mark", attrs={"title": r.mark}))
         for button in self._links(r):
             line.append(button)
-        where = f"{r.file.rsplit('/', 1)[-1]}:{r.line}" if r.file else f"L{r.line}"
-        line.append(h("span", where, cls="where", attrs={"title": f"input line {r.line}" + (f" of {r.file}" if r.file else "")}))
+        self._time(line, r)
+        line.append(self._where(r.file, r.line))
         row.append(line)
         if seq == self.selected and self.expanded:
             row.append(self._detail(r))
@@ -247,16 +275,19 @@ class Timeline:
         if r.pair is not None:
             text = f"→ result #{r.pair}" if r.type == "tool_use" else f"← call #{r.pair}"
             out.append(h("button", text, cls="link", attrs={
-                "type": "button", "data-action": "goto", "data-target": r.pair, "data-testid": "pair-link"}))
+                "type": "button", "data-action": "goto", "data-target": r.pair, "data-testid": "pair-link",
+                "tabindex": "-1"}))
         if r.opens_lane is not None:
             label = self.labels.get(r.opens_lane, r.opens_lane)
             out.append(h("button", "lane ▸", cls="link", attrs={
                 "type": "button", "data-action": "lane", "data-target": r.opens_lane,
-                "data-testid": "opens-lane", "title": f"go to the lane this call spawned: {label}"}))
+                "data-testid": "opens-lane", "title": f"go to the lane this call spawned: {label}",
+                "tabindex": "-1"}))
         if r.back_to is not None:
             out.append(h("button", f"↩ tool_result #{r.back_to}", cls="link", attrs={
                 "type": "button", "data-action": "goto", "data-target": r.back_to,
-                "data-testid": "back-to", "title": "back to the tool_result that closed this lane"}))
+                "data-testid": "back-to", "title": "back to the tool_result that closed this lane",
+                "tabindex": "-1"}))
         return out
 
     def _gutter(self, seq: int, own: str) -> Element:
@@ -296,3 +327,57 @@ class Timeline:
         box.append(h("h3", f"Raw input ({where})"))
         box.append(h("pre", r.raw, cls="raw", attrs={"data-testid": "row-raw"}))
         return box
+
+    # -- issue 9: time, file:line, lost blocks ------------------------------------------------
+
+    def _time(self, line: Element, r: Any) -> None:
+        """The row's time where its input line has one, and the gap since its lane's previous row."""
+        stamp = r.time
+        if stamp is None:
+            return
+        line.append(h("span", rowinfo.clock(stamp), cls="time", attrs={
+            "data-testid": "row-time", "data-time": stamp, "title": stamp}))
+        gap = r.gap
+        if gap is not None:
+            line.append(h("span", rowinfo.gap(gap), cls="gap", attrs={
+                "data-testid": "row-gap", "title": "since the previous row of this lane"}))
+
+    @staticmethod
+    def _where(file: str | None, number: int) -> Element:
+        """``file:line`` with the line number always shown; a long file name is shortened."""
+        title = f"input line {number}" + (f" of {file}" if file else "")
+        where = h("span", cls="where", attrs={"title": title})
+        if file:
+            name = file.rsplit("/", 1)[-1]
+            stem, dot, _ = name.rpartition(".")
+            stem = stem if dot else name
+            short = stem if len(stem) <= 14 else f"{stem[:6]}…{stem[-4:]}"
+            where.append(h("span", short, cls="file"))
+            where.append(h("span", f":{number}", cls="ln"))
+        else:
+            where.append(h("span", f"L{number}", cls="ln"))
+        return where
+
+    def _lost_row(self, row_id: int) -> Element:
+        """A faint placeholder where a block the strategy never emitted would have been."""
+        b = self.app.ws.lost_block(row_id)
+        classes = ["row", "lost"]
+        if row_id in self.highlight:
+            classes.append("emitted")
+        lane = b.lane if b is not None else ""
+        row = h("div", cls=" ".join(classes), attrs={
+            "role": "option", "data-seq": row_id, "data-type": "lost", "data-lane": lane or "",
+            "aria-selected": "false", "data-line": b.line if b is not None else None})
+        line = h("div", cls="line")
+        line.append(self._gutter(b.before_seq if b is not None else 0, lane or ""))
+        line.append(h("span", "lost", cls="seq"))
+        line.append(h("span", "never emitted", cls="type"))
+        line.append(h("span", "", cls="fp none"))
+        words = b.words if b is not None else "a block"
+        strategy = self.app.state.strategy
+        line.append(h("span", f"{words}: '{strategy}' never emits it (the audit counts it as lost)",
+                      cls="summary", attrs={"title": words}))
+        if b is not None:
+            line.append(self._where(b.file, b.line))
+        row.append(line)
+        return row

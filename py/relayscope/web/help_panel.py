@@ -1,0 +1,51 @@
+"""help: the short help panel: what the strategies do, what the step-through's decisions mean, and
+what the chips and marks in the timeline are. Static text of ours, drawn once at start.
+
+Must not: grow into a manual (README.md is that); every entry is one or two lines.
+"""
+
+from __future__ import annotations
+
+from .dom import Element, clear, h
+
+SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
+    ("Strategies (how repeated content is de-duplicated)", [
+        ("none", "every content block of every event, repeats and all: the raw view."),
+        ("index", "the documented rule: remember how many blocks were seen and emit only those past that "
+                  "index. Interleaved sub-agents break it: blocks below the index are lost."),
+        ("fingerprint", "'index', plus a reset when the first block changes (a new context): fixes most "
+                        "interleaving, but can re-emit."),
+        ("lineage", "tracks each message and lane by id: every block once, in its lane. The recommended one."),
+    ]),
+    ("Decisions in the step-through", [
+        ("emitted", "the line's new blocks became relay events (highlighted in the timeline)."),
+        ("lost", "a block no relay event carries under this strategy: the audit counts it as lost. "
+                 "A faint 'lost' row in the timeline marks where it would have been."),
+        ("duplicate of #N", "a correct skip: relay #N already carried this block (the link goes there)."),
+        ("already streamed", "the block arrived earlier as streamed deltas; the full snapshot is not repeated."),
+        ("ignored / unreadable", "nothing to emit by design (blank line, signature delta), or a line that "
+                                 "is not JSON (listed under the input)."),
+    ]),
+    ("Chips and marks", [
+        ("type chips", "click once: only that type; twice: all but that type; a third time: back to all."),
+        ("N hidden", "bookkeeping records (progress, file-history-snapshot, queue-operation, hook progress…) "
+                     "are hidden; the chip shows them again."),
+        ("● / numbers", "each first-block fingerprint has its own colour, in first-seen order (the legend "
+                        "lists them); past the palette they are numbered too."),
+        ("N fragments", "consecutive streamed deltas of one block shown as one row; click to see each one."),
+        ("⟲", "the de-dup state was reset here (context switch, shrink, turn end)."),
+        ("keys", "↑↓ j/k select, Home/End first/last, PageUp/PageDown a screen, Enter opens, ← → step, "
+                 "/ filter, Esc clears the filter."),
+    ]),
+]
+
+
+def draw(container: Element) -> None:
+    clear(container)
+    for title, entries in SECTIONS:
+        container.append(h("h3", title))
+        dl = h("dl", cls="help-list")
+        for term, text in entries:
+            dl.append(h("dt", term))
+            dl.append(h("dd", text))
+        container.append(dl)

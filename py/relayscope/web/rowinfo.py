@@ -1,0 +1,84 @@
+"""rowinfo: facts about an input line that the relays do not carry, read from the raw line when a
+row is drawn: its timestamp, and the session fields (cwd, version, git branch) of a transcript.
+
+Reads only the few fields it names (msgspec skips the rest), and only for rows on screen.
+Must not: be called for every relay on a hot path.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Final
+
+import msgspec
+
+
+class _Stamp(msgspec.Struct):
+    timestamp: str | None = None
+
+
+class _Head(msgspec.Struct):
+    cwd: str | None = None
+    version: str | None = None
+    gitBranch: str | None = None  # the transcript's own name
+
+
+_stamp: Final = msgspec.json.Decoder(_Stamp)
+_head: Final = msgspec.json.Decoder(_Head)
+
+
+def timestamp(raw: bytes) -> str | None:
+    """The line's top-level ``timestamp`` (ISO 8601), if it has one."""
+    try:
+        value = _stamp.decode(raw).timestamp
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return value if value and parse(value) is not None else None
+
+
+def parse(stamp: str) -> float | None:
+    """Seconds since the epoch of an ISO 8601 stamp (``Z`` allowed), or None."""
+    try:
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def session_head(raw: bytes) -> tuple[str | None, str | None, str | None]:
+    """(cwd, version, git branch) of a session record."""
+    try:
+        h = _head.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None, None, None
+    return h.cwd, h.version, h.gitBranch
+
+
+def clock(stamp: str) -> str:
+    """The time of day of a stamp, as written (UTC when it says Z): ``10:00:09``."""
+    _, _, rest = stamp.partition("T")
+    return rest[:8] if len(rest) >= 8 else stamp
+
+
+def gap(seconds: float) -> str:
+    """A short gap: ``+0.3s``, ``+4s``, ``+2m05s``, ``+1h02m``."""
+    if seconds < 10:
+        text = f"{seconds:.1f}".rstrip("0").rstrip(".")
+        return f"+{text}s"
+    s = round(seconds)
+    if s < 60:
+        return f"+{s}s"
+    if s < 3600:
+        return f"+{s // 60}m{s % 60:02d}s"
+    return f"+{s // 3600}h{s % 3600 // 60:02d}m"
+
+
+def duration(seconds: float) -> str:
+    """A lane's wall time: ``0.4 s``, ``10 s``, ``4m 35s``, ``1h 02m``."""
+    if seconds < 1:
+        return f"{seconds:.1f} s"
+    s = round(seconds)
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60}m {s % 60:02d}s"
+    return f"{s // 3600}h {s % 3600 // 60:02d}m"
