@@ -56,7 +56,12 @@ class AppDriver:
             self.settle()
 
     def relay_count(self) -> int:
+        """Relay events shown (after filters, and with bookkeeping records hidden)."""
         return int(self.testid("relay-count").text_content())
+
+    def total(self) -> int:
+        """Every relay event of the input, shown or not."""
+        return int(self.testid("relay-count").get_attribute("data-total"))
 
     def lanes(self) -> list[str]:
         return self.page.eval_on_selector_all('[data-testid="lane"]', "els => els.map(e => e.dataset.lane)")

@@ -256,15 +256,20 @@ def test_a_session_shows_file_line_hides_bookkeeping_and_reads_its_metadata(app,
     assert "bookkeeping=shown" in page.url
     chip.click()
     assert app.relay_count() == shown
-    # a type chip excludes as well as includes: neutral -> only -> all but -> neutral
+    # a type chip includes (only the types chosen), its ⊘ excludes (all but): one click each
     tool_use = page.locator('[data-testid="type-filter"] button[data-type="tool_use"]')
+    hide = page.locator('[data-testid="type-filter"] button[data-exclude="tool_use"]')
     tool_use.click()
     assert app.relay_count() == 1 and tool_use.get_attribute("data-mode") == "include"
-    tool_use.click()
+    hide.click()
     assert app.relay_count() == shown - 1 and tool_use.get_attribute("data-mode") == "exclude"
+    assert hide.get_attribute("aria-pressed") == "true" and tool_use.get_attribute("aria-pressed") == "false"
     assert page.locator('.row[data-type="tool_use"]').count() == 0
     assert "types=-tool_use" in page.url
-    tool_use.click()
+    page.locator('[data-testid="type-filter"] button[data-exclude="user_message"]').click()
+    assert app.relay_count() == shown - 1 - sum(r["type"] == "user_message" for r in relays)
+    page.locator('[data-testid="type-filter"] button[data-exclude="user_message"]').click()
+    hide.click()
     assert app.relay_count() == shown and tool_use.get_attribute("data-mode") is None
 
 

@@ -45,7 +45,7 @@ def test_a_paste_is_analyzed_without_a_click_and_the_button_reruns_it(app, cli_c
 
 def test_opening_a_session_file_with_its_sub_agent_files_links_up_the_lanes(app, cli_count) -> None:
     app.open_files([SESSION_MAIN, *SESSION_AGENTS])
-    assert app.relay_count() == cli_count(SESSION_MAIN, *SESSION_AGENTS)
+    assert app.total() == cli_count(SESSION_MAIN, *SESSION_AGENTS)
     lanes = app.lanes()
     assert len(lanes) == session_lanes_expected() == 1 + len(SESSION_AGENTS)
     assert lanes[0] == "main"
@@ -59,7 +59,7 @@ def test_the_folder_picker_reads_a_session_folder_and_names_what_it_skipped(app,
     (folder / "notes.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     app.testid("folder-input").set_input_files(folder)
     app.settle()
-    assert app.relay_count() == cli_count(SESSION_MAIN, *SESSION_AGENTS)
+    assert app.total() == cli_count(SESSION_MAIN, *SESSION_AGENTS)
     assert len(app.lanes()) == 1 + len(SESSION_AGENTS)
     assert "notes.png" in app.testid("message").text_content()  # not silently discarded
 
@@ -79,7 +79,7 @@ def drop_files(app: AppDriver, files: dict[str, str]) -> None:
 def test_dropping_several_files_anywhere_on_the_page_loads_them_together(app, cli_count) -> None:
     files = {p.name: p.read_text(encoding="utf-8") for p in (SESSION_MAIN, *SESSION_AGENTS)}
     drop_files(app, files)
-    assert app.relay_count() == cli_count(SESSION_MAIN, *SESSION_AGENTS)
+    assert app.total() == cli_count(SESSION_MAIN, *SESSION_AGENTS)
     assert len(app.lanes()) == 1 + len(SESSION_AGENTS)
     assert app.testid("source").text_content().startswith(f"{len(files)} files")
 
@@ -119,7 +119,7 @@ def test_a_dropped_folder_is_walked_through_its_entries(app, cli_count) -> None:
         tree,
     )
     app.settle()
-    assert app.relay_count() == cli_count(SESSION_MAIN, *SESSION_AGENTS)
+    assert app.total() == cli_count(SESSION_MAIN, *SESSION_AGENTS)
     assert len(app.lanes()) == 1 + len(SESSION_AGENTS)
     assert ".DS_Store" in app.testid("message").text_content()
 

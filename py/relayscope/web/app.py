@@ -579,9 +579,17 @@ class App:
             chip.type = "button"
             chip.className = f"chip t-{kind}"
             chip.dataset.type = kind
-            self.chip_mode(chip, kind)
             chip.textContent = f"{kind} {fmt_int(count)}"
-            box.append(chip)
+            not_chip = document.createElement("button")
+            not_chip.type = "button"
+            not_chip.className = "chip chip-not"
+            not_chip.dataset.exclude = kind
+            not_chip.textContent = "⊘"
+            self.chip_mode(chip, not_chip, kind)
+            pair = document.createElement("span")
+            pair.className = "chip-pair"
+            pair.append(chip, not_chip)
+            box.append(pair)
         hidden = self.ws.bookkeeping_count if self.ws else 0
         if hidden:
             chip = document.createElement("button")
@@ -595,17 +603,20 @@ class App:
             chip.title = "progress, file-history-snapshot, queue-operation, hook progress … records"
             box.append(chip)
 
-    def chip_mode(self, chip: Any, kind: str) -> None:
-        """A type chip is neutral, 'only this type' (include) or 'all but this type' (exclude)."""
+    def chip_mode(self, chip: Any, not_chip: Any, kind: str) -> None:
+        """A type is neutral, included (its chip: only the types chosen) or excluded (its ⊘ button:
+        every type but these)."""
         st = self.state
         mode = "include" if kind in st.types else "exclude" if kind in st.xtypes else None
-        chip.setAttribute("aria-pressed", "true" if mode == "include" else "mixed" if mode == "exclude" else "false")
+        chip.setAttribute("aria-pressed", "true" if mode == "include" else "false")
+        not_chip.setAttribute("aria-pressed", "true" if mode == "exclude" else "false")
         if mode:
             chip.dataset.mode = mode
         else:
             chip.removeAttribute("data-mode")
-        chip.title = {"include": f"only {kind} (click: all but {kind})",
-                      "exclude": f"all but {kind} (click: back to all)"}.get(mode or "", f"only {kind}")
+        chip.title = f"show only {kind} (with any other type chosen)"
+        not_chip.title = f"hide {kind}"
+        not_chip.setAttribute("aria-label", f"hide {kind}")
 
     def on_type_chip(self, event: Any) -> None:
         if self.ws is None:
@@ -616,19 +627,17 @@ class App:
             self.draw_type_chips()
             self.filter_rows()
             return
-        chip = closest(event, "button[data-type]")
+        chip = closest(event, "button[data-type], button[data-exclude]")
         if chip is None:
             return
-        kind = str(chip.dataset.type)
         st = self.state
-        if kind in st.types:  # only -> all but
-            st.types.discard(kind)
-            st.xtypes.add(kind)
-        elif kind in st.xtypes:  # all but -> neutral
-            st.xtypes.discard(kind)
-        else:
-            st.types.add(kind)
-        self.chip_mode(chip, kind)
+        excluding = chip.hasAttribute("data-exclude")
+        kind = str(chip.dataset.exclude if excluding else chip.dataset.type)
+        chosen, other = (st.xtypes, st.types) if excluding else (st.types, st.xtypes)
+        chosen ^= {kind}
+        other.discard(kind)
+        pair = chip.parentElement
+        self.chip_mode(pair.querySelector("[data-type]"), pair.querySelector("[data-exclude]"), kind)
         self.forget_saved_filter()
         self.filter_rows()
 
@@ -672,6 +681,7 @@ class App:
         seqs = ws.select(st.text, st.types, st.xtypes, st.lane, st.bookkeeping)
         self.els["relay-count"].textContent = str(len(seqs))
         self.els["relay-count"].dataset.total = str(len(ws.relays))
+        self.els["relay-count"].dataset.hidden = "0" if st.bookkeeping else str(ws.bookkeeping_count)
         filtered = len(seqs) != len(ws.relays)
         self.els["relay-count-of"].textContent = f"of {fmt_int(len(ws.relays))}" if filtered else ""
         if scroll_top:
