@@ -250,6 +250,10 @@ def test_a_session_shows_file_line_hides_bookkeeping_and_reads_its_metadata(app,
     for part in (MODEL, "2.1.30", "/home/dev/shop", "fix/cart"):
         assert part in meta, meta
     assert "model ?" not in meta
+    # an opened row shows its raw line as written and indented
+    page.locator('.row[data-type="session_meta"]').click()
+    pretty = page.locator('.row.selected [data-testid="row-raw-pretty"]').text_content()
+    assert json.loads(pretty)["type"] == "queue-operation" and '\n  "type": "queue-operation"' in pretty
     chip.click()
     assert app.relay_count() == len(relays)
     assert page.locator('.row[data-type="passthrough"]').count() == 8
@@ -337,6 +341,22 @@ def test_consecutive_partial_deltas_are_one_row_expandable_to_the_fragments(app)
     assert Path(download.value.path()).read_bytes() == cli_ndjson(REAL_STREAMING)
 
 
+def test_streamed_thinking_without_text_is_one_row_that_says_so(app) -> None:
+    def event(ev: dict) -> str:
+        return json.dumps({"type": "stream_event", "event": ev, "session_id": "s1", "parent_tool_use_id": None})
+    lines = [json.dumps({"type": "system", "subtype": "init", "session_id": "s1", "model": "claude-opus-4-5", "tools": []}),
+             event({"type": "message_start", "message": {"id": "msg_1", "role": "assistant", "content": []}}),
+             event({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}})]
+    lines += [event({"type": "content_block_delta", "index": 0,
+                     "delta": {"type": "thinking_delta", "thinking": "", "estimated_tokens": 12}})] * 3
+    app.paste("\n".join(lines) + "\n")
+    app.strategy("lineage")
+    rows = app.page.locator('.row[data-type="thinking_delta"]')
+    assert rows.count() == 1 and rows.first.get_attribute("data-fragments") == "3"
+    assert "no text" in rows.first.locator(".summary").text_content()
+    assert "(empty)" not in app.testid("timeline").text_content()
+
+
 # -- 7. help, keys, odd input ----------------------------------------------------------------------
 
 def test_help_explains_strategies_decisions_and_chips(app) -> None:
@@ -383,6 +403,7 @@ def test_a_binary_file_gets_one_clear_message_and_no_timeline(app) -> None:
     assert message.is_visible() and "binary" in message.text_content()
     assert app.testid("errors").is_hidden()
     assert not app.testid("workspace").is_visible()
+    assert "example=" not in app.page.url and app.page.locator(".row").count() == 0
 
 
 def test_analyze_on_an_empty_box_says_so(app) -> None:

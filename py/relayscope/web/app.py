@@ -1053,4 +1053,6 @@ class App:
         show(self.els["errors"], False)
         self.notice([reason], error=True)
         self.els["source"].textContent = ""
+        self.state.source = {}
+        window.history.replaceState(None, "", str(window.location.pathname))  # nothing to come back to
         self.end(run, "Nothing analyzed")

@@ -43,6 +43,8 @@ FP_COLORS: Final = 12
 # Records that only keep Claude Code's own books: hidden from the timeline until asked for.
 BOOKKEEPING: Final = frozenset({"progress", "file-history-snapshot", "queue-operation", "last-prompt",
                                 "mode", "ai-title", "hook_progress", "hook_started", "hook_response"})
+# Newer CLIs stream thinking as deltas with no text (only an estimate of its size).
+NO_THINKING_TEXT: Final = "(thinking: the stream carries no text for it)"
 GAP_LOOKBACK: Final = 2000  # relays searched back for the previous row of a lane (a drawn row's gap)
 
 Text = str | bytes
@@ -160,8 +162,13 @@ class RowView:
         return self.workspace.row_time(self.seq)
 
     @property
+    def raw_pretty(self) -> str | None:
+        """The input line as indented JSON (None when it is not JSON)."""
+        return pretty_json(self.raw)
+
+    @property
     def gap(self) -> float | None:
-        """Seconds since the previous row of the same lane that has a time."""
+        """Seconds since the previous row of the same lane that has a time (bookkeeping aside)."""
         return self.workspace.row_gap(self.seq)
 
     @property
@@ -471,9 +478,11 @@ class Workspace:
         if end is not None:
             fragments = end - seq + 1
             joined = "".join(getattr(x, "text", "") for x in self.relays[seq:end + 1])
-            text = clip(joined) or "(empty)"
+            text = clip(joined) or (NO_THINKING_TEXT if isinstance(r, R.ThinkingDelta) else "(empty)")
         elif isinstance(r, R.SessionMeta):
             text = self._session_summary(r)
+        elif isinstance(r, R.ThinkingDelta) and not r.text.strip():
+            text = NO_THINKING_TEXT
         return RowView(
             seq=r.seq, type=r.type, lane=r.lane, file=r.file, line=r.line, summary=text,
             pair=pair, opens_lane=opens,
@@ -617,8 +626,9 @@ class Workspace:
         if t1 is None:
             return None
         relays, lane = self.relays, self.relays[seq].lane
+        book = self._bookkeeping  # hidden by default: a gap counts from a row one can see
         for q in range(seq - 1, max(-1, seq - 1 - GAP_LOOKBACK), -1):
-            if relays[q].lane != lane:
+            if relays[q].lane != lane or q in book:
                 continue
             before = self.row_time(q)
             t0 = rowinfo.parse(before) if before else None
@@ -869,6 +879,13 @@ def binary_reason(name: str | None, data: object) -> str | None:
     what = f"{name}" if name else "The input"
     return (f"{what} is binary, not text ({fmt_size(len(data))}): it cannot be a Claude Code transcript, "
             "a session file or an SSE stream, so nothing was analyzed.")
+
+
+def pretty_json(raw: str) -> str | None:
+    try:
+        return json.dumps(_any.decode(raw), indent=2, ensure_ascii=False) if raw.strip() else None
+    except msgspec.DecodeError:
+        return None
 
 
 def fmt_size(n: int) -> str:

@@ -326,6 +326,12 @@ class Timeline:
         where = f"line {r.line}" + (f" of {r.file}" if r.file else "")
         box.append(h("h3", f"Raw input ({where})"))
         box.append(h("pre", r.raw, cls="raw", attrs={"data-testid": "row-raw"}))
+        pretty = r.raw_pretty
+        if pretty is not None:
+            more = h("details", cls="raw-pretty")
+            more.append(h("summary", "Raw input, indented"))
+            more.append(h("pre", pretty, cls="raw", attrs={"data-testid": "row-raw-pretty"}))
+            box.append(more)
         return box
 
     # -- issue 9: time, file:line, lost blocks ------------------------------------------------
