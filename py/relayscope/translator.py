@@ -38,7 +38,8 @@ Every line yields one :class:`~relayscope.trace.TraceStep` when tracing is on.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Final
+from collections.abc import Mapping
+from typing import ClassVar, Final
 
 import msgspec
 from msgspec import UNSET, Raw
@@ -46,7 +47,8 @@ from msgspec import UNSET, Raw
 from . import relay as R
 from . import trace as T
 from ._bounded import Recent
-from .lanes import MAIN, LaneTracker
+from .emitter import Emitter
+from .lanes import MAIN, Lane, LaneTracker
 from .wire import (
     Block,
     Event,
@@ -451,65 +453,6 @@ class _Pending(msgspec.Struct, gc=False):  # one per assistant line: a Struct, a
     usage: WireUsage
 
 
-class Emitter:
-    """What every translator shares: seq numbering, the trace, the error list."""
-
-    lane_events = False  # start lanes implicitly on their first relay
-
-    def __init__(self, *, trace: bool = False, file: str | None = None) -> None:
-        self.tracing = trace
-        self.trace: list[T.TraceStep] = []
-        self.errors: list[tuple[int, str]] = []  # (line, message) of unreadable input
-        self.file = file
-        self.lines = 0
-        self._seq = 0
-        self._out: list[R.Relay] = []
-        self._started: set[str] = set()
-        self._scratch = T.TraceStep(0, "")
-
-    @property
-    def seq(self) -> int:
-        """The seq the next relay will get."""
-        return self._seq
-
-    def feed_line(self, text: str | bytes) -> list[R.Relay]:
-        raise NotImplementedError
-
-    def finish(self) -> list[R.Relay]:
-        return []
-
-    def next_seq(self, step: T.TraceStep, line: int, lane: str) -> int:
-        """The seq of the relay about to be built in ``lane`` (a lane's first relay is
-        preceded by its lane_start). Hot paths build relays directly, with this as their
-        first keyword argument, then ``push`` them: forwarding ``**fields`` through ``emit``
-        costs four times the construction itself."""
-        if self.lane_events and lane not in self._started:
-            self._start_lane(step, line, lane)
-        seq = self._seq
-        self._seq = seq + 1
-        if self.tracing:
-            step.seqs.append(seq)
-        return seq
-
-    def emit(self, step: T.TraceStep, cls: type[R.Relay], line: int, lane: str, **fields: Any) -> R.Relay:
-        relay = cls(seq=self.next_seq(step, line, lane), line=line, lane=lane, file=self.file, **fields)
-        self._out.append(relay)
-        return relay
-
-    def _start_lane(self, step: T.TraceStep, line: int, lane_id: str) -> None:
-        raise NotImplementedError
-
-    def _record(self, step: T.TraceStep) -> None:
-        if self.tracing:
-            self.trace.append(step)
-
-    def _error(self, step: T.TraceStep, line: int, text: str | bytes, message: str) -> None:
-        self.errors.append((line, message))
-        shown = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
-        self.emit(step, R.Error, line, MAIN, message=message, raw=shown[:200])
-        step.decision, step.reason = T.ERROR, message
-
-
 class Translator(Emitter):
     """Claude Code stream-json in, relay events out. One instance per input stream."""
 
@@ -525,6 +468,9 @@ class Translator(Emitter):
         self._pending: dict[str, _Pending] = {}  # message id -> last usage row seen
         self._lane_msg: dict[str, str] = {}
         self._flushed: Recent[str] = Recent()
+
+    def lane_map(self) -> Mapping[str, Lane]:
+        return self.lanes.snapshot()
 
     # -- entry points -------------------------------------------------------------------
 

@@ -213,7 +213,7 @@ def _unused(_: Path) -> None:  # keep the Path import honest for type checkers
 @pytest.mark.parametrize("data", [b"", b"\n", b"a", b"a\n", b"a\nb", b"a\nb\n", b"a\n\n", b"\n\nx\n\n", b"x" * 50 + b"\n" + b"y" * 30])
 def test_sliced_line_split_matches_the_analyzer(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
     import relayscope.web.model as model
-    from relayscope.formats.session import split_lines
+    from relayscope.wire import split_lines
 
     for size in (1, 7, 1 << 20):
         monkeypatch.setattr(model, "SLICE_BYTES", size)

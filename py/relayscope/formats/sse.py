@@ -21,8 +21,8 @@ from msgspec import Raw
 
 from .. import relay as R
 from .. import trace as T
+from ..emitter import Emitter
 from ..lanes import MAIN
-from ..translator import Emitter
 
 _decoder: Final = msgspec.json.Decoder()
 
