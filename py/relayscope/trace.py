@@ -24,6 +24,12 @@ IGNORE: Final = "ignore"  # nothing to emit by design (blank line, signature del
 ERROR: Final = "error"
 CONSUMED: Final = "consumed"  # a line that is part of a multi-line event (SSE)
 
+# block actions (TraceStep.blocks): what happened to one content block of an event
+BLOCK_EMIT: Final = "emit"  # emitted whole
+BLOCK_DUP: Final = "dup"  # already emitted: skipped
+BLOCK_STREAMED: Final = "streamed"  # already emitted as stream_event deltas: skipped
+BLOCK_GROW: Final = "grow"  # a streaming block with more text: the new suffix emitted
+
 # reset values
 TURN_END: Final = "turn_end"
 SHRINK: Final = "shrink"
@@ -49,7 +55,7 @@ RESET_LABELS: Final = {
 class BlockStep(Struct, array_like=False, omit_defaults=True):
     index: int
     key: str
-    action: str  # emit | dup | streamed | grow | ignore
+    action: str  # BLOCK_EMIT | BLOCK_DUP | BLOCK_STREAMED | BLOCK_GROW
     reason: str = ""
 
 
