@@ -8,6 +8,9 @@ one seq space and their lanes link up. A single file streams line by line, as be
 
 Exit codes: 0 ok, 1 when the input had errors (everything else is still printed),
 2 on usage errors (bad flags, missing files). Errors go to stderr as ``FILE:LINE: message``.
+
+The top of the layers: it may import anything in the package except ``web``; nothing imports it.
+No state between commands.
 """
 
 from __future__ import annotations

@@ -73,6 +73,17 @@ result ids, the message streaming per lane) is dropped at the end of a turn (``r
 ``system/result``) and bounded by ``WINDOW`` / ``_bounded`` in between.
 
 Every line yields one :class:`~relayscope.trace.TraceStep` when tracing is on.
+
+State
+-----
+A :class:`Translator` holds, for one input stream: the strategy's de-dup state (``index``:
+the index; ``fingerprint``: the index and the last fingerprint; ``lineage``: the table's
+messages and ids), the lanes (``lanes.LaneTracker``, never reset), the usage of messages not yet
+flushed (per lane, the message being written), and what ``emitter.Emitter`` holds (seqs, the
+trace, the errors, the lanes started). Which of it resets on which event is the reset table.
+
+Layer: imports ``wire``, ``relay``, ``trace``, ``lanes``, ``emitter`` and ``_bounded`` only;
+must not import the formats or anything above them.
 """
 
 from __future__ import annotations

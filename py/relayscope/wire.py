@@ -18,7 +18,8 @@ string, ...) is decoded generically and *salvaged* field by field: what fits is 
 does not is dropped and named in ``Frame.note``. Odd-but-valid lines are never lost.
 
 This module knows nothing about de-duplication, lanes or output; it must not import any
-other relayscope module.
+other relayscope module. No state: every line is decoded on its own (``split_lines`` and
+``iter_lines`` cut text into the lines it decodes).
 """
 
 from __future__ import annotations
