@@ -26,7 +26,7 @@ from .. import relay as R
 from .. import trace as T
 from ..analysis import SLICE_BYTES, Analyzer
 from ..audit import StrategyAudit
-from ..lanes import MAIN, Lane, is_spawn_tool, lane_label, spawn_input
+from ..lanes import MAIN, Lane, lane_label
 from ..multifile import audit_steps, group_files, merge_audits, translate_session
 from ..present import summary
 from ..translator import STRATEGIES
@@ -291,6 +291,7 @@ class Workspace:
                 for _ in a.feed_steps(self._input.files[g.name], SLICE_BYTES):
                     pass
                 formats.append(a.format or g.format)
+                self._lane_meta.update(a.lanes)
                 seqs_from, new_relays, new_steps = len(relays), a.relays, a.trace
                 errors.extend(ErrorView(g.name, line, msg) for line, msg in a.errors)
             if seqs_from:  # one seq space across groups
@@ -324,7 +325,6 @@ class Workspace:
 
     def _build_lanes(self) -> list[LaneView]:
         lanes: dict[str, LaneView] = {}
-        spawns: dict[str, tuple[str | None, str | None]] = {}  # spawn id -> agent type, description
         for r in self.relays:
             lane = lanes.get(r.lane)
             if lane is None:
@@ -344,15 +344,9 @@ class Workspace:
                 lane.cache_creation_tokens += r.cache_creation_input_tokens
             elif isinstance(r, R.TurnComplete) and r.cost_usd is not None:
                 lane.cost_usd = (lane.cost_usd or 0.0) + float(r.cost_usd)
-            elif isinstance(r, R.ToolUse) and is_spawn_tool(r.name):
-                info = spawn_input(r.input)
-                spawns[r.id] = (info.subagent_type, info.description)
-                if r.id in lanes:
-                    self._describe(lanes[r.id], spawns)
         for lane in lanes.values():
             lane.spawn_seq = self._by_tool_use.get(lane.id)
             lane.result_seq = self._by_tool_result.get(lane.id)
-            self._describe(lane, spawns)
         ordered = sorted(lanes.values(), key=lambda v: (v.id != MAIN,))  # main first, else by appearance
         return ordered
 
@@ -367,18 +361,6 @@ class Workspace:
         if lane_id != MAIN and view.parent is None and meta is None:
             view.parent, view.depth = MAIN, 1
         return view
-
-    @staticmethod
-    def _describe(lane: LaneView, spawns: dict[str, tuple[str | None, str | None]]) -> None:
-        """A lane the translator knew nothing of (another format's file in a multi-file input):
-        named from its spawn call's input, as the lanes layer names it."""
-        agent_type, description = spawns.get(lane.id, (None, None))
-        if agent_type is None and description is None:
-            return
-        lane.agent_type = lane.agent_type or agent_type
-        lane.description = lane.description or description
-        if lane.label == lane.id:
-            lane.label = lane_label(lane.id, lane.agent_type, lane.description)
 
     # -- rows --------------------------------------------------------------------------------
 
