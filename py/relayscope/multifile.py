@@ -454,7 +454,7 @@ def audit_steps(source: Text | Sequence[bytes] | Mapping[str, Text], strategies:
     if not isinstance(source, Mapping):
         lines = split_lines(source) if isinstance(source, str | bytes) else list(source)
         found = fmt if fmt != AUTO else detect(lines)
-        result = yield from _audit_stream(name, found, lines, names, 0.0, 1.0, with_file=False)
+        result = yield from _audit_stream(name, found, lines, names, 0.0, 1.0, grouped=False)
         yield 1.0
         return [result]
     cache: _Prepared = {}
@@ -469,7 +469,7 @@ def audit_steps(source: Text | Sequence[bytes] | Mapping[str, Text], strategies:
             result = yield from _audit_session(g, names, cache, start, share)
         else:
             result = yield from _audit_stream(g.name, g.format, split_lines(g.files[g.name]), names, start, share,
-                                              with_file=True)
+                                              grouped=True)
         results.append(result)
         done += size
     yield 1.0
@@ -477,10 +477,10 @@ def audit_steps(source: Text | Sequence[bytes] | Mapping[str, Text], strategies:
 
 
 def _audit_stream(name: str | None, fmt: str, lines: list[bytes], names: list[str], start: float, share: float,
-                  *, with_file: bool) -> Generator[float, None, InputAudit]:
+                  *, grouped: bool) -> Generator[float, None, InputAudit]:
     """One stream: an inventory of its lines, then each strategy through an ``Analyzer``.
     Relays and inventory carry no file name (a stream is one file), so user text matches."""
-    files = [name] if name is not None and with_file else []
+    files = [name] if name is not None and grouped else []
     if fmt == "sse":  # translated once all the same: its relays count in the seq space shown
         a = Analyzer("lineage", fmt)
         for _ in a.feed_steps(lines):

@@ -112,7 +112,10 @@ from .wire import (
 )
 from .wire import Usage as WireUsage
 
-__all__ = ["STRATEGIES", "Emitter", "Translator", "fingerprint"]
+__all__ = [
+    "CUMULATIVE", "NEW_BLOCK", "PER_BLOCK", "SAME_BLOCK", "STRATEGIES", "STREAMED", "STREAM_GREW", "TOOL_COMPLETED",
+    "TOOL_ELSEWHERE", "TOOL_SEEN", "Emitter", "Rule", "Translator", "fingerprint",
+]
 
 _any: Final = msgspec.json.Decoder()
 _enc: Final = msgspec.json.Encoder()
