@@ -334,6 +334,12 @@ def test_consecutive_partial_deltas_are_one_row_expandable_to_the_fragments(app)
     assert page.locator('.row[data-type="text_delta"]').count() == len(partial)
     head.locator('[data-testid="fragments-toggle"]').click()
     assert page.locator(".row.fragment").count() == 0
+    # stepping onto a line whose delta is folded into the group marks the group's row
+    if app.testid("step-first").is_enabled():
+        app.testid("step-first").click()
+    while app.testid("step-position").get_attribute("data-line") != str(partial[2]["line"]):
+        app.testid("step-next").click()
+    assert "emitted" in head.get_attribute("class").split()
     # the relays themselves are as they were
     assert app.relay_count() == len(relays)
     with page.expect_download() as download:

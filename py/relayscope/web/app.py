@@ -839,12 +839,15 @@ class App:
         self.state.step = i
         s = ws.step(i)
         panels.step(self.els, s, n, self.lane_labels.get(s.lane or "", s.lane or ""))
-        self.timeline.set_highlight(set(s.seqs) | ws.lost_rows_of_step(i))
-        if scroll and s.seqs:
-            if s.seqs[0] not in self.timeline.index and (self.state.text or self.state.types or self.state.lane):
-                pass  # emitted rows are filtered out: leave the view where the user put it
-            else:
-                self.timeline.scroll_to(s.seqs[0])
+        index = self.timeline.index
+        # a relay inside a folded group of deltas is shown by the group's row; a lost block by its placeholder
+        folded = [h for q in s.seqs[:50] if q not in index and (h := ws.group_of(q)) is not None and h in index]
+        lost = ws.lost_rows_of_step(i)
+        self.timeline.set_highlight(set(s.seqs) | set(folded) | lost)
+        if scroll and (s.seqs or lost):
+            target = next((q for q in [*s.seqs[:1], *folded[:1], *sorted(lost)] if q in index), None)
+            if target is not None:  # else the emitted rows are filtered out: leave the view be
+                self.timeline.scroll_to(target)
         self.els["step-prev"].disabled = i == 0
         self.els["step-first"].disabled = i == 0
         self.els["step-next"].disabled = i == n - 1

@@ -62,23 +62,19 @@ def clock(stamp: str) -> str:
 def gap(seconds: float) -> str:
     """A short gap: ``+0.3s``, ``+4s``, ``+2m05s``, ``+1h02m``."""
     if seconds < 10:
-        text = f"{seconds:.1f}".rstrip("0").rstrip(".")
-        return f"+{text}s"
-    s = round(seconds)
-    if s < 60:
-        return f"+{s}s"
-    if s < 3600:
-        return f"+{s // 60}m{s % 60:02d}s"
-    return f"+{s // 3600}h{s % 3600 // 60:02d}m"
+        return "+" + f"{seconds:.1f}".rstrip("0").rstrip(".") + "s"
+    return "+" + _span(seconds, "")
 
 
 def duration(seconds: float) -> str:
     """A lane's wall time: ``0.4 s``, ``10 s``, ``4m 35s``, ``1h 02m``."""
-    if seconds < 1:
-        return f"{seconds:.1f} s"
+    return f"{seconds:.1f} s" if seconds < 1 else _span(seconds, " ")
+
+
+def _span(seconds: float, join: str) -> str:
     s = round(seconds)
     if s < 60:
-        return f"{s} s"
+        return f"{s}{join}s"
     if s < 3600:
-        return f"{s // 60}m {s % 60:02d}s"
-    return f"{s // 3600}h {s % 3600 // 60:02d}m"
+        return f"{s // 60}m{join}{s % 60:02d}s"
+    return f"{s // 3600}h{join}{s % 3600 // 60:02d}m"
