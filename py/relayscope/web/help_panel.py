@@ -27,7 +27,7 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
                                  "is not JSON (listed under the input)."),
     ]),
     ("Chips and marks", [
-        ("type chips", "click once: only that type; twice: all but that type; a third time: back to all."),
+        ("type chips", "a chip shows only the types chosen; its ⊘ hides that type instead (click again to undo)."),
         ("N hidden", "bookkeeping records (progress, file-history-snapshot, queue-operation, hook progress…) "
                      "are hidden; the chip shows them again."),
         ("● / numbers", "each first-block fingerprint has its own colour, in first-seen order (the legend "

@@ -223,6 +223,7 @@ def _content(container: Element, s: Any) -> None:
             fate = fates.get(i)
             if fate is not None:
                 item.append(_fate(fate))
+                item.classList.add(f"fate-{fate.fate}")
             if action == "dup" or (not action and looked_at is not None and i < looked_at):
                 item.classList.add("below")
             if key in known_before:
