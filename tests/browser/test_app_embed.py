@@ -16,21 +16,16 @@ def by_id(where, name: str):
     return where.locator(f'[data-testid="{name}"]')
 
 
-def framed(browser, serve, site, tmp_path: Path, query: str, width: int = 960, height: int = 560):
-    """A parent page on http://localhost:A/ framing the app at http://127.0.0.1:B/: two sites, so
-    the frame gets no storage in this Chromium. Yields (page, frame, log)."""
-    (tmp_path / "index.html").write_text(
-        f'<!doctype html><body style="margin:0"><iframe id="app" src="{site.url}index.html{query}" '
-        f'width="{width}" height="{height}" style="border:0"></iframe></body>', encoding="utf-8")
-    return tmp_path
-
-
 @pytest.fixture
 def cross_site(browser, serve, site, tmp_path: Path):
     contexts = []
 
     def open_(query: str, width: int = 960, height: int = 560):
-        framed(browser, serve, site, tmp_path, query, width, height)
+        """A parent page on http://localhost:A/ framing the app at http://127.0.0.1:B/: two
+        sites, so this Chromium gives the frame no storage. Returns (frame, frame locator, log)."""
+        (tmp_path / "index.html").write_text(
+            f'<!doctype html><body style="margin:0"><iframe id="app" src="{site.url}index.html{query}" '
+            f'width="{width}" height="{height}" style="border:0"></iframe></body>', encoding="utf-8")
         log = RequestLog()
         ctx = serve(tmp_path)
         parent = ctx.__enter__()
@@ -45,7 +40,7 @@ def cross_site(browser, serve, site, tmp_path: Path):
         frame = page.frame_locator("#app")
         app_frame = next(f for f in page.frames if f.url.startswith(site.url))
         app_frame.wait_for_selector(SETTLED_RUN, state="attached", timeout=BOOT_TIMEOUT_MS)
-        return page, app_frame, frame, log
+        return app_frame, frame, log
 
     yield open_
     for ctx in reversed(contexts):
@@ -56,7 +51,7 @@ def cross_site(browser, serve, site, tmp_path: Path):
 
 
 def test_the_app_runs_in_a_frame_on_another_site_with_no_storage(cross_site, site) -> None:
-    page, app_frame, frame, log = cross_site(f"{INDEX_BUG}&embed=1")
+    app_frame, frame, log = cross_site(f"{INDEX_BUG}&embed=1")
     # The setup really denies storage to the frame (what broke PyScript's boot before).
     denied = app_frame.evaluate("""async () => {
         let local = 'allowed';
@@ -82,7 +77,7 @@ def test_the_app_runs_in_a_frame_on_another_site_with_no_storage(cross_site, sit
 
 
 def test_embed_mode_shows_the_view_only_and_keeps_the_authors_step(cross_site) -> None:
-    page, app_frame, frame, log = cross_site(f"{INDEX_BUG}&embed=1&theme=dark")
+    _, frame, _ = cross_site(f"{INDEX_BUG}&embed=1&theme=dark")
     html = frame.locator("html")
     assert html.get_attribute("data-embed") == "1" and html.get_attribute("data-theme") == "dark"
     for hidden in ("paste-input", "examples", "share", "filter", "audit", "lanes"):
@@ -109,14 +104,14 @@ def test_embed_mode_shows_the_view_only_and_keeps_the_authors_step(cross_site) -
 
 
 def test_panels_choose_what_an_embed_shows(cross_site) -> None:
-    _, _, frame, _ = cross_site(f"{INDEX_BUG}&embed=1&panels=stepper,audit")
+    _, frame, _ = cross_site(f"{INDEX_BUG}&embed=1&panels=stepper,audit")
     assert by_id(frame, "stepper").is_visible() and by_id(frame, "audit").is_visible()
     assert not by_id(frame, "timeline").is_visible()
     assert by_id(frame, "audit").locator('tr[data-strategy="index"] td[data-col="lost"]').text_content() == "1"
 
 
 def test_embed_is_usable_360_px_wide(cross_site) -> None:
-    _, app_frame, frame, _ = cross_site(f"{INDEX_BUG}&embed=1", width=360, height=560)
+    app_frame, frame, _ = cross_site(f"{INDEX_BUG}&embed=1", width=360, height=560)
     assert app_frame.evaluate("document.scrollingElement.scrollWidth") <= 360
     for name in ("step-prev", "step-next", "open-full"):
         box = by_id(frame, name).bounding_box()
