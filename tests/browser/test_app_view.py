@@ -80,6 +80,8 @@ def test_relay_count_and_exports_equal_the_cli_for_every_strategy(app) -> None:
 def test_stepping_shows_the_index_pointer_fingerprints_and_decision(app) -> None:
     app.example("index-bug", strategy="index")
     page = app.page
+    assert app.step_position() == "4 / 6"  # the example opens on the block it loses (issue 10)
+    app.testid("step-first").click()
     assert app.step_position() == "1 / 6"
     assert app.testid("step-prev").is_disabled() and app.testid("step-first").is_disabled()
     app.testid("step-next").click()  # line 2: three blocks, index 0 -> 3
