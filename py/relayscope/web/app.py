@@ -458,7 +458,7 @@ class App:
         note = self.els["audit-notes"].querySelector(f'li[data-strategy="{ws.strategy}"][data-kind="{kind}"]')
         if note:
             note.classList.add("focus")
-            note.scrollIntoView(js_object({"block": "nearest"}))
+            note.scrollIntoView(js_object({"block": "center"}))  # "nearest" can stop a fraction of a pixel short
 
     # -- analysis -----------------------------------------------------------------------------------
 
