@@ -190,6 +190,10 @@ def test_a_snapshot_after_streaming_reads_already_streamed(app) -> None:
 # -- 3. fingerprint colours ----------------------------------------------------------------------
 
 def legend(app: AppDriver) -> list[dict]:
+    box = app.page.locator("#fp-legend-box")
+    if box.get_attribute("open") is None:
+        box.locator("summary").click()  # drawn when opened
+    app.page.wait_for_selector('[data-testid="fp-legend"] li')
     return app.testid("fp-legend").locator("[data-fingerprint]").evaluate_all(
         "es => es.map(e => ({fp: e.dataset.fingerprint, color: e.dataset.color, text: e.textContent}))")
 

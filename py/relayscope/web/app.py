@@ -226,6 +226,7 @@ class App:
         on(e["help-toggle"], "click", lambda _: self.toggle_help())
         on(e["filter-restore"], "click", lambda _: self.restore_filter())
         on(e["skip-to-stepper"], "click", self.on_skip)
+        on(e["fp-legend-box"], "toggle", lambda _: self.fill_legend())
         on(window, "resize", lambda _: self.timeline.render())
 
     # -- app state, status, tasks -----------------------------------------------------------------
@@ -1053,6 +1054,10 @@ class App:
         box, button = self.els["help"], self.els["help-toggle"]
         show(box, bool(box.hidden))
         button.setAttribute("aria-expanded", "false" if box.hidden else "true")
+
+    def fill_legend(self) -> None:
+        if self.ws is not None and self.els["fp-legend-box"].open:
+            legend.fill(self.els["fp-legend"], self.ws.fp_legend())
 
     def on_skip(self, event: Any) -> None:
         event.preventDefault()  # no #stepper in the address: the fragment carries share links

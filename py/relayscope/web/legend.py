@@ -8,13 +8,22 @@ from __future__ import annotations
 
 from .dom import Element, clear, h
 
-MAX_ENTRIES = 300  # a longer legend helps nobody; the rows still carry their own label
+MAX_ENTRIES = 200  # a longer legend helps nobody; the rows still carry their own label
 
 
 def draw(box: Element, summary: Element, container: Element, entries: list[tuple[str, int, str]]) -> None:
+    """The legend's heading now; its entries when it is opened (``fill``): a long capture has
+    thousands of fingerprints, and drawing them with the first screen would hold the page."""
     clear(container)
     box.hidden = not entries
     summary.textContent = f"Fingerprints ({len(entries)}): one colour each, in first-seen order"
+    if box.open:
+        fill(container, entries)
+
+
+def fill(container: Element, entries: list[tuple[str, int, str]]) -> None:
+    if container.firstChild:  # already drawn for this input
+        return
     for fp, color, label in entries[:MAX_ENTRIES]:
         key = f"fp-{color}" if label == "●" else f"fp-{color}#{label}"
         li = h("li", attrs={"data-fingerprint": fp, "data-color": key})

@@ -43,6 +43,9 @@ BOOKKEEPING: Final = frozenset({"progress", "file-history-snapshot", "queue-oper
 # Newer CLIs stream thinking as deltas with no text (only an estimate of its size).
 NO_THINKING_TEXT: Final = "(thinking: the stream carries no text for it)"
 GAP_LOOKBACK: Final = 2000  # relays searched back for the previous row of a lane (a drawn row's gap)
+# Relays looked at from each end of a lane for its first and last timestamp: every record of a
+# timed input has one, and an untimed input must not cost a decode of thousands of lines per lane.
+WALL_LOOK: Final = 24
 
 Text = str | bytes
 
@@ -608,10 +611,10 @@ class Workspace:
         """First to last timestamp of the lane's rows; else the turns' own duration."""
         first = last = None
         relays = self.relays
-        for q in range(lane.first_seq, min(lane.last_seq + 1, lane.first_seq + GAP_LOOKBACK)):
+        for q in range(lane.first_seq, min(lane.last_seq + 1, lane.first_seq + WALL_LOOK)):
             if relays[q].lane == lane.id and (first := self.row_time(q)):
                 break
-        for q in range(lane.last_seq, max(lane.first_seq - 1, lane.last_seq - GAP_LOOKBACK), -1):
+        for q in range(lane.last_seq, max(lane.first_seq - 1, lane.last_seq - WALL_LOOK), -1):
             if relays[q].lane == lane.id and (last := self.row_time(q)):
                 break
         t0 = rowinfo.parse(first) if first else None
