@@ -89,6 +89,14 @@ def _err(text: str) -> None:
         pass
 
 
+def stdout() -> BinaryIO:
+    """Where output goes: stdout, or /dev/null when the caller closed it (``>&-``): the run still
+    reads everything and its exit code still says whether the input was good."""
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stdout for the rest of the process
+    return sys.stdout.buffer
+
+
 def _encode_safe(relays: list[R.Relay]) -> bytes:
     """NDJSON of relays msgspec cannot encode (a lone surrogate, ``"\\ud83d"`` in the input, is
     valid JSON but no UTF-8): each string escaped as JSON allows, nothing dropped."""
@@ -261,7 +269,7 @@ def cmd_translate(args: argparse.Namespace) -> int:
     if is_batch(items, args.input_format):
         files, problems = gather(items)
         failed = report_problems(problems)
-        writer = Writer(sys.stdout.buffer, args.format, live=False)
+        writer = Writer(stdout(), args.format, live=False)
         _run.name, _run.line = next(iter(files), None), 0
         for result in translate_files(files, args.strategy, fmt=args.input_format):
             writer.write(result.relays)
@@ -270,7 +278,7 @@ def cmd_translate(args: argparse.Namespace) -> int:
         writer.close()
         return INPUT_ERRORS if failed else OK
     sources = [i for i in items if isinstance(i, Input)]
-    writer = Writer(sys.stdout.buffer, args.format, live=False)
+    writer = Writer(stdout(), args.format, live=False)
     failed = False
     for source in sources:
         failed = _stream(source, args, writer, several=len(sources) > 1) or failed
@@ -339,7 +347,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
 
 def _write_out(data: bytes) -> None:
-    out = sys.stdout.buffer
+    out = stdout()
     try:
         out.write(data)
         out.flush()

@@ -176,11 +176,14 @@ def open_named(path: str) -> Input:
 
 
 def read_regular(path: str) -> bytes | Problem:
-    """A file found while walking a folder, read whole: only if it is a regular file. Opened
-    non-blocking, then checked, so a FIFO (even one swapped in after the walk looked) never
-    blocks the run."""
+    """A file found while walking a folder, read whole: only if it is a regular file. Checked
+    before it is opened, then opened non-blocking and checked again, so a FIFO (even one swapped
+    in between) never blocks the run."""
     name = display_name(path)
     try:
+        mode = os.stat(path).st_mode  # not even opened when it is no regular file: a FIFO's
+        if not stat.S_ISREG(mode):    # writer would see a reader come and go
+            return Problem(name, f"{_kind(mode)}, not a transcript file; skipped")
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:
         return Problem(name, _why(exc))

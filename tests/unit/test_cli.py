@@ -354,3 +354,17 @@ def test_relays_python_cannot_encode_as_utf8_are_written_escaped() -> None:
             assert json.loads(data)[0]["text"] == "cut emoji \ud83d"
         else:
             assert b"cut emoji \\ud83d" in data
+
+
+def test_a_closed_stdout_still_reads_everything_and_says_whether_it_was_good() -> None:
+    good = bash(f"{sh_quote(*CMD)} translate {sh_quote(MULTI)} >&-")
+    assert (good.returncode, good.stderr) == (0, b"")
+    bad = bash(f"printf 'x\\n' | {sh_quote(*CMD)} translate - >&-")
+    assert bad.returncode == 1 and bad.stderr.startswith(b"<stdin>:1: not valid JSON")
+
+
+def test_a_full_disk_is_one_line_and_exit_74() -> None:
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    p = bash(f"{sh_quote(*CMD)} translate {sh_quote(BIG)} >/dev/full")
+    assert p.returncode == 74 and p.stderr == b"relayscope: <stdout>: No space left on device\n"
