@@ -14,7 +14,7 @@ stderr naming the input line being read); 74 when stdout cannot be written (a fu
 on Ctrl-C. A reader that goes away (``| head``) ends the run quietly with 0. ``-f json`` output
 is a closed array whatever happens, as long as stdout is there to write it.
 
-Must not: translate anything itself (the core does); hold more than one streamed input open.
+Must not: translate anything itself (the core does); read an input twice; let a traceback out.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ class OutputError(Exception):
 
 @dataclass
 class _Run:
-    """What the run is doing, for the one line an internal error or Ctrl-C leaves."""
+    """What the run is doing: where an internal error happened, and the output any exit closes."""
 
     name: str | None = None  # the input being read
     line: int = 0  # its last line handed to the translator (0: read whole)
@@ -267,9 +267,9 @@ def gather(items: list[Named]) -> tuple[dict[str, bytes], list[Problem]]:
 def cmd_translate(args: argparse.Namespace) -> int:
     items = named(args.files)
     if is_batch(items, args.input_format):
+        writer = Writer(stdout(), args.format, live=False)  # first: Ctrl-C while reading still gives []
         files, problems = gather(items)
         failed = report_problems(problems)
-        writer = Writer(stdout(), args.format, live=False)
         _run.name, _run.line = next(iter(files), None), 0
         for result in translate_files(files, args.strategy, fmt=args.input_format):
             writer.write(result.relays)
@@ -497,7 +497,8 @@ def main(argv: list[str] | None = None) -> int:
         code: int = args.run(args)
         return code
     except UsageError as exc:
-        _close_output()
+        if _run.writer is not None and _run.writer.count:
+            _close_output()  # an array was begun: end it; else a usage error prints nothing
         _err(f"relayscope: {exc}")
         return USAGE
     except OutputError as exc:
