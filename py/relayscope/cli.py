@@ -4,8 +4,8 @@ Inputs are files, ``-`` for stdin, pipes and process substitutions, or directori
 once (``inputs``). A directory (a session folder with its ``subagents/``, a project folder under
 ``~/.claude/projects/``, or any folder above them) and several files among which are session
 transcripts are read whole and translated together, one session at a time
-(``formats.session.translate_files``): a main file and its sub-agent files share one seq space
-and their lanes link up. A single file streams line by line.
+(``multifile.translate_files``): a main file and its sub-agent files share one seq space and
+their lanes link up. A single file streams line by line.
 
 Exit codes: 0 ok; 1 when the input had errors (unreadable lines, files in a folder that could
 not be read: each on stderr as ``FILE:LINE: message`` or ``FILE: message``, everything else still
@@ -15,6 +15,8 @@ on Ctrl-C. A reader that goes away (``| head``) ends the run quietly with 0. ``-
 is a closed array whatever happens, as long as stdout is there to write it.
 
 Must not: translate anything itself (the core does); read an input twice; let a traceback out.
+The top of the layers: it may import anything in the package except ``web``; nothing imports it.
+No state between commands.
 """
 
 from __future__ import annotations
@@ -35,13 +37,14 @@ import msgspec
 from . import __version__
 from . import relay as R
 from .analysis import AUTO, Analyzer
-from .audit import audit_lines, render
+from .audit import render
+from .emitter import Emitter
 from .formats import FORMATS, detect
-from .formats.session import audit_session, group_files, split_lines, translate_files
 from .inputs import STDIN, Input, Problem, display_name, open_named, read_regular, walk
+from .multifile import audit_input, translate_files
 from .present import text_line
 from .trace import render_table, steps_to_json
-from .translator import STRATEGIES, Emitter
+from .translator import STRATEGIES
 
 OK: Final = 0
 INPUT_ERRORS: Final = 1
@@ -49,7 +52,6 @@ USAGE: Final = 2
 INTERNAL: Final = 70  # EX_SOFTWARE: a bug of ours, never "your input was bad"
 OUTPUT_FAILED: Final = 74  # EX_IOERR: stdout could not be written
 INTERRUPTED: Final = 130  # 128 + SIGINT, what shells report for Ctrl-C
-_SNIFF_LINES: Final = 8
 _encoder: Final = msgspec.json.Encoder()
 
 
@@ -220,11 +222,14 @@ def is_batch(items: list[Named], fmt: str) -> bool:
 
 
 def _sniff(source: Input) -> str | None:
+    """The input's format, from as many first lines as the core's rule needs (kept for later)."""
     _run.name, _run.line = source.name, 0
     try:
-        return detect(source.head(_SNIFF_LINES))
+        return detect(source.peek())
     except OSError:
         return None  # reported when read
+    finally:
+        source.park()
 
 
 def gather(items: list[Named]) -> tuple[dict[str, bytes], list[Problem]]:
@@ -360,42 +365,27 @@ def cmd_audit(args: argparse.Namespace) -> int:
         return _audit_many(args)
     lines = _read_one(args.file[0])
     name = _run.name or ""
-    probe = Analyzer("lineage", args.input_format, keep=False)
-    for line in lines:
-        _run.line += 1
-        probe.feed_line(line)
-    probe.finish()
-    if probe.format == "sse":
+    (result,) = audit_input(lines, fmt=args.input_format, name=name)
+    if not result.comparable:
         raise UsageError(f"{name}: audit compares de-dup strategies; an Arbiter SSE stream has no duplicates to compare")
-    _run.line = 0
-    results = audit_lines(lines, fmt=probe.format or "stream-json")
-    _write_out(msgspec.json.encode(results) + b"\n" if args.json else render(results).encode())
-    report(name, probe.errors)
-    _unlisted(name, probe.translator)
-    return INPUT_ERRORS if probe.errors else OK
+    _write_out(msgspec.json.encode(result.audits) + b"\n" if args.json else render(result.audits).encode())
+    report_files(result.errors)
+    return INPUT_ERRORS if result.errors else OK
 
 
 def _audit_many(args: argparse.Namespace) -> int:
     """Audit each session (a main file with its sub-agent files) or other transcript found."""
     files, problems = gather(named(args.file))
     failed = report_problems(problems)
+    _run.name, _run.line = next(iter(files), None), 0
     audits: list[dict[str, Any]] = []
-    for g in group_files(files, args.input_format):
-        _run.name, _run.line = g.name, 0
-        if g.format == "sse":
+    for g in audit_input(files, fmt=args.input_format):
+        if not g.comparable:
             _err(f"relayscope: {g.name}: skipped: an Arbiter SSE stream has no duplicates to compare")
             continue
-        if g.format == "session":
-            results = audit_session(g.files)
-            errors = [e for r in translate_files(g.files, fmt="session") for e in r.errors]
-        else:
-            lines = split_lines(g.files[g.name])
-            results = audit_lines(lines, fmt=g.format)
-            errors = [(g.name, line, message) for r in translate_files(g.files, fmt=g.format)
-                      for _, line, message in r.errors]
-        audits.append({"name": g.name, "files": list(g.files), "audit": results})
-        report_files(errors)
-        failed = failed or bool(errors)
+        audits.append({"name": g.name, "files": g.files, "audit": g.audits})
+        report_files(g.errors)
+        failed = failed or bool(g.errors)
     if args.json:
         _write_out(msgspec.json.encode(audits) + b"\n")
     else:

@@ -75,7 +75,7 @@ def _why(exc: OSError) -> str:
 
 
 class Input:
-    """One named input, opened once. ``head(n)`` looks at the first lines without losing them;
+    """One named input, opened once. ``peek()`` looks at the first lines without losing them;
     ``lines()`` then yields every line from the first; ``read()`` returns all the bytes."""
 
     def __init__(self, path: str, stream: BinaryIO | None = None) -> None:
@@ -116,19 +116,28 @@ class Input:
                 self._regular = False
         return self._stream
 
-    def head(self, count: int) -> list[bytes]:
-        """The first ``count`` lines (fewer at the end of input), kept for ``lines()``."""
-        stream = self._open()
-        while stream is not None and len(self._head) < count:
-            line = stream.readline()
+    def peek(self) -> Iterator[bytes]:
+        """The lines from the first, each kept for ``lines()`` / ``read()``: a look at the start
+        (format detection) that reads no further than the caller's loop goes. ``park()`` after."""
+        at = 0
+        while True:
+            if at < len(self._head):
+                yield self._head[at]
+                at += 1
+                continue
+            stream = self._open()
+            line = stream.readline() if stream is not None else b""
             if not line:
-                break
+                return
             self._head.append(line)
+
+    def park(self) -> None:
+        """Done looking: a regular file is closed until it is read (at the offset reached), so
+        many inputs never hold many descriptors; a pipe stays open (it cannot be reopened)."""
         if self._regular and self._stream is not None and self.path != STDIN:
             self._offset = self._stream.tell()
             self._stream.close()
             self._stream = None
-        return self._head[:count]
 
     def lines(self) -> Iterator[bytes]:
         """Every line, each with its newline (the last may have none), from the first."""

@@ -26,7 +26,7 @@ from _corpus import (
 )
 
 from relayscope import relay as R
-from relayscope.audit import audit_lines
+from relayscope.multifile import audit_lines
 from relayscope.translator import Translator
 
 
