@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import parse_qs, urljoin, urlsplit
 
 from pyscript import window
 
@@ -51,8 +51,6 @@ def stored_theme() -> str:
 
 def url_theme() -> str:
     """``?theme=light|dark``, or ""."""
-    from urllib.parse import parse_qs
-
     value = parse_qs(str(window.location.search)[1:]).get("theme", [""])[-1]
     return value if value in ("light", "dark") else ""
 
