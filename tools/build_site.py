@@ -56,8 +56,11 @@ WHEELS_URL_DIR = "static/vendor/wheels/"
 PINNED = {"msgspec": "0.22.0", "micropip": "0.11.1"}
 
 # The Pyodide runtime files the browser fetches. Not pyodide.js (the UMD copy), not the source
-# maps, not Pyodide's own pyodide-lock.json (the app loads ours).
-PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
+# maps, not Pyodide's own pyodide-lock.json (the app loads ours). The standard library is served
+# compiled to bytecode (compiled_stdlib()).
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm")
+STDLIB = "python_stdlib.zip"
+COMPILE_STDLIB = ROOT / "tools" / "compile_stdlib.mjs"
 
 # The PyScript files the page imports: the core, and the entry chunk of each default plugin.
 # PyScript imports every plugin for each interpreter type and there is no <mpy-config> to turn
@@ -189,9 +192,36 @@ def write_lock(lock: dict, ours: str) -> None:
     say(f"pyodide-lock.json {what}: commit it with the change that caused it")
 
 
+def compiled_stdlib() -> Path:
+    """npm's python_stdlib.zip with every module compiled to .pyc (tools/compile_stdlib.mjs says
+    why), built once per input zip and compiler script into build/site/stdlib/."""
+    src = PYODIDE_PKG / STDLIB
+    if not src.is_file():
+        fail(f"{src.relative_to(ROOT)} is missing: run `npm ci` (or `make site`)")
+    key = hashlib.sha256((sha256(src) + sha256(COMPILE_STDLIB)).encode()).hexdigest()[:16]
+    out = BUILD / "stdlib" / key / STDLIB
+    if out.is_file():
+        return out
+    node = shutil.which("node")
+    if node is None:
+        fail("node is not on PATH (npm needs it too)")
+    if out.parent.parent.exists():
+        shutil.rmtree(out.parent.parent)  # older builds
+    out.parent.mkdir(parents=True)
+    say("compiling the standard library to bytecode (once per Pyodide version)")
+    tmp = out.with_suffix(".tmp")
+    run = subprocess.run([node, str(COMPILE_STDLIB), str(PYODIDE_PKG), str(src), str(tmp)],
+                         capture_output=True, text=True)  # fmt: skip
+    if run.returncode or not tmp.is_file():
+        fail(f"compiling the standard library failed:\n{run.stdout}{run.stderr}")
+    tmp.rename(out)
+    return out
+
+
 def vendor_manifest(wheels: list[Path]) -> dict[str, Path]:
     """static/vendor/ relative path -> source file, for everything the site serves from there."""
     files = {f"pyodide/{name}": PYODIDE_PKG / name for name in PYODIDE_FILES}
+    files[f"pyodide/{STDLIB}"] = compiled_stdlib()
     for src in sorted(PYSCRIPT_DIST.iterdir()):
         if src.name.startswith(PYSCRIPT_PREFIXES) and not src.name.endswith(".map"):
             files[f"pyscript/{src.name}"] = src
