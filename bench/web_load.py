@@ -20,6 +20,9 @@ longest main-thread task from navigation to `ready` (Long Tasks API, observed fr
 first script runs). The table shows medians over the runs and each one's ratio to a cold bare
 boot in the same run; scenario order is rotated between runs.
 
+--against DIR (repeatable) adds the same cold/warm visits of another build of the site (a `make dist` folder,
+e.g. of the main branch), served the same way in the same run: before/after on equal terms.
+
 --breakdown adds, for the cold and warm app visits, where the time goes: when each file the
 page fetches started and finished (Resource Timing; `transfer 0` means it came from the HTTP
 cache), and the marks the page sets (performance.mark, e.g. the Pyodide shim's).
@@ -32,6 +35,7 @@ import statistics
 import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -176,6 +180,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--paste-at", type=float, default=PASTE_AT_S, help="seconds after navigation")
+    parser.add_argument("--against", type=Path, action="append", default=[],
+                        help="another built site (make dist) to compare; may be repeated")
     parser.add_argument("--breakdown", action="store_true", help="print where the app's boot time goes")
     args = parser.parse_args()
     if not (ROOT / "static" / "vendor" / "pyodide" / "pyodide.mjs").is_file():
@@ -187,10 +193,16 @@ def main() -> None:
 
     from playwright.sync_api import sync_playwright
 
-    results: dict[str, list[dict]] = {k: [] for k in ("bare cold", "bare warm", "app cold", "app warm", "paste")}
-    with serving(ROOT) as base, sync_playwright() as playwright:
+    against = {f"vs {k + 1}": path.resolve() for k, path in enumerate(args.against)}
+    names = ["bare", "app", *against]
+    results: dict[str, list[dict]] = {f"{n} {v}": [] for n in names for v in ("cold", "warm")}
+    results["paste"] = []
+    with ExitStack() as stack:
+        base = stack.enter_context(serving(ROOT))
+        playwright = stack.enter_context(sync_playwright())
         bare_url, app_url = base + "bench/out/bare.html", base
         scenarios = [("bare", bare_url), ("app", app_url), ("paste", app_url)]
+        scenarios += [(name, stack.enter_context(serving(path))) for name, path in against.items()]
         cold_and_warm(playwright, bare_url)  # warm the OS file cache and the server
         for run in range(args.runs):
             k = run % len(scenarios)
@@ -208,11 +220,13 @@ def main() -> None:
     bare = med([r["ready"] for r in results["bare cold"]])
     print(f"\nstart-up, median of {args.runs} runs (ms since navigation start; x = ratio to a cold bare "
           f"Pyodide boot in the same run)")
-    print(f"  {'':<10}{'ready':>8}{'x bare':>9}{'longest task':>15}{'tasks > 200 ms':>16}   ready, each run")
-    for name in ("bare cold", "bare warm", "app cold", "app warm"):
+    print(f"  {'':<14}{'ready':>8}{'x bare':>9}{'longest task':>15}{'tasks > 200 ms':>16}   ready, each run")
+    for name, path in against.items():
+        print(f"  ({name}: {path})")
+    for name in (k for k in results if k != "paste"):
         rs = results[name]
         ready = med([r["ready"] for r in rs])
-        print(f"  {name:<10}{ready:8.0f}{ready / bare:9.2f}{med([r['longest'] for r in rs]):12.0f} ms"
+        print(f"  {name:<14}{ready:8.0f}{ready / bare:9.2f}{med([r['longest'] for r in rs]):12.0f} ms"
               f"{med([r['over200'] for r in rs]):16.0f}   [{each(r['ready'] for r in rs)}]")
     ps = results["paste"]
     echoed = sum(r["echo_after"] is not None for r in ps)

@@ -60,7 +60,11 @@ PINNED = {"msgspec": "0.22.0", "micropip": "0.11.1"}
 # compiled to bytecode (compiled_stdlib()).
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm")
 STDLIB = "python_stdlib.zip"
-COMPILE_STDLIB = ROOT / "tools" / "compile_stdlib.mjs"
+COMPILE_BYTECODE = ROOT / "tools" / "compile_bytecode.mjs"
+# Bytecode for the .py files of the wheels the page loads at boot, unpacked over site-packages
+# by static/js/pyodide-local.mjs (not micropip: nothing loads it at boot).
+SITE_PACKAGES_PYC = "wheels/site-packages.pyc.zip"
+NOT_AT_BOOT = ("micropip-",)
 
 # The PyScript files the page imports: the core, and the entry chunk of each default plugin.
 # PyScript imports every plugin for each interpreter type and there is no <mpy-config> to turn
@@ -192,28 +196,28 @@ def write_lock(lock: dict, ours: str) -> None:
     say(f"pyodide-lock.json {what}: commit it with the change that caused it")
 
 
-def compiled_stdlib() -> Path:
-    """npm's python_stdlib.zip with every module compiled to .pyc (tools/compile_stdlib.mjs says
-    why), built once per input zip and compiler script into build/site/stdlib/."""
-    src = PYODIDE_PKG / STDLIB
-    if not src.is_file():
-        fail(f"{src.relative_to(ROOT)} is missing: run `npm ci` (or `make site`)")
-    key = hashlib.sha256((sha256(src) + sha256(COMPILE_STDLIB)).encode()).hexdigest()[:16]
-    out = BUILD / "stdlib" / key / STDLIB
+def bytecode(mode: str, out_name: str, inputs: list[Path]) -> Path:
+    """Run tools/compile_bytecode.mjs (its header says why) on a zip and wheels, once per set of
+    inputs: the result is kept in build/site/bytecode/ under a hash of the inputs and the script."""
+    key = hashlib.sha256(
+        "".join(sha256(p) for p in [COMPILE_BYTECODE, *inputs]).encode() + mode.encode()
+    ).hexdigest()[:16]
+    out = BUILD / "bytecode" / mode / key / out_name
     if out.is_file():
         return out
     node = shutil.which("node")
     if node is None:
         fail("node is not on PATH (npm needs it too)")
     if out.parent.parent.exists():
-        shutil.rmtree(out.parent.parent)  # older builds
+        shutil.rmtree(out.parent.parent)  # earlier inputs
     out.parent.mkdir(parents=True)
-    say("compiling the standard library to bytecode (once per Pyodide version)")
+    say(f"compiling to bytecode: {mode}")
     tmp = out.with_suffix(".tmp")
-    run = subprocess.run([node, str(COMPILE_STDLIB), str(PYODIDE_PKG), str(src), str(tmp)],
-                         capture_output=True, text=True)  # fmt: skip
+    zip_in, *wheels = map(str, inputs)
+    cmd = [node, str(COMPILE_BYTECODE), mode, str(PYODIDE_PKG), zip_in, str(tmp), *wheels]
+    run = subprocess.run(cmd, capture_output=True, text=True)
     if run.returncode or not tmp.is_file():
-        fail(f"compiling the standard library failed:\n{run.stdout}{run.stderr}")
+        fail(f"compiling to bytecode ({mode}) failed:\n{run.stdout}{run.stderr}")
     tmp.rename(out)
     return out
 
@@ -221,7 +225,12 @@ def compiled_stdlib() -> Path:
 def vendor_manifest(wheels: list[Path]) -> dict[str, Path]:
     """static/vendor/ relative path -> source file, for everything the site serves from there."""
     files = {f"pyodide/{name}": PYODIDE_PKG / name for name in PYODIDE_FILES}
-    files[f"pyodide/{STDLIB}"] = compiled_stdlib()
+    stdlib = PYODIDE_PKG / STDLIB
+    if not stdlib.is_file():
+        fail(f"{stdlib.relative_to(ROOT)} is missing: run `npm ci` (or `make site`)")
+    files[f"pyodide/{STDLIB}"] = stdlib = bytecode("stdlib", STDLIB, [stdlib])
+    boot = [w for w in wheels if not w.name.startswith(NOT_AT_BOOT)]
+    files[SITE_PACKAGES_PYC] = bytecode("site-packages", Path(SITE_PACKAGES_PYC).name, [stdlib, *boot])
     for src in sorted(PYSCRIPT_DIST.iterdir()):
         if src.name.startswith(PYSCRIPT_PREFIXES) and not src.name.endswith(".map"):
             files[f"pyscript/{src.name}"] = src
