@@ -24,19 +24,16 @@ import msgspec
 
 from .. import relay as R
 from .. import trace as T
-from ..analysis import Analyzer
-from ..audit import Inventory, StrategyAudit, audit_relays
-from ..formats import detect
-from ..formats.session import group_files, translate_session
-from ..lanes import MAIN
+from ..analysis import SLICE_BYTES, Analyzer
+from ..audit import StrategyAudit
+from ..lanes import MAIN, Lane, lane_label
+from ..multifile import audit_steps, group_files, merge_audits, translate_session
 from ..present import summary
 from ..translator import STRATEGIES
 
-SLICE_BYTES: Final = 512 * 1024  # per generator step: a few ms in CPython, well under 100 ms in Pyodide
 SHARE_LIMIT: Final = 100_000  # characters of URL fragment; longer links break in chat apps and proxies
 SEARCH_SLICE: Final = 2000  # relays per slice of the search index
 SPLIT_SHARE: Final = 0.1  # of the progress bar: splitting the input into lines
-INVENTORY_SHARE: Final = 0.1  # of the audit's progress: the inventory
 FP_COLORS: Final = 12
 
 Text = str | bytes
@@ -46,42 +43,44 @@ Text = str | bytes
 class Example:
     id: str
     title: str
-    blurb: str  # two lines
+    blurb: str  # two lines, in the reader's words
     path: str  # relative to the site root
+    strategy: str = "lineage"  # the strategy that shows the example's point
+    focus: str = ""  # where it opens: "lost" (first lost block), "dup" (first duplicate), "" (start)
 
 
 EXAMPLES: Final = [
     Example("cumulative-dedup", "Cumulative de-dup",
-            "Each assistant event repeats the blocks before it (seeds/002).\n"
-            "Try strategy 'none' to see every block re-emitted, then 'index' to see each emitted once.",
-            "static/examples/cumulative-dedup.ndjson"),
+            "Each assistant event repeats every block before it, so a naive reader prints them again.\n"
+            "Opens with no de-dup ('none') on the first repeat; compare with lineage: each block once.",
+            "static/examples/cumulative-dedup.ndjson", "none", "dup"),
     Example("index-bug", "The index bug",
-            "Two sub-agents interleave; B's content is as long as the index (seeds/000, 'The Problem').\n"
-            "Strategy 'index' silently drops B's text: the audit shows one lost block.",
-            "static/examples/index-bug.ndjson"),
+            "Two sub-agents share one stream; when B's content is as long as the index, 'index' skips it.\n"
+            "Opens on 'index' at the block it loses, with the audit's line about it.",
+            "static/examples/index-bug.ndjson", "index", "lost"),
     Example("interleaved-subagents", "Interleaved sub-agents",
-            "Parallel sub-agents on one stream, told apart by first-block fingerprints (seeds/000).\n"
-            "'fingerprint' gives the documented output; 'lineage' also puts each agent in its own lane.",
-            "static/examples/interleaved-subagents.ndjson"),
+            "Parallel sub-agents on one stream, told apart by the fingerprint of their first block.\n"
+            "Opens on 'fingerprint'; compare with lineage, which also gives each agent its own lane.",
+            "static/examples/interleaved-subagents.ndjson", "fingerprint"),
     Example("gotchas", "Protocol gotchas",
-            "Thinking under 'text', tool_result content as string / array / null, a double-encoded result.\n"
-            "Every strategy normalises them (seeds/003); note how 'index' loses one-block events.",
-            "static/examples/gotchas.ndjson"),
+            "Thinking sent as text, tool results as a string, an array or null, a result encoded twice.\n"
+            "Opens on 'index' where it loses a one-block event; every strategy cleans up the rest.",
+            "static/examples/gotchas.ndjson", "index", "lost"),
     Example("fleet-parallel", "Arbiter fleet streaming",
-            "An Arbiter master fans out to three researchers over one SSE connection (seeds/001).\n"
-            "One lane per stream_id, with depth, token usage per stream and the final done event.",
+            "An Arbiter master fans out to three researchers over one server-sent-events connection.\n"
+            "One lane per stream, with its depth, its token usage and the final done event.",
             "static/examples/fleet-parallel.sse"),
     Example("real-subagents", "Real capture: parallel sub-agents",
-            "Claude Code 2.1 with Agent calls: real output has one block per event and parent_tool_use_id.\n"
-            "'lineage' emits every block once in its lane; compare the audit for 'index'.",
-            "static/examples/real-subagents.jsonl"),
+            "Claude Code 2.1 with Agent calls: one block per event, each tagged with the call it serves.\n"
+            "Opens on 'index' at the first block it loses; lineage emits every block once in its lane.",
+            "static/examples/real-subagents.jsonl", "index", "lost"),
     Example("real-streaming", "Real capture: partial messages",
-            "--include-partial-messages: text arrives as stream_event deltas, then as a full assistant event.\n"
-            "'lineage' streams the deltas and does not repeat the text when the snapshot follows.",
+            "With --include-partial-messages, text arrives in pieces, then again as a whole message.\n"
+            "'lineage' streams the pieces and does not repeat the text when the whole message follows.",
             "static/examples/real-streaming.jsonl"),
     Example("real-session", "Real capture: a session transcript",
-            "An on-disk session file (~/.claude/projects): sub-agents run as inline sidechains.\n"
-            "Their lanes are linked to the Task calls by prompt; compare 'index' in the audit.",
+            "A session file from ~/.claude/projects: sub-agents run inline, marked as side chains.\n"
+            "Each gets its own lane, linked to the call that started it; compare 'index' in the audit.",
             "static/examples/real-session.jsonl"),
 ]
 
@@ -183,11 +182,7 @@ class AuditView:
     first_dup_block: str | None
 
 
-RESET_MARKS: Final = {
-    T.CONTEXT_SWITCH: "context switch: fingerprint changed, index reset to 0",
-    T.SHRINK: "reset: content array shrank below the index",
-    T.TURN_END: "turn end: de-dup state reset",
-}
+RESET_MARKS: Final = T.RESET_LABELS
 _any: Final = msgspec.json.Decoder()
 
 
@@ -214,8 +209,7 @@ class Workspace:
     audit: list[AuditView] | None = None
     lines_total: int = 0
     _input: _Input | None = None
-    _lane_meta: dict[str, Any] = field(default_factory=dict)  # lane id -> lanes.Lane (sessions)
-    _file_lanes: dict[str, str] = field(default_factory=dict)
+    _lane_meta: dict[str, Lane] = field(default_factory=dict)  # lane id -> what the lanes layer knows
     _step_of_seq: list[int] = field(default_factory=list)
     _step_index: dict[tuple[str | None, int], int] = field(default_factory=dict)
     _by_tool_use: dict[str, int] = field(default_factory=dict)
@@ -264,13 +258,11 @@ class Workspace:
         self.name = self._input.name
         if self._input.single:
             analyzer = Analyzer(strategy, self._input.fmt, trace=True)
-            yield from _feed(analyzer, self._input.files[None])
+            yield from analyzer.feed_steps(self._input.files[None], SLICE_BYTES)
             self.format = analyzer.format
             self.relays, self.trace = analyzer.relays, analyzer.trace
             self.errors = [ErrorView(None, line, msg) for line, msg in analyzer.errors]
-            translator = analyzer.translator
-            self._lane_meta = dict(getattr(getattr(translator, "lanes", None), "lanes", {}) or {})
-            self._file_lanes = {}
+            self._lane_meta = dict(analyzer.lanes)
         else:
             yield 0.0
             yield from self._run_files(strategy)
@@ -286,7 +278,7 @@ class Workspace:
         steps: list[T.TraceStep] = []
         errors: list[ErrorView] = []
         formats = []
-        self._lane_meta, self._file_lanes = {}, {}
+        self._lane_meta = {}
         total = sum(len(c) for c in files.values()) or 1
         done = 0
         for g in groups:
@@ -294,14 +286,14 @@ class Workspace:
                 result = translate_session(g.files, strategy, trace=True)
                 formats.append("session")
                 self._lane_meta.update(result.lanes)
-                self._file_lanes.update(result.file_lanes)
                 seqs_from, new_relays, new_steps = len(relays), result.relays, result.trace
                 errors.extend(ErrorView(f, line, msg) for f, line, msg in result.errors)
             else:
                 a = Analyzer(strategy, g.format, trace=True, file=g.name)
-                for _ in _feed(a, self._input.files[g.name]):
+                for _ in a.feed_steps(self._input.files[g.name], SLICE_BYTES):
                     pass
                 formats.append(a.format or g.format)
+                self._lane_meta.update(a.lanes)
                 seqs_from, new_relays, new_steps = len(relays), a.relays, a.trace
                 errors.extend(ErrorView(g.name, line, msg) for line, msg in a.errors)
             if seqs_from:  # one seq space across groups
@@ -335,11 +327,10 @@ class Workspace:
 
     def _build_lanes(self) -> list[LaneView]:
         lanes: dict[str, LaneView] = {}
-        spawn_input: dict[str, dict[str, Any]] = {}
         for r in self.relays:
             lane = lanes.get(r.lane)
             if lane is None:
-                lane = lanes[r.lane] = self._new_lane(r.lane, spawn_input)
+                lane = lanes[r.lane] = self._new_lane(r.lane)
             lane.relay_count += 1
             if isinstance(r, R.LaneStart):
                 lane.label = r.label or lane.label
@@ -355,46 +346,23 @@ class Workspace:
                 lane.cache_creation_tokens += r.cache_creation_input_tokens
             elif isinstance(r, R.TurnComplete) and r.cost_usd is not None:
                 lane.cost_usd = (lane.cost_usd or 0.0) + float(r.cost_usd)
-            elif isinstance(r, R.ToolUse) and r.name in ("Task", "Agent"):
-                try:
-                    value = _any.decode(r.input) if r.input else {}
-                except msgspec.DecodeError:
-                    value = {}
-                spawn_input[r.id] = value if isinstance(value, dict) else {}
-                if r.id in lanes:
-                    self._describe(lanes[r.id], spawn_input)
         for lane in lanes.values():
             lane.spawn_seq = self._by_tool_use.get(lane.id)
             lane.result_seq = self._by_tool_result.get(lane.id)
-            self._describe(lane, spawn_input)
         ordered = sorted(lanes.values(), key=lambda v: (v.id != MAIN,))  # main first, else by appearance
         return ordered
 
-    def _new_lane(self, lane_id: str, spawn_input: dict[str, dict[str, Any]]) -> LaneView:
+    def _new_lane(self, lane_id: str) -> LaneView:
         meta = self._lane_meta.get(lane_id)
-        view = LaneView(lane_id, "main agent" if lane_id == MAIN else lane_id)
+        view = LaneView(lane_id, lane_label(MAIN, None, None) if lane_id == MAIN else lane_id)
         if meta is not None:
             view.label = meta.label
             view.agent_type, view.description = meta.agent_type, meta.description
             view.depth, view.parent, view.inferred = meta.depth, meta.parent, meta.inferred
-        files = [f for f, lane in self._file_lanes.items() if lane == lane_id]
-        view.file = files[0] if files else None
+            view.file = meta.file
         if lane_id != MAIN and view.parent is None and meta is None:
             view.parent, view.depth = MAIN, 1
         return view
-
-    @staticmethod
-    def _describe(lane: LaneView, spawn_input: dict[str, dict[str, Any]]) -> None:
-        info = spawn_input.get(lane.id)
-        if not info:
-            return
-        agent_type = info.get("subagent_type")
-        description = info.get("description")
-        lane.agent_type = lane.agent_type or (agent_type if isinstance(agent_type, str) else None)
-        lane.description = lane.description or (description if isinstance(description, str) else None)
-        if lane.label == lane.id:
-            kind = lane.agent_type or "sub-agent"
-            lane.label = f"{kind}: {lane.description}" if lane.description else kind
 
     # -- rows --------------------------------------------------------------------------------
 
@@ -519,39 +487,17 @@ class Workspace:
     # -- audit -----------------------------------------------------------------------------
 
     def run_audit(self) -> Iterator[float]:
-        """Every strategy against one inventory of the input's content blocks."""
+        """Every strategy against one inventory of the input's content blocks: the one audit
+        entry point (``multifile.audit_steps``), on the input exactly as it was translated."""
         if self._input is None:
             raise ValueError("nothing loaded")
-        names = list(STRATEGIES)
-        results: list[StrategyAudit] = []
+        source: list[bytes] | dict[str, bytes]
         if self._input.single:
-            lines = self._input.files[None]
-            if (self.format or detect(lines[:8])) == "sse":
-                self.audit = []
-                yield 1.0
-                return
-            inv = Inventory()
-            budget = 0
-            for number, line in enumerate(lines, 1):
-                inv.add_line(number, line)
-                budget += len(line)
-                if budget >= SLICE_BYTES:
-                    budget = 0
-                    yield INVENTORY_SHARE * number / len(lines)
-            items = inv.finish()
-            for k, name in enumerate(names):
-                a = Analyzer(name, self._input.fmt if self._input.fmt != "auto" else (self.format or "auto"))
-                for p in _feed(a, lines):
-                    yield INVENTORY_SHARE + (1 - INVENTORY_SHARE) * (k + p) / len(names)
-                results.append(audit_relays(name, a.relays, items))
+            source = self._input.files[None]
         else:
-            files = {k: b"\n".join(v) for k, v in self._input.files.items() if k is not None}
-            from ..formats.session import audit_session
-
-            for k, name in enumerate(names):
-                results.extend(audit_session(files, [name]))
-                yield (k + 1) / len(names)
-        self.audit = [_audit_view(a) for a in results]
+            source = {k: b"\n".join(v) for k, v in self._input.files.items() if k is not None}
+        groups = yield from audit_steps(source, fmt=self._input.fmt)
+        self.audit = [_audit_view(a) for a in merge_audits(groups)]
         yield 1.0
 
     # -- export ----------------------------------------------------------------------------
@@ -569,22 +515,18 @@ class Workspace:
         data = b"\n".join(self._input.files[None])
         return data + b"\n" if self._input.trailing_newline else data
 
+    def source_parts(self) -> list[tuple[str | None, bytes]]:
+        """The input as ``(file name, bytes)`` pairs (one ``(None, bytes)`` for a single text),
+        the same bytes whichever way the same files were given: what a link's fingerprint hashes."""
+        if self._input is None:
+            return []
+        if self._input.single:
+            return [(None, self.source_bytes() or b"")]
+        return [(k, b"\n".join(v)) for k, v in self._input.files.items()]
+
     def source_text(self) -> str | None:
         data = self.source_bytes()
         return None if data is None else data.decode("utf-8", "replace")
-
-
-def _feed(a: Analyzer, lines: list[bytes]) -> Iterator[float]:
-    """Feed lines in slices of about SLICE_BYTES, yielding progress after each."""
-    total = len(lines) or 1
-    budget = 0
-    for i, line in enumerate(lines):
-        a.feed_line(line)
-        budget += len(line)
-        if budget >= SLICE_BYTES:
-            budget = 0
-            yield i / total
-    a.finish()
 
 
 def _split_into(data: bytes, out: list[bytes]) -> Iterator[float]:
@@ -710,18 +652,34 @@ def encode_share(text: str, state: Mapping[str, object]) -> str | None:
     return fragment if len(fragment) <= SHARE_LIMIT else None
 
 
+SHARE_MAX_BYTES: Final = 32 * 1024 * 1024  # unpacked; links we make hold far less (SHARE_PRECHECK)
+
+
 def decode_share(fragment: str) -> tuple[str, dict[str, object]]:
-    """The transcript and view state of a fragment made by ``encode_share``."""
+    """The transcript and view state of a fragment made by ``encode_share``. ValueError with a
+    message for the reader when the link is damaged, or would unpack to more than
+    SHARE_MAX_BYTES (a few hundred kilobytes of fragment can unpack to gigabytes)."""
     fragment = fragment.removeprefix("#")
     if not fragment.startswith(_SHARE_PREFIX):
-        raise ValueError("not a Relayscope share link")
+        raise ValueError("This is not a link made by Relayscope.")
     body = fragment[len(_SHARE_PREFIX):]
+    damaged = ("This link is damaged: the transcript it carries cannot be unpacked. "
+               "Was it cut short or changed when it was copied? Ask for the link again.")
+    unpack = zlib.decompressobj()
     try:
-        raw = zlib.decompress(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
-        payload = json.loads(raw.decode("utf-8"))
+        raw = unpack.decompress(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)), SHARE_MAX_BYTES)
     except (ValueError, zlib.error) as exc:
-        raise ValueError(f"the share link is damaged: {exc}") from exc
+        raise ValueError(damaged) from exc
+    if unpack.unconsumed_tail:
+        raise ValueError(f"This link would unpack to more than {SHARE_MAX_BYTES // (1024 * 1024)} MB, "
+                         "more than any link Relayscope makes, so it was not opened.")
+    if not unpack.eof:
+        raise ValueError(damaged)
+    try:
+        payload = json.loads(raw.decode("utf-8"))
+    except ValueError as exc:
+        raise ValueError(damaged) from exc
     if not isinstance(payload, dict) or not isinstance(payload.get("text"), str):
-        raise ValueError("the share link carries no transcript")
+        raise ValueError("This link carries no transcript.")
     state = payload.get("state")
     return payload["text"], state if isinstance(state, dict) else {}

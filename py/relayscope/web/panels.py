@@ -10,22 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import trace as T
 from .dom import Element, clear, fmt_int, h
 from .model import fp_color
 
-DECISIONS = {
-    "emit": "emitted",
-    "partial": "partly emitted",
-    "skip": "skipped (duplicate)",
-    "ignore": "ignored",
-    "error": "unreadable",
-    "consumed": "part of a multi-line event",
-}
-RESETS = {
-    "context_switch": "context switch: the first-block fingerprint changed, the index went back to 0",
-    "shrink": "reset: the content array shrank below the index",
-    "turn_end": "turn end: all de-dup state reset",
-}
+DECISIONS = T.DECISION_LABELS
+RESETS = T.RESET_LABELS
 MAX_ERRORS_LISTED = 200
 
 
@@ -60,8 +50,8 @@ def lanes(container: Element, views: list[Any], colors: dict[str, int], active: 
     clear(container)
     for lane in views:
         card = h("li", cls=f"lane lane-c{colors.get(lane.id, 0)}" + (" active" if lane.id == active else ""),
-                 attrs={"data-testid": "lane", "data-lane": lane.id, "data-depth": lane.depth,
-                        "style": f"--depth: {min(lane.depth, 6)}"})
+                 attrs={"data-testid": "lane", "data-lane": lane.id, "data-depth": lane.depth})
+        card.style.setProperty("--depth", str(min(lane.depth, 6)))  # CSSOM: the page's CSP bars style attributes
         head = h("div", cls="lane-head")
         head.append(h("span", cls="swatch", attrs={"aria-hidden": "true"}))
         head.append(h("strong", lane.label, cls="lane-label", attrs={"data-testid": "lane-label"}))
