@@ -61,7 +61,7 @@ document.documentElement.dataset.appState = "ready";
 
 # Before any script of the page: long tasks (buffered, so nothing before the observer is
 # missed), every change of <html data-app-state> with its time, the first `input` event, and the
-# text area focused as soon as it exists, so that typed text has somewhere to land.
+# text area focused as soon as the parser adds it, so that typed text has somewhere to land.
 INIT_SCRIPT = """
 window.__bench = { tasks: [], states: [], echo: null };
 try {
@@ -75,11 +75,20 @@ new MutationObserver((records) => {
   }
 }).observe(document, { attributes: true, subtree: true, attributeFilter: ["data-app-state"] });
 addEventListener("input", () => { if (__bench.echo === null) __bench.echo = performance.now(); }, true);
-document.addEventListener("DOMContentLoaded", () => {
-  __bench.dcl = performance.now();
-  document.querySelector('[data-testid="paste-input"]')?.focus();
-});
+new MutationObserver((_, observer) => {
+  const area = document.querySelector('[data-testid="paste-input"]');
+  if (!area) return;
+  observer.disconnect();
+  area.focus();
+  __bench.focused = performance.now();
+}).observe(document, { childList: true, subtree: true });
+document.addEventListener("DOMContentLoaded", () => { __bench.dcl = performance.now(); });
 """
+# The paste landed and was analyzed, or it found no text area and the app is idle.
+PASTE_SETTLED = """() => {
+  const state = document.documentElement.dataset.appState;
+  return state === "done" || state === "error" || (state === "ready" && window.__bench.echo === null);
+}"""
 
 RESULT_JS = """() => ({
   ...window.__bench,
@@ -92,7 +101,6 @@ RESULT_JS = """() => ({
 })"""
 
 SETTLED = "html[data-app-state=ready], html[data-app-state=error], html[data-app-state=done]"
-DONE = "html[data-app-state=done], html[data-app-state=error]"
 
 
 def profile(playwright, user_data_dir: str):
@@ -144,7 +152,7 @@ def paste_visit(playwright, url: str, at: float) -> dict:
             time.sleep(max(0.0, started + at - time.time()))
             pasted = time.time() * 1000  # epoch ms, the clock performance.timeOrigin is on
             page.keyboard.insert_text(text)
-            page.wait_for_selector(DONE, state="attached", timeout=120_000)
+            page.wait_for_function(PASTE_SETTLED, timeout=120_000)
             raw = summarize(page.evaluate(RESULT_JS))
         finally:
             context.close()
