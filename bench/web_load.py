@@ -9,6 +9,8 @@ browser has: an HTTP cache, V8's code cache, Cache Storage and IndexedDB) on the
 served on 127.0.0.1 by tools/serve.py (a plain static server: Last-Modified, no caching rules):
   bare       bench/out/bare.html: only loadPyodide() with our lock, from node_modules/pyodide/:
              Pyodide exactly as npm ships it, whatever the build does to static/vendor/;
+  runtime    bench/out/runtime.html: the same from static/vendor/pyodide/, the runtime the app
+             boots on (the standard library compiled to bytecode): what the app adds to it;
   app        index.html until <html data-app-state="ready">;
   cold/warm  the first visit on the fresh profile, then a second visit in a new tab of the
              same profile (what a user gets when they come back);
@@ -52,7 +54,7 @@ PASTE_FILE = ROOT / "static" / "examples" / "index-bug.ndjson"
 BARE_PAGE = """<!doctype html>
 <html data-app-state="loading"><head><link rel="icon" href="data:,">
 <script type="module">
-import { loadPyodide } from "../../node_modules/pyodide/pyodide.mjs";
+import { loadPyodide } from "../../PYODIDE/pyodide.mjs";
 await loadPyodide({ lockFileURL: new URL("../../pyodide-lock.json", location.href).href });
 document.documentElement.dataset.loadMs = performance.now().toFixed(0);
 document.documentElement.dataset.appState = "ready";
@@ -197,19 +199,21 @@ def main() -> None:
     if not (ROOT / "node_modules" / "pyodide" / "pyodide.mjs").is_file():
         raise SystemExit("node_modules/ is empty: run `make site` first")
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "bare.html").write_text(BARE_PAGE, encoding="utf-8")
+    (OUT / "bare.html").write_text(BARE_PAGE.replace("PYODIDE", "node_modules/pyodide"), encoding="utf-8")
+    (OUT / "runtime.html").write_text(BARE_PAGE.replace("PYODIDE", "static/vendor/pyodide"), encoding="utf-8")
 
     from playwright.sync_api import sync_playwright
 
     against = {f"vs {k + 1}": path.resolve() for k, path in enumerate(args.against)}
-    names = ["bare", "app", *against]
+    names = ["bare", "runtime", "app", *against]
     results: dict[str, list[dict]] = {f"{n} {v}": [] for n in names for v in ("cold", "warm")}
     results["paste"] = []
     with ExitStack() as stack:
         base = stack.enter_context(serving(ROOT))
         playwright = stack.enter_context(sync_playwright())
         bare_url, app_url = base + "bench/out/bare.html", base
-        scenarios = [("bare", bare_url), ("app", app_url), ("paste", app_url)]
+        scenarios = [("bare", bare_url), ("runtime", base + "bench/out/runtime.html"), ("app", app_url),
+                     ("paste", app_url)]
         scenarios += [(name, stack.enter_context(serving(path))) for name, path in against.items()]
         cold_and_warm(playwright, bare_url)  # warm the OS file cache and the server
         for run in range(args.runs):
