@@ -25,6 +25,11 @@ boot in the same run; scenario order is rotated between runs.
 --against DIR (repeatable) adds the same cold/warm visits of another build of the site (a `make dist` folder,
 e.g. of the main branch), served the same way in the same run: before/after on equal terms.
 
+--profile adds one more cold visit of the app under V8's sampling profiler and prints the time
+under each named JS function (inclusive): the stages of the boot (Pyodide's callMain = Python's
+own start, API.finalizeBootstrap = Pyodide's Python side, receiveInstance = the wasm instance and
+its dynamic libraries, loadPackage, Module.callPyObject = PyScript's and our Python, ...).
+
 --breakdown adds, for the cold and warm app visits, where the time goes: when each file the
 page fetches started and finished (Resource Timing; `transfer 0` means it came from the HTTP
 cache), and the marks the page sets (performance.mark, e.g. the Pyodide shim's).
@@ -165,6 +170,37 @@ def paste_visit(playwright, url: str, at: float) -> dict:
     return raw
 
 
+def profile_visit(playwright, url: str) -> tuple[dict, list[tuple[str, float]]]:
+    """A cold visit under the CPU profiler: ms spent inside each named JS function."""
+    with tempfile.TemporaryDirectory(prefix="web-load-") as user_data_dir:
+        context = profile(playwright, user_data_dir)
+        try:
+            page = context.new_page()
+            cdp = context.new_cdp_session(page)
+            cdp.send("Profiler.enable")
+            cdp.send("Profiler.setSamplingInterval", {"interval": 500})
+            cdp.send("Profiler.start")
+            page.goto(url)
+            page.wait_for_selector(SETTLED, state="attached", timeout=120_000)
+            prof = cdp.send("Profiler.stop")["profile"]
+            raw = summarize(page.evaluate(RESULT_JS))
+        finally:
+            context.close()
+    nodes = {n["id"]: n for n in prof["nodes"]}
+    parent = {c: n["id"] for n in prof["nodes"] for c in n.get("children", [])}
+    inclusive: dict[str, float] = {}
+    for sample, delta in zip(prof["samples"], prof["timeDeltas"], strict=True):
+        names, node = set(), sample
+        while node is not None:
+            frame = nodes[node]["callFrame"]
+            if frame["functionName"] and "wasm-function" not in frame["functionName"]:
+                names.add(f"{frame['functionName']} ({frame['url'].rsplit('/', 1)[-1] or '-'})")
+            node = parent.get(node)
+        for name in names:
+            inclusive[name] = inclusive.get(name, 0.0) + delta / 1000
+    return raw, sorted(inclusive.items(), key=lambda kv: -kv[1])
+
+
 def med(values: list) -> float:
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else float("nan")
@@ -192,6 +228,7 @@ def main() -> None:
     parser.add_argument("--paste-at", type=float, default=PASTE_AT_S, help="seconds after navigation")
     parser.add_argument("--against", type=Path, action="append", default=[],
                         help="another built site (make dist) to compare; may be repeated")
+    parser.add_argument("--profile", action="store_true", help="profile one cold visit of the app")
     parser.add_argument("--breakdown", action="store_true", help="print where the app's boot time goes")
     args = parser.parse_args()
     if not (ROOT / "static" / "vendor" / "pyodide" / "pyodide.mjs").is_file():
@@ -225,6 +262,11 @@ def main() -> None:
                     cold, warm = cold_and_warm(playwright, url)
                     results[f"{name} cold"].append(cold)
                     results[f"{name} warm"].append(warm)
+        if args.profile:
+            raw, inclusive = profile_visit(playwright, app_url)
+            print(f"\napp cold, profiled: ready at {raw['ready']:.0f} ms; ms inside each JS function:")
+            for name, ms in inclusive[:30]:
+                print(f"  {ms:7.0f}  {name}")
         if args.breakdown:
             breakdown("app cold (last run)", results["app cold"][-1], base)
             breakdown("app warm (last run)", results["app warm"][-1], base)
@@ -240,6 +282,8 @@ def main() -> None:
         ready = med([r["ready"] for r in rs])
         print(f"  {name:<14}{ready:8.0f}{ready / bare:9.2f}{med([r['longest'] for r in rs]):12.0f} ms"
               f"{med([r['over200'] for r in rs]):16.0f}   [{each(r['ready'] for r in rs)}]")
+    print("  (a paste that lands during a long task is echoed when the task ends: the longest task is the "
+          "worst echo delay)")
     ps = results["paste"]
     echoed = sum(r["echo_after"] is not None for r in ps)
     print(f"  paste at {med([r['paste_at'] for r in ps]):.0f} ms into a cold app: echoed after "
