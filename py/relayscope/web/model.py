@@ -598,9 +598,13 @@ class Workspace:
             return None
         relays, lane = self.relays, self.relays[seq].lane
         book = self._bookkeeping  # hidden by default: a gap counts from a row one can see
+        looked = 0
         for q in range(seq - 1, max(-1, seq - 1 - GAP_LOOKBACK), -1):
             if relays[q].lane != lane or q in book:
                 continue
+            looked += 1
+            if looked > WALL_LOOK:  # an input timed here and there: no gap rather than a slow row
+                return None
             before = self.row_time(q)
             t0 = rowinfo.parse(before) if before else None
             if t0 is not None:
