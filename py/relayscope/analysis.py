@@ -32,6 +32,7 @@ class Analyzer:
         self.relays: list[R.Relay] = []
         self.translator: Emitter | None = None
         self._held: list[str | bytes] = []  # lines seen before the format is known
+        self._held_nonblank = 0  # counted as they come: recounting made sniffing O(N^2)
         self._rest: str | bytes = ""
         if self.format is not None:
             self._start(self.format)
@@ -74,7 +75,9 @@ class Analyzer:
         t = self.translator
         if t is None:
             self._held.append(line)
-            if sniff_line(line) is None and sum(1 for h in self._held if h.strip()) < _SNIFF_LINES:
+            if line.strip():
+                self._held_nonblank += 1
+            if sniff_line(line) is None and self._held_nonblank < _SNIFF_LINES:
                 return []
             return self._release()
         out = t.feed_line(line)

@@ -451,8 +451,15 @@ class _Pending(msgspec.Struct, gc=False):  # one per assistant line: a Struct, a
     usage: WireUsage
 
 
+ERRORS_KEPT: Final = 200  # errors (and warnings) listed; the rest are counted only
+
+
 class Emitter:
-    """What every translator shares: seq numbering, the trace, the error list."""
+    """What every translator shares: seq numbering, the trace, the error and warning lists.
+
+    ``errors`` and ``warnings`` keep the first ``ERRORS_KEPT`` entries (a garbage file of
+    millions of lines must not cost a gigabyte of messages); ``error_count`` and
+    ``warning_count`` count them all. Every one still gets its relay."""
 
     lane_events = False  # start lanes implicitly on their first relay
 
@@ -460,6 +467,9 @@ class Emitter:
         self.tracing = trace
         self.trace: list[T.TraceStep] = []
         self.errors: list[tuple[int, str]] = []  # (line, message) of unreadable input
+        self.warnings: list[tuple[int, str]] = []  # (line, message) of lines read with repairs
+        self.error_count = 0
+        self.warning_count = 0
         self.file = file
         self.lines = 0
         self._seq = 0
@@ -504,10 +514,26 @@ class Emitter:
             self.trace.append(step)
 
     def _error(self, step: T.TraceStep, line: int, text: str | bytes, message: str) -> None:
-        self.errors.append((line, message))
-        shown = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
-        self.emit(step, R.Error, line, MAIN, message=message, raw=shown[:200])
+        self.error_count += 1
+        if len(self.errors) < ERRORS_KEPT:
+            self.errors.append((line, message))
+        self.emit(step, R.Error, line, MAIN, message=message, raw=_shown(text))
         step.decision, step.reason = T.ERROR, message
+
+    def warn(self, step: T.TraceStep, line: int, text: str | bytes, message: str, lane: str = MAIN) -> None:
+        """The line is translated, but not exactly as written: say so in a ``warning`` relay."""
+        self.warning_count += 1
+        if len(self.warnings) < ERRORS_KEPT:
+            self.warnings.append((line, message))
+        self.emit(step, R.Warning, line, lane, message=message, raw=_shown(text))
+        step.note = f"{step.note}; {message}" if step.note else message
+
+
+def _shown(text: str | bytes) -> str:
+    """The start of a line, for ``raw`` fields: 200 characters, whatever the line's encoding."""
+    head = text[:800]
+    shown = head.decode("utf-8", "replace") if isinstance(head, bytes) else head
+    return shown.rstrip("\r\n")[:200].encode("utf-8", "replace").decode("utf-8")
 
 
 class Translator(Emitter):
@@ -540,6 +566,8 @@ class Translator(Emitter):
         step = T.TraceStep(frame.line, frame.kind, file=self.file) if self.tracing else self._scratch
         if frame.kind == "event" and frame.event is not None:
             step.note = frame.note
+            if frame.warning is not None:
+                self.warn(step, frame.line, frame.text, frame.warning)
             self._event(step, frame, frame.event)
             if self.tracing and step.seqs and step.decision in (T.IGNORE, T.SKIP):
                 step.decision = T.EMIT if step.decision == T.IGNORE else T.PARTIAL
