@@ -89,7 +89,7 @@ class LaneTracker:
         self._open.append(tool_id)
         try:
             info = _spawn_decoder.decode(raw_input) if raw_input else _SpawnInput()
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):  # ValidationError is a DecodeError
             info = _SpawnInput()
         known = self.lanes.get(tool_id)
         target = known or Lane(tool_id, parent=lane, depth=depth)

@@ -415,7 +415,7 @@ class LineageDedup(Strategy):
                 try:
                     _any.decode(raw)
                     data = Raw(raw.encode())
-                except msgspec.DecodeError:
+                except (msgspec.DecodeError, RecursionError):
                     data = EMPTY_OBJECT
                     step.note = "streamed tool input was not complete JSON"
                 tool = Block(type="tool_use", id=rec.tool_id, name=ms.stream_names.get(index, ""), input=data)
@@ -470,6 +470,7 @@ class Emitter:
         self.warnings: list[tuple[int, str]] = []  # (line, message) of lines read with repairs
         self.error_count = 0
         self.warning_count = 0
+        self.internal_errors = 0
         self.file = file
         self.lines = 0
         self._seq = 0
@@ -526,7 +527,15 @@ class Emitter:
         if len(self.warnings) < ERRORS_KEPT:
             self.warnings.append((line, message))
         self.emit(step, R.Warning, line, lane, message=message, raw=_shown(text))
-        step.note = f"{step.note}; {message}" if step.note else message
+        if self.tracing:
+            step.note = f"{step.note}; {message}" if step.note else message
+
+    def _internal_error(self, step: T.TraceStep, line: int, text: str | bytes, exc: Exception) -> None:
+        """Never raise on input: a bug becomes an ``error`` relay that says it is one (and
+        ``internal_errors`` counts them, for a caller that must tell bugs from bad input)."""
+        self.internal_errors += 1
+        self._error(step, line, text, f"internal error (a bug in relayscope; please report it): "
+                                      f"{type(exc).__name__}: {str(exc)[:200]}")
 
 
 def _shown(text: str | bytes) -> str:
@@ -566,9 +575,12 @@ class Translator(Emitter):
         step = T.TraceStep(frame.line, frame.kind, file=self.file) if self.tracing else self._scratch
         if frame.kind == "event" and frame.event is not None:
             step.note = frame.note
-            if frame.warning is not None:
-                self.warn(step, frame.line, frame.text, frame.warning)
-            self._event(step, frame, frame.event)
+            try:
+                if frame.warning is not None:
+                    self.warn(step, frame.line, frame.text, frame.warning)
+                self._event(step, frame, frame.event)
+            except Exception as exc:  # a bug: report it on its line, keep the stream going
+                self._internal_error(step, frame.line, frame.text, exc)
             if self.tracing and step.seqs and step.decision in (T.IGNORE, T.SKIP):
                 step.decision = T.EMIT if step.decision == T.IGNORE else T.PARTIAL
         elif frame.kind == "blank":
@@ -737,7 +749,10 @@ class Translator(Emitter):
     def _result(self, step: T.TraceStep, f: Frame, ev: Event) -> None:
         self._flush_all(step)
         self.strategy.turn_end(step)
-        usage = _any.decode(ev.usage) if ev.usage else None
+        try:
+            usage = _any.decode(ev.usage) if ev.usage else None
+        except (msgspec.DecodeError, RecursionError):
+            usage = None
         cost = ev.total_cost_usd if ev.total_cost_usd is not None else ev.cost_usd
         self.emit(step, R.TurnComplete, f.line, MAIN, subtype=ev.subtype, is_error=bool(ev.is_error),
                   result=unwrap_result(ev.result), cost_usd=cost,
@@ -832,7 +847,8 @@ def _raw_block(f: Frame, b: Block) -> Raw:
         content = f.event.message.content  # type: ignore[union-attr]
         position = next(i for i, c in enumerate(content) if c is b)  # type: ignore[arg-type]
         return Raw(_enc.encode(obj["message"]["content"][position]))
-    except (msgspec.DecodeError, KeyError, IndexError, TypeError, AttributeError, StopIteration):
+    except (msgspec.DecodeError, KeyError, IndexError, TypeError, AttributeError, StopIteration,
+            RecursionError, UnicodeError):
         return Raw(_enc.encode({k: v for k, v in msgspec.structs.asdict(b).items() if v and not isinstance(v, Raw)}))
 
 
@@ -847,6 +863,6 @@ def _agent_result(ev: Event) -> tuple[str | None, int | None]:
         return None, None
     try:
         info = msgspec.json.decode(raw, type=_AgentResult)
-    except (msgspec.ValidationError, msgspec.DecodeError):
+    except (msgspec.DecodeError, RecursionError):
         return None, None
     return info.agentId, info.totalTokens

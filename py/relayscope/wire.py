@@ -199,7 +199,12 @@ def decode_line(text: str | bytes, line: int) -> Frame:
     ``strip_line`` where the line is shown or passed on. The common case - a JSON object that
     fits - is one decode; BOMs, blank lines, repairs and errors are sorted out only when it fails."""
     try:
-        return Frame(line, "event", text, _decoder.decode(text))
+        event = _decoder.decode(text)
+        # msgspec checks the UTF-8 of the strings it decodes, not of keys it skips or of Raw
+        # payloads, which are passed on: check the rest (isascii is nearly free; the common case)
+        if type(text) is bytes and not text.isascii():
+            text.decode("utf-8")
+        return Frame(line, "event", text, event)
     except msgspec.ValidationError as exc:
         return _salvaged(text, line, str(exc))
     except msgspec.DecodeError as exc:

@@ -158,7 +158,7 @@ _any: Final = msgspec.json.Decoder()
 def _decode_or(decoder: msgspec.json.Decoder[Any], data: Text | Raw, default: Any) -> Any:
     try:
         return decoder.decode(data)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, RecursionError, UnicodeError):
         return default
 
 

@@ -358,7 +358,7 @@ class Workspace:
             elif isinstance(r, R.ToolUse) and r.name in ("Task", "Agent"):
                 try:
                     value = _any.decode(r.input) if r.input else {}
-                except msgspec.DecodeError:
+                except (msgspec.DecodeError, RecursionError):
                     value = {}
                 spawn_input[r.id] = value if isinstance(value, dict) else {}
                 if r.id in lanes:
@@ -620,7 +620,7 @@ def detail(r: R.Relay) -> str:
     if isinstance(r, R.ToolUse):
         try:
             pretty = json.dumps(_any.decode(r.input), indent=2, ensure_ascii=False)
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError, ValueError):
             pretty = bytes(r.input).decode("utf-8", "replace")
         return f"{r.name} ({r.id})\n{pretty}"
     if isinstance(r, R.ToolResult):
@@ -649,7 +649,7 @@ def content_keys(raw: str) -> list[str]:
     """The content array of a raw input line, as short block keys (``text:Hello…``)."""
     try:
         obj = _any.decode(raw) if raw.strip() else None
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError, UnicodeError):
         return []
     if not isinstance(obj, dict):
         return []
