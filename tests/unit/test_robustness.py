@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 from relayscope import relay as R
 from relayscope import trace as T
 from relayscope.analysis import Analyzer
-from relayscope.audit import audit_lines, inventory
-from relayscope.formats.session import SessionTranslator, translate_files
+from relayscope.audit import inventory
+from relayscope.formats.session import SessionTranslator
+from relayscope.multifile import audit_input, audit_lines, translate_files
 from relayscope.formats.sse import FleetTranslator
 from relayscope.translator import STRATEGIES, Translator
 from relayscope.web.model import Workspace, decode_share, encode_share

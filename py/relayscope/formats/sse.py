@@ -19,6 +19,10 @@ fields drop it. Every relay keeps the documented schema.
 
 Every physical line gets a trace step: the lines of an event are ``consumed`` and the
 blank line that dispatches it carries the decision.
+
+State: the event being built (its field lines, reset when a blank line dispatches it), the
+last event id seen (replays), and the open lanes with their depths, for the whole stream.
+Must not import anything above the format layer.
 """
 
 from __future__ import annotations
@@ -31,8 +35,8 @@ from msgspec import Raw
 
 from .. import relay as R
 from .. import trace as T
+from ..emitter import Emitter
 from ..lanes import MAIN
-from ..translator import Emitter
 from ..wire import repair_escapes
 
 _decoder: Final = msgspec.json.Decoder()
@@ -173,9 +177,9 @@ class FleetTranslator(Emitter):
         damaged, self._damaged = self._damaged, []
         self._name, self._data, self._steps, self._data_line = None, [], [], 0
         order = _id_order(event_id) if event_id is not None else None
-        if order is not None and name != "request_received":
+        if order is not None and event_id is not None and name != "request_received":
             if self._last_id is not None and order <= self._last_id:
-                shown = event_id if len(event_id) <= 20 else event_id[:20] + "…"  # type: ignore[index]
+                shown = event_id if len(event_id) <= 20 else event_id[:20] + "…"
                 step.decision, step.reason = T.SKIP, f"replayed event id {shown} (not above the last one)"
                 return
             self._last_id = order
