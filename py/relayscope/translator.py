@@ -82,6 +82,34 @@ messages and ids), the lanes (``lanes.LaneTracker``, never reset), the usage of 
 flushed (per lane, the message being written), and what ``emitter.Emitter`` holds (seqs, the
 trace, the errors, the lanes started). Which of it resets on which event is the reset table.
 
+The reset table
+---------------
+A run ends with ``result`` (or the documented ``system/result``); a new run starts with
+``system/init`` - also after a run killed without its ``result`` (``tee -a`` logs hold several
+runs back to back, PROTOCOL.md 1). Each row is applied by ``Translator._reset`` from ``RESETS``
+(stream-json) and by ``FleetTranslator`` from ``sse.RESETS`` (Arbiter); tests/unit/test_hostile.py
+tests every row.
+
+=======================  ==========  =============  ==========  ==========  ====================
+event                    strategy    lane           usage       SSE replay  SSE open lanes
+                         state       inference                  ids
+=======================  ==========  =============  ==========  ==========  ====================
+``system/init``          reset       reset          flushed     -           -
+``result``               reset       reset          flushed     -           -
+``system/result``        reset       reset          flushed     -           -
+SSE ``request_received`` -           -              -           reset       reset (lane_start
+                                                                            again)
+SSE ``done``             -           -              -           reset       reset
+=======================  ==========  =============  ==========  ==========  ====================
+
+*strategy state*: ``index``'s index, ``fingerprint``'s index and fingerprint, ``lineage``'s
+messages, tool ids and result ids. *lane inference*: the calls a context without
+``parent_tool_use_id`` may bind to and the bindings made (``LaneTracker.end_run``); the lanes
+themselves and their spawn calls stay (a background sub-agent's result may follow its run's
+``result`` and still ends its lane). *usage flushed*: the usage of every open message is written
+then, and the message being written per lane forgotten. Never reset: seqs, the trace, the errors,
+the lanes started, the ids whose usage was written.
+
 Layer: imports ``wire``, ``relay``, ``trace``, ``lanes``, ``emitter`` and ``_bounded`` only;
 must not import the formats or anything above them.
 """
@@ -549,6 +577,25 @@ class _Pending(msgspec.Struct, gc=False):  # one per assistant line: a Struct, a
     usage: WireUsage
 
 
+MAX_BLOCK_INDEX: Final = 1 << 12  # content blocks of one streamed message; real ones have dozens
+_BLOCK_EVENTS: Final = frozenset({"content_block_start", "content_block_delta", "content_block_stop"})
+
+
+class Reset(NamedTuple):
+    """One row of the reset table: what an event resets."""
+
+    strategy: bool  # the strategy's de-dup state (index, fingerprint, lineage's messages and ids)
+    lanes: bool  # lane inference: open calls a new context may bind to, the bindings made
+    usage: bool  # usage of open messages flushed (written now), the message per lane forgotten
+
+
+RESETS: Final[dict[str, Reset]] = {
+    "system/init": Reset(strategy=True, lanes=True, usage=True),
+    "result": Reset(strategy=True, lanes=True, usage=True),
+    "system/result": Reset(strategy=True, lanes=True, usage=True),
+}
+
+
 class Translator(Emitter):
     """Claude Code stream-json in, relay events out. One instance per input stream."""
 
@@ -661,13 +708,12 @@ class Translator(Emitter):
         elif kind == "system":
             step.kind = f"system/{ev.subtype}"
             if ev.subtype == "init":
-                self._flush_all(step)
+                self._reset(step, "system/init")
                 self.emit(step, R.SessionMeta, f.line, MAIN, session_id=ev.session_id, model=ev.model,
                           tools=ev.tools or [], cwd=ev.cwd, version=ev.claude_code_version, source="init")
                 step.reason = "session starts"
             elif ev.subtype == "result":  # the documented end-of-turn marker
-                self._flush_all(step)
-                self.strategy.turn_end(step)
+                self._reset(step, "system/result")
                 step.decision, step.reason = T.IGNORE, "system/result: end of turn"
             else:
                 lane = ev.tool_use_id if ev.tool_use_id in self.lanes.spawns else _explicit_lane(ev) or MAIN
@@ -754,8 +800,7 @@ class Translator(Emitter):
             step.reason = f"{emitted} item(s)"
 
     def _result(self, step: T.TraceStep, f: Frame, ev: Event) -> None:
-        self._flush_all(step)
-        self.strategy.turn_end(step)
+        self._reset(step, "result")
         try:
             usage = _any.decode(ev.usage) if ev.usage else None
         except (msgspec.DecodeError, RecursionError):
@@ -775,6 +820,14 @@ class Translator(Emitter):
         step.lane = lane
         if inner is None:
             step.decision, step.reason = T.IGNORE, "stream_event without an event"
+            return
+        index = inner.index
+        if index is not None and not 0 <= index < MAX_BLOCK_INDEX and kind in _BLOCK_EVENTS:
+            # lineage keeps a message's blocks by position: -1 would name the last block, and
+            # 50,000,000 would pad the message with that many placeholders
+            message = f"{kind}: content block index {index} is out of range (0 to {MAX_BLOCK_INDEX - 1}); ignored"
+            self.warn(step, f.line, f.text, message, lane)
+            step.reason = message
             return
         if kind == "message_start" and inner.message is not None and inner.message.id:
             m = inner.message
@@ -826,6 +879,16 @@ class Translator(Emitter):
     def _flush_lane(self, step: T.TraceStep, lane: str) -> None:
         for msg_id in [m for m, p in self._pending.items() if p.lane == lane]:
             self._flush_usage(step, msg_id)
+
+    def _reset(self, step: T.TraceStep, event: str) -> None:
+        """Apply ``event``'s row of the reset table (``RESETS``, the module doc)."""
+        row = RESETS[event]
+        if row.usage:
+            self._flush_all(step)
+        if row.strategy:
+            self.strategy.turn_end(step)
+        if row.lanes:
+            self.lanes.end_run()
 
     def _flush_all(self, step: T.TraceStep) -> None:
         for msg_id in list(self._pending):

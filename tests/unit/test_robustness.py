@@ -19,8 +19,8 @@ from relayscope import trace as T
 from relayscope.analysis import Analyzer
 from relayscope.audit import inventory
 from relayscope.formats.session import SessionTranslator
-from relayscope.multifile import audit_input, audit_lines, translate_files
 from relayscope.formats.sse import FleetTranslator
+from relayscope.multifile import audit_input, audit_lines, translate_files
 from relayscope.translator import STRATEGIES, Translator
 from relayscope.web.model import Workspace, decode_share, encode_share
 
@@ -128,6 +128,14 @@ def test_audit_survives_anything(lines: list[bytes]) -> None:
     inventory(lines)
     for a in audit_lines(lines):
         assert a.blocks >= 0 and a.lost >= 0
+    for group in audit_input(b"\n".join(lines)):
+        assert all(a.unmatched >= 0 for a in group.audits)
+
+
+@given(file_sets())
+def test_audit_of_any_files_survives(files: dict[str, bytes]) -> None:
+    for group in audit_input(files):
+        assert all(a.blocks >= 0 for a in group.audits)
 
 
 @given(st.one_of(_gen.streams().map(lambda lines: b"\n".join(lines)),

@@ -52,7 +52,7 @@ methods (``link_agent``, ``reserve_spawns``, ``describe_lane``, ``own_lane``, ``
 
 State, on top of the stream-json translator's (see ``translator``): the lane of every record fed
 (by uuid), the spawn calls seen and their prompts, which calls a sidechain or file is bound to,
-the sessions seen, the agent-id links, and the record queue of the file being read (records
+the sessions seen (all but the links bounded, ``_bounded``), the agent-id links, and the record queue of the file being read (records
 waiting for a parent written after them). None of it resets on ``result``: a session's
 records keep their lanes across turns. The queue empties at the end of each file.
 
@@ -77,6 +77,7 @@ from msgspec import Raw, Struct
 
 from .. import relay as R
 from .. import trace as T
+from .._bounded import Recent, RecentMap
 from ..lanes import MAIN, is_spawn_tool, spawn_input
 from ..translator import Translator
 from ..wire import Event, Frame, decode_line, split_lines
@@ -97,6 +98,7 @@ __all__ = [
 Text = str | bytes
 AGENT_FILE: Final = re.compile(r"^agent-(.+)\.jsonl$")  # a sub-agent's records
 AGENT_META: Final = re.compile(r"^agent-(.+)\.meta\.json$")  # its meta file (2.1.x)
+SIDECHAINS_KEPT: Final = 1024  # inline sidechain lanes remembered (the open ones are the last few)
 COMPACTION: Final = "compaction"
 UNLINKED: Final = "no spawning call found"
 
@@ -168,12 +170,15 @@ class SessionTranslator(Translator):
         self.links: dict[str, str] = dict(links or {})  # agent id -> spawning tool_use id
         self.file_errors: list[tuple[str | None, int, str]] = []
         self._ctx = _FileCtx(file)
-        self._lane_of: dict[str, str] = {}  # uuid of every record fed -> its lane
-        self._prompts: dict[str, list[str]] = {}  # Task prompt -> spawn ids, in spawn order
-        self._spawn_seen: set[str] = set()
-        self._bound: set[str] = set()  # spawn ids an inline sidechain or a file is bound to
-        self._sidechains: list[str] = []  # lanes of inline sidechains, in order of appearance
-        self._sessions: set[str] = set()
+        # Bounded as the stream-json translator's ids are (``_bounded``): a record's parent, a
+        # spawn's prompt, a sidechain's call are written close to where they are needed, and a
+        # session file of millions of records must not keep every uuid.
+        self._lane_of: RecentMap[str, str] = RecentMap()  # uuid of every record fed -> its lane
+        self._prompts: RecentMap[str, list[str]] = RecentMap()  # Task prompt -> spawn ids, in spawn order
+        self._spawn_seen: Recent[str] = Recent()
+        self._bound: Recent[str] = Recent()  # spawn ids an inline sidechain or a file is bound to
+        self._sidechains: deque[str] = deque(maxlen=SIDECHAINS_KEPT)  # inline sidechain lanes, in order
+        self._sessions: Recent[str] = Recent()
         self._how = ""
         self._usage_file: dict[str, str | None] = {}  # message id -> file of its pending usage row
         self._on_spawn: Callable[[str], list[R.Relay]] | None = None
@@ -214,7 +219,8 @@ class SessionTranslator(Translator):
 
     def reserve_spawns(self, spawn_ids: Iterable[str]) -> None:
         """Spawn calls a sub-agent file is linked to: an inline sidechain never binds to them."""
-        self._bound.update(spawn_ids)
+        for spawn in spawn_ids:
+            self._bound.add(spawn)
 
     def own_lane(self, lane_id: str, agent: str | None) -> str:
         """A lane no spawn call is known for (``agent``: its agent id, when it has one)."""
@@ -261,6 +267,8 @@ class SessionTranslator(Translator):
                 break
             for f in chain:
                 out.extend(self._feed_now(ctx, f, moved=f is not head))
+        if not q:  # nothing waits: the lines fed out of order can no longer be met again
+            ctx.done.clear()
         return out
 
     def _chain(self, ctx: _FileCtx, head: Frame, give_up: bool) -> list[Frame] | None:
@@ -330,7 +338,10 @@ class SessionTranslator(Translator):
                 self._spawn_seen.add(b.id)
                 prompt = spawn_input(b.input).prompt
                 if prompt:
-                    self._prompts.setdefault(prompt, []).append(b.id)
+                    known = self._prompts.get(prompt)
+                    if known is None:  # assignment, not setdefault: only it keeps the bound
+                        known = self._prompts[prompt] = []
+                    known.append(b.id)
                 found.append(b.id)
         return found
 

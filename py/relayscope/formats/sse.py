@@ -49,6 +49,13 @@ _NUMBER_FIELDS: Final = frozenset({"depth", "size", "input_tokens", "output_toke
                                    "cache_create_tokens", "duration_ms"})
 
 
+# The SSE rows of the reset table (translator.py): what each event resets, after it is read.
+RESETS: Final[dict[str, frozenset[str]]] = {
+    "request_received": frozenset({"replay ids", "open lanes"}),
+    "done": frozenset({"replay ids", "open lanes"}),
+}
+
+
 def lane_of(stream_id: Any) -> str:
     if stream_id in (0, "0", None) and not isinstance(stream_id, bool):
         return MAIN
@@ -106,12 +113,15 @@ class FleetTranslator(Emitter):
         self._depth: dict[str, int] = {MAIN: 0}
         self._open_by_depth: dict[int, str] = {0: MAIN}
 
-    def _reset_request(self) -> None:
-        """A request starts or ends: replay ids and open lanes belong to it alone."""
-        self._last_id = None
-        self._depth = {MAIN: 0}
-        self._open_by_depth = {0: MAIN}
-        self._started.clear()
+    def _reset(self, name: str) -> None:
+        """Apply ``name``'s row of ``RESETS``: replay ids and open lanes belong to one request."""
+        row = RESETS.get(name, frozenset())
+        if "replay ids" in row:
+            self._last_id = None
+        if "open lanes" in row:
+            self._depth = {MAIN: 0}
+            self._open_by_depth = {0: MAIN}
+            self._started.clear()
 
     def feed_line(self, text: str | bytes) -> list[R.Relay]:
         self.lines += 1
@@ -207,13 +217,13 @@ class FleetTranslator(Emitter):
             warnings.append(f"{name} event: field(s) of the wrong type: {', '.join(wrong)}")
         for message in warnings:
             self.warn(step, line, data, message, lane_of(obj.get("stream_id")))
-        if name == "request_received":
-            self._reset_request()
+        if name == "request_received":  # a request starts: forget the one before
+            self._reset(name)
             if order is not None:
                 self._last_id = order
         self._event(step, line, name, obj, data)
-        if name == "done":
-            self._reset_request()
+        if name == "done":  # a request ends
+            self._reset(name)
 
     def _event(self, step: T.TraceStep, line: int, name: str, obj: dict[str, Any], data: str) -> None:
         lane = lane_of(obj.get("stream_id"))

@@ -434,7 +434,9 @@ class App:
         if run != self.run:
             return
         notes = [not_transcript, *(notes or [])] if not_transcript else list(notes or [])
-        self.notice(notes, error=bool(not_transcript))
+        if ws.audit_error:
+            notes.append(ws.audit_error)
+        self.notice(notes, error=bool(not_transcript or ws.audit_error))
         self.els["source"].textContent = f"{name} · {fmt_int(size)} bytes · {ws.format or '?'}"
         self.els["examples-box"].open = False
         if not await self.present(run, step=max(0, view.get("step", 1) - 1), row=view.get("row")):
@@ -468,7 +470,9 @@ class App:
             return
         self.busy = False
         panels.audit(self.els, ws.audit, self.state.strategy, ws.format)
-        self.end(run, "Audit done")
+        if ws.audit_error:
+            self.notice([ws.audit_error], error=True)
+        self.end(run, "Audit failed" if ws.audit_error else "Audit done")
 
     async def present(self, run: int, step: int, row: int | None) -> bool:
         """Draw everything from the workspace after a (re)translation, a slice at a time."""

@@ -32,6 +32,7 @@ from ..present import summary
 from ..translator import STRATEGIES
 
 SHARE_LIMIT: Final = 100_000  # characters of URL fragment; longer links break in chat apps and proxies
+SHARE_UNPACKED_LIMIT: Final = 20_000_000  # bytes a share link may unpack to (real text packs 5-20x)
 SEARCH_SLICE: Final = 2000  # relays per slice of the search index
 SPLIT_SHARE: Final = 0.1  # of the progress bar: splitting the input into lines
 FP_COLORS: Final = 12
@@ -205,6 +206,7 @@ class Workspace:
     errors: list[ErrorView] = field(default_factory=list)
     lanes: list[LaneView] = field(default_factory=list)
     audit: list[AuditView] | None = None
+    audit_error: str | None = None  # the audit failed (a bug): the translation stands, this says so
     lines_total: int = 0
     _input: _Input | None = None
     _lane_meta: dict[str, Lane] = field(default_factory=dict)  # lane id -> what the lanes layer knows
@@ -494,8 +496,13 @@ class Workspace:
             source = self._input.files[None]
         else:
             source = {k: b"\n".join(v) for k, v in self._input.files.items() if k is not None}
-        groups = yield from audit_steps(source, fmt=self._input.fmt)
-        self.audit = [_audit_view(a) for a in merge_audits(groups)]
+        self.audit, self.audit_error = None, None
+        try:
+            groups = yield from audit_steps(source, fmt=self._input.fmt)
+            self.audit = [_audit_view(a) for a in merge_audits(groups)]
+        except Exception as exc:  # a bug in the audit must not cost the translation shown beside it
+            self.audit_error = (f"The audit could not be completed ({type(exc).__name__}: {str(exc)[:200]}); "
+                                "the translation above is complete and unaffected.")
         yield 1.0
 
     # -- export ----------------------------------------------------------------------------
@@ -536,7 +543,9 @@ def _split_into(data: bytes, out: list[bytes]) -> Iterator[float]:
 
 
 def _as_bytes(value: Text) -> bytes:
-    return value.encode("utf-8") if isinstance(value, str) else bytes(value)
+    # surrogatepass: text from JavaScript may hold lone surrogates (an emoji cut in half); their
+    # bytes reach the translator, which reads them as U+FFFD with a warning, not as a crash
+    return value.encode("utf-8", "surrogatepass") if isinstance(value, str) else bytes(value)
 
 
 def fp_color(fp: str | None) -> int | None:
@@ -642,16 +651,29 @@ def encode_share(text: str, state: Mapping[str, object]) -> str | None:
 
 
 def decode_share(fragment: str) -> tuple[str, dict[str, object]]:
-    """The transcript and view state of a fragment made by ``encode_share``."""
+    """The transcript and view state of a fragment made by ``encode_share``. Raises ValueError,
+    worded for the person who opened the link, for anything else: not a share link, damaged,
+    or unpacking to more than ``SHARE_UNPACKED_LIMIT`` bytes (a link of 100,000 characters can
+    hold a zip bomb of gigabytes; no real transcript compresses that well)."""
     fragment = fragment.removeprefix("#")
     if not fragment.startswith(_SHARE_PREFIX):
         raise ValueError("not a Relayscope share link")
     body = fragment[len(_SHARE_PREFIX):]
     try:
-        raw = zlib.decompress(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
-        payload = json.loads(raw.decode("utf-8"))
+        packed = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+        unpacker = zlib.decompressobj()
+        raw = unpacker.decompress(packed, SHARE_UNPACKED_LIMIT + 1)
     except (ValueError, zlib.error) as exc:
         raise ValueError(f"the share link is damaged: {exc}") from exc
+    if len(raw) > SHARE_UNPACKED_LIMIT or unpacker.unconsumed_tail:
+        raise ValueError(f"the share link unpacks to more than {SHARE_UNPACKED_LIMIT // 1_000_000} MB, more "
+                         "than a shared transcript can be; it was not opened. Ask for the file instead.")
+    if not unpacker.eof:
+        raise ValueError("the share link is damaged: it was cut short (copy the whole link)")
+    try:
+        payload = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:
+        raise ValueError(f"the share link is damaged: {str(exc)[:100]}") from exc
     if not isinstance(payload, dict) or not isinstance(payload.get("text"), str):
         raise ValueError("the share link carries no transcript")
     state = payload.get("state")
