@@ -54,7 +54,13 @@ class Analyzer:
 
     @property
     def errors(self) -> list[tuple[int, str]]:
+        """(line, message) of the first ``emitter.ERRORS_KEPT`` unreadable lines."""
         return self.translator.errors if self.translator else []
+
+    @property
+    def warnings(self) -> list[tuple[int, str]]:
+        """(line, message) of the first lines read with a repair (see the ``warning`` relay)."""
+        return self.translator.warnings if self.translator else []
 
     @property
     def lanes(self) -> Mapping[str, Lane]:

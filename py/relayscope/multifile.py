@@ -575,5 +575,5 @@ def merge_audits(groups: list[InputAudit]) -> list[StrategyAudit]:
 def audit_lines(lines: Sequence[str | bytes], strategies: Iterable[str] | None = None,
                 fmt: str = AUTO) -> list[StrategyAudit]:
     """The audits of one stream's lines (:func:`audit_input` of one text, its only group)."""
-    return audit_input([line if isinstance(line, bytes) else line.encode() for line in lines],
+    return audit_input([line if isinstance(line, bytes) else line.encode("utf-8", "surrogatepass") for line in lines],
                        strategies, fmt)[0].audits
