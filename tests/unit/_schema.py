@@ -32,13 +32,19 @@ def _sections() -> tuple[set[str], dict[str, set[str]]]:
     common_table = DOC.split("## Common fields", 1)[1].split("\n## ", 1)[0]
     common = set(re.findall(r"^\| `(\w+)`", common_table, re.MULTILINE))
     fields: dict[str, set[str]] = {}
+    like: dict[str, str] = {}  # "Fields as `text_delta`, plus ...": a section that extends another
     for chunk in DOC.split("\n## ")[1:]:
         title, _, body = chunk.partition("\n")
         prose = re.sub(r"```.*?```", "", body, flags=re.DOTALL)  # the examples do not count
         named = set(re.findall(r"`(\w+)", prose))
+        base = re.search(r"Fields as `(\w+)`", prose)
         for name in re.findall(r"[a-z_]+", title.split("(")[0]):
             if name in R.RELAY_TYPES:
                 fields[name] = named
+                if base:
+                    like[name] = base.group(1)
+    for name, base_name in like.items():
+        fields[name] |= fields.get(base_name, set())
     return common, fields
 
 
