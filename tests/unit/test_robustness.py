@@ -18,6 +18,7 @@ from relayscope import relay as R
 from relayscope import trace as T
 from relayscope.analysis import Analyzer
 from relayscope.audit import inventory
+from relayscope.emitter import Emitter
 from relayscope.formats.session import SessionTranslator
 from relayscope.formats.sse import FleetTranslator
 from relayscope.multifile import audit_input, audit_lines, translate_files
@@ -38,6 +39,13 @@ def accounted(steps: list[T.TraceStep], relays: list[R.Relay], n: int) -> None:
             assert errors.intersection(s.seqs), f"line {s.line}: an error step without its error relay"
 
 
+def survives(t: Emitter, lines: list[bytes] | list[str]) -> None:
+    """Feed ``lines`` one by one and finish: relays match the schema, every line is accounted."""
+    relays = [r for line in lines for r in t.feed_line(line)] + t.finish()
+    check_relays(relays)
+    accounted(t.trace, relays, len(lines))
+
+
 def physical_lines(data: bytes) -> int:
     """Lines as the package splits them: on \\n, a final newline ending the last line."""
     return 0 if not data else data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
@@ -46,18 +54,14 @@ def physical_lines(data: bytes) -> int:
 @given(_gen.streams(), strategies)
 def test_translator_survives_anything(lines: list[bytes], strategy: str) -> None:
     t = Translator(strategy, trace=True)
-    relays = [r for line in lines for r in t.feed_line(line)] + t.finish()
-    check_relays(relays)
-    accounted(t.trace, relays, len(lines))
+    survives(t, lines)
 
 
 @given(_gen.streams().map(lambda lines: [line.decode("utf-8", "surrogateescape") for line in lines]), strategies)
 def test_translator_survives_any_str(lines: list[str], strategy: str) -> None:
     """``str`` input as a browser hands it over: may hold lone surrogates (here: escaped bytes)."""
     t = Translator(strategy, trace=True)
-    relays = [r for line in lines for r in t.feed_line(line)] + t.finish()
-    check_relays(relays)
-    accounted(t.trace, relays, len(lines))
+    survives(t, lines)
 
 
 @given(_gen.streams(), st.lists(st.integers(0, 10_000), max_size=4), strategies)
@@ -72,25 +76,19 @@ def test_analyzer_in_any_chunks(lines: list[bytes], cuts: list[int], strategy: s
     relays = a.finish()
     check_relays(a.relays)
     assert relays == [] or relays[-1] in a.relays
-    n = physical_lines(data)
-    if a.format == "stream-json":
-        accounted(a.trace, a.relays, n)
+    accounted(a.trace, a.relays, physical_lines(data))
 
 
 @given(_gen.sse_streams())
 def test_sse_survives_anything(lines: list[bytes]) -> None:
     t = FleetTranslator(trace=True)
-    relays = [r for line in lines for r in t.feed_line(line)] + t.finish()
-    check_relays(relays)
-    accounted(t.trace, relays, len(lines))
+    survives(t, lines)
 
 
 @given(_gen.streams(), strategies)
 def test_session_translator_survives_anything(lines: list[bytes], strategy: str) -> None:
     t = SessionTranslator(strategy, trace=True)
-    relays = [r for line in lines for r in t.feed_line(line)] + t.finish()
-    check_relays(relays)
-    accounted(t.trace, relays, len(lines))
+    survives(t, lines)
 
 
 FILE_NAMES = ["s.jsonl", "agent-a1.jsonl", "s/subagents/agent-u1.jsonl", "agent-a1.meta.json",
