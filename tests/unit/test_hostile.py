@@ -23,7 +23,7 @@ from relayscope.formats.sse import FleetTranslator
 from relayscope.multifile import audit_input, audit_lines
 from relayscope.translator import MAX_BLOCK_INDEX, RESETS, STRATEGIES, Translator
 from relayscope.web import model
-from relayscope.web.model import SHARE_UNPACKED_LIMIT, Workspace, decode_share, encode_share
+from relayscope.web.model import SHARE_MAX_BYTES, Workspace, decode_share, encode_share
 from relayscope.wire import decode_line
 
 DEEP = "[" * 1000 + "]" * 1000
@@ -340,17 +340,17 @@ def test_session_maps_are_bounded() -> None:
 
 
 def test_a_share_link_that_unpacks_too_far_is_refused_in_words() -> None:
-    payload = json.dumps({"state": {}, "text": "a" * (SHARE_UNPACKED_LIMIT + 10)}).encode()
+    payload = json.dumps({"state": {}, "text": "a" * (SHARE_MAX_BYTES + 10)}).encode()
     packed = base64.urlsafe_b64encode(zlib.compress(payload, 9)).rstrip(b"=").decode()
     assert len(packed) < 100_000  # a link short enough to share
-    with pytest.raises(ValueError, match="unpacks to more than 20 MB"):
+    with pytest.raises(ValueError, match="would unpack to more than 32 MB"):
         decode_share("v1." + packed)
 
 
 def test_a_share_link_cut_short_says_so() -> None:
     fragment = encode_share("x" * 5000 + "".join(map(str, range(3000))), {})
     assert fragment is not None
-    with pytest.raises(ValueError, match="cut short"):
+    with pytest.raises(ValueError, match="damaged"):
         decode_share(fragment[: len(fragment) // 2])
 
 
