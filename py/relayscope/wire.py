@@ -303,12 +303,11 @@ def repair_escapes(text: str | bytes) -> str | bytes | None:
 
 
 def _repaired(text: str | bytes, line: int, fixed: str | bytes, what: str = "bytes that are not UTF-8") -> Frame:
-    """Decode the repaired text of a line; its frame keeps the original line."""
+    """Decode the repaired text of a line. An event's frame carries the text as repaired (every
+    repair: one may uncover the next), so that what is passed on whole is valid UTF-8."""
     frame = decode_line(fixed, line)
     message = f"{what} replaced with U+FFFD"
     frame.warning = f"{message}; {frame.warning}" if frame.warning else message
-    if frame.kind == "event":
-        frame.text = fixed
     return frame
 
 

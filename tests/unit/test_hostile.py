@@ -373,7 +373,8 @@ def test_an_audit_that_fails_keeps_the_translation(monkeypatch: pytest.MonkeyPat
 
 def test_any_line_that_once_failed_by_chance() -> None:
     """The lines the randomized test_any_line_at_all_is_survived found (now deterministic)."""
-    for line in (b"\x80", b'"\x80"', b'{"a":"\xe9"}', "\udc80", '{"a":"\\ud800"}', b"\xef\xbb\xbf\xff"):
+    for line in (b"\x80", b'"\x80"', b'{"a":"\xe9"}', "\udc80", '{"a":"\\ud800"}', b"\xef\xbb\xbf\xff",
+                 b'{"type": ["0\\u001f\\ud800\x80\\udc00"]}'):  # make fuzz: a bad byte among lone surrogates
         for name in STRATEGIES:
             t = Translator(name, trace=True)
             relays = t.feed_line(line) + t.finish()
