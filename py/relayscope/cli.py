@@ -159,7 +159,21 @@ def report(name: str, errors: list[tuple[int, str]], start: int = 0) -> None:
         print(f"{name}:{line}: {message}", file=sys.stderr)
 
 
+def _follow(command: str, args: argparse.Namespace, paths: list[str]) -> int | None:
+    """``--follow``: tail one file or folder as it grows (``follow.py``); None without it."""
+    if not args.follow:
+        return None
+    if len(paths) != 1 or paths[0] == "-":
+        raise UsageError("--follow takes one FILE or DIR (stdin is always read live)")
+    from .follow import run
+
+    return run(command, args, paths[0])
+
+
 def cmd_translate(args: argparse.Namespace) -> int:
+    followed = _follow("translate", args, args.files)
+    if followed is not None:
+        return followed
     batch = session_inputs(args.files, args.input_format)
     if batch is not None:
         writer = Writer(sys.stdout.buffer, args.format, live=False)
@@ -200,6 +214,9 @@ def _read_one(path: str) -> list[bytes]:
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
+    followed = _follow("trace", args, args.file)
+    if followed is not None:
+        return followed
     if len(args.file) > 1 or os.path.isdir(args.file[0]):
         results = translate_files(gather(args.file), args.strategy, trace=True, fmt=args.input_format)
         steps = [step for r in results for step in r.trace]
@@ -280,6 +297,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"relayscope {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
+    def follow(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--follow", action="store_true",
+                        help="keep reading FILE or DIR as it grows, like tail -f (Ctrl-C ends; exit 130)")
+        sp.add_argument("--idle-exit", type=float, metavar="SECONDS", default=None,
+                        help="with --follow: stop after SECONDS with nothing new")
+        sp.add_argument("--poll-interval", type=float, metavar="SECONDS", default=0.25,
+                        help="with --follow: how often to look for new bytes (default: 0.25)")
+
     def common(sp: argparse.ArgumentParser, strategy: bool = True) -> None:
         if strategy:
             sp.add_argument("-s", "--strategy", choices=list(STRATEGIES), default="lineage",
@@ -297,6 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("-f", "--format", choices=["ndjson", "json", "text"], default="ndjson",
                    help="output format (default: ndjson)")
     common(t)
+    follow(t)
     t.set_defaults(run=cmd_translate)
 
     tr = sub.add_parser("trace", help="the per-line de-dup trace",
@@ -306,6 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a transcript; or a session's files, or a directory, traced together")
     tr.add_argument("--json", action="store_true", help="JSON array instead of a table")
     common(tr)
+    follow(tr)
     tr.set_defaults(run=cmd_trace)
 
     au = sub.add_parser("audit", help="compare the strategies on one transcript",

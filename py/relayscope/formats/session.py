@@ -244,6 +244,7 @@ class SessionTranslator(Translator):
         # set by translate_session: sub-agent files waiting for their spawning call
         self._waiting: dict[str, list[_AgentFile]] = {}
         self._run_file: Callable[[_AgentFile], list[R.Relay]] | None = None
+        self._files: dict[str, _FileCtx] = {}  # files being read as they grow (feed_file_line)
 
     # -- entry points ---------------------------------------------------------------------
 
@@ -284,6 +285,63 @@ class SessionTranslator(Translator):
             return out + self._drain(final=True)
         finally:
             self._ctx, self.file = outer, outer_file
+
+    # -- files that grow while they are read (live.LiveFiles: a folder being written) --------
+
+    def feed_file_line(self, name: str, text: Text, lane: str | None = None) -> list[R.Relay]:
+        """One line of file ``name``. Lines of several files may interleave in any order; each
+        file keeps its own line numbers and parent-order queue (streamed: a record waits at most
+        ``HOLD_WINDOW`` lines for a parent written after it). ``lane``, given with a sub-agent
+        file's first line, puts every record of that file in the lane of its spawning call."""
+        ctx = self._files.get(name)
+        if ctx is None:
+            ctx = self._files[name] = _FileCtx(name, lane=lane)
+        outer, outer_file = self._ctx, self.file
+        self._ctx, self.file = ctx, name
+        try:
+            ctx.lines += 1
+            return self.feed(decode_line(text, ctx.lines))
+        finally:
+            self._ctx, self.file = outer, outer_file
+
+    def end_file(self, name: str) -> list[R.Relay]:
+        """No more lines of ``name`` for now (end of input, or the file is read again from its
+        start): the records still waiting for a parent go. Its next line is line 1 again."""
+        ctx = self._files.pop(name, None)
+        if ctx is None:
+            return []
+        outer, outer_file = self._ctx, self.file
+        self._ctx, self.file = ctx, name
+        try:
+            return self._drain(final=True)
+        finally:
+            self._ctx, self.file = outer, outer_file
+
+    def spawned(self, spawn_id: str) -> bool:
+        """Whether the Task/Agent call ``spawn_id`` has been fed."""
+        return spawn_id in self._spawn_seen
+
+    def link_file(self, agent_id: str, first_prompt: str | None, meta_spawn: str | None = None) -> tuple[str, str] | None:
+        """The spawning call of sub-agent file ``agent-<agent_id>.jsonl`` from what was fed so
+        far, and how it was found, in the order :func:`translate_session` uses: the meta file's
+        ``toolUseId``, a tool result's ``agentId``, then the one fed call whose prompt is the
+        file's first prompt. None while nothing links it (yet)."""
+        if meta_spawn:
+            self._bound.add(meta_spawn)
+            self.links.setdefault(agent_id, meta_spawn)
+            return meta_spawn, "agent-<id>.meta.json toolUseId"
+        if agent_id in self.links:
+            self._bound.add(self.links[agent_id])
+            return self.links[agent_id], "toolUseResult.agentId of the spawn's result"
+        spawn = self._bind_prompt(first_prompt)
+        if spawn is None:
+            return None
+        self.links[agent_id] = spawn
+        return spawn, "the spawning call's prompt is the file's first prompt"
+
+    def unlinked_lane(self, agent_id: str) -> str:
+        """A lane of its own for a sub-agent file no call is known to have spawned."""
+        return self._own_lane(f"agent-{agent_id}", agent_id, UNLINKED)
 
     # -- order: a record never goes before its parent ----------------------------------------
 
@@ -434,9 +492,14 @@ class SessionTranslator(Translator):
         return lane_id
 
     def describe_lane(self, lane_id: str, agent_type: str | None, description: str | None,
-                      depth: int | None = None) -> None:
-        """Lane metadata known before the spawn is seen (an ``agent-<id>.meta.json``)."""
+                      depth: int | None = None, *, over_spawn: bool = False) -> None:
+        """Lane metadata known before the spawn is seen (an ``agent-<id>.meta.json``); with
+        ``over_spawn``, read after it (a file read as it grows), and still preferred to the
+        spawning call's input, as when it is read first."""
         lane = self.lanes.lane(lane_id)
+        if over_spawn:
+            lane.agent_type = agent_type or lane.agent_type
+            lane.description = description or lane.description
         lane.agent_type = lane.agent_type or agent_type
         lane.description = lane.description or description
         if depth is not None and lane_id not in self.lanes.spawns:
@@ -782,3 +845,32 @@ def audit_session(files: Mapping[str, Text], strategies: Iterable[str] | None = 
             items.setdefault(key, item)
     return [audit_relays(name, translate_session(files, name).relays, items)
             for name in (strategies or STRATEGIES)]
+
+
+# --- for files read as they grow (live.LiveFiles) ----------------------------------------------
+
+
+def agent_file_id(name: str) -> str | None:
+    """``<id>`` of a sub-agent file ``agent-<id>.jsonl``, else None."""
+    return _agent_id(name)
+
+
+def meta_file_id(name: str) -> str | None:
+    """``<id>`` of a sub-agent meta file ``agent-<id>.meta.json``, else None."""
+    m = _AGENT_META.match(_basename(name))
+    return m.group(1) if m else None
+
+
+def read_meta(content: Text) -> tuple[str | None, str | None, str | None, int | None] | None:
+    """A meta file's (toolUseId, agentType, description, spawnDepth); None if it is not the
+    JSON object expected (yet: it may be half written)."""
+    meta = _decode_or(_meta, content, None)
+    if meta is None:
+        return None
+    return meta.toolUseId, meta.agentType, meta.description, meta.spawnDepth
+
+
+def file_head(lines: list[bytes]) -> tuple[str | None, str | None]:
+    """The ``sessionId`` and the first user prompt found in these lines of a file."""
+    s = _scan_file(lines)
+    return s.session_id, s.first_prompt
