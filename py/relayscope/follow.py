@@ -172,7 +172,6 @@ class FileFollower:
     def _start(self) -> None:
         self.a = Analyzer(self.args.strategy, self.args.input_format, trace=self.tracing, keep=False)
         self.reported = 0
-        self.traced = 0
 
     def poll(self) -> bool:
         change = self.tail.poll()
@@ -196,13 +195,13 @@ class FileFollower:
         if base:
             relays = [msgspec.structs.replace(r, seq=r.seq + base) for r in relays]
         self.out.relays(relays)
-        steps = self.a.trace[self.traced:]
+        steps = self.a.trace
         if steps:
-            self.traced += len(steps)
             if base:
                 for s in steps:
                     s.seqs = [q + base for q in s.seqs]
             self.out.trace(steps)
+            del steps[:]  # written: constant memory however long the file grows
         for line, message in self.a.errors[self.reported:]:
             print(f"{self.path}:{line}: {message}", file=sys.stderr)
         if len(self.a.errors) > self.reported:
@@ -235,7 +234,6 @@ class FolderFollower:
         self.live = LiveFiles(args.strategy, args.input_format, trace=tracing)
         self.tails: dict[str, Tail] = {}
         self.next_scan = 0.0
-        self.traced = 0
         self.reported = 0
         self.failed = False
 
@@ -274,9 +272,8 @@ class FolderFollower:
 
     def _emit(self, relays: list[R.Relay]) -> None:
         self.out.relays(relays)
-        steps = self.live.trace[self.traced:]
-        self.traced += len(steps)
-        self.out.trace(steps)
+        self.out.trace(self.live.trace)
+        del self.live.trace[:]  # written: constant memory however long the files grow
         for file, line, message in self.live.errors[self.reported:]:
             print(f"{file}:{line}: {message}", file=sys.stderr)
         if len(self.live.errors) > self.reported:

@@ -36,6 +36,7 @@ from . import trace as T
 from .analysis import AUTO, Analyzer
 from .formats import FORMATS, sniff_line
 from .formats.session import SessionTranslator, agent_file_id, file_head, meta_file_id, read_meta
+from .lanes import Lane
 
 _SNIFF_LINES: Final = 8
 TRANSCRIPT_SUFFIXES: Final = (".jsonl", ".ndjson")
@@ -162,6 +163,21 @@ class LiveFiles:
         for s in self.sessions.values():
             out.extend(self._run(s.t, s.t.finish))
         return out
+
+    # -- what a view shows -------------------------------------------------------------------
+
+    def formats(self) -> set[str]:
+        """The formats of the files whose format is known."""
+        return {("session" if f.kind != "other" else f.analyzer.format if f.analyzer else None) or "stream-json"
+                for f in self.files.values() if f.kind is not None}
+
+    def lanes(self) -> dict[str, Lane]:
+        """Every session's lanes (parent, depth, label), by lane id."""
+        return {k: v for s in self.sessions.values() for k, v in s.t.lanes.lanes.items()}
+
+    def file_lanes(self) -> dict[str, str]:
+        """Each linked sub-agent file's lane."""
+        return {f.name: f.lane for f in self.files.values() if f.lane is not None}
 
     # -- lines -------------------------------------------------------------------------------
 
