@@ -107,6 +107,11 @@ class App:
         self.initial_input()
         # drops made while Python was booting, then every later one
         window.relayscopeFiles.setDropHandler(self.listeners.proxy(self.safe(self.on_drop)))
+        # issue 12: "Watch file…" / "Watch folder…" and window.relayscopeWatch (watch.py)
+        from .watch import Watcher
+
+        self.watcher = Watcher(self)
+        self.watcher.start()
 
     def initial_input(self) -> None:
         """What the URL or the user (while Python booted) asked for, in this order: a share link,
