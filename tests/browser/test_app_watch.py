@@ -240,3 +240,16 @@ def test_without_the_api_the_action_explains_why(no_pickers_page, site, open_app
     watch(page, "w7/run.ndjson")
     read_up_to(page, len((EXAMPLES_DIR / "index-bug.ndjson").read_bytes()))
     assert int(page.text_content('[data-testid="relay-count"]')) > 0
+
+
+def test_a_long_file_is_read_a_slice_at_a_time_and_ends_as_the_whole(app) -> None:
+    page = app.page
+    data = (EXAMPLES_DIR / "real-subagents.jsonl").read_bytes()
+    data = data + data  # over the 1 MB read per look
+    name = "w8/big.jsonl"
+    write(page, name, data, fresh=True)
+    watch(page, name)
+    read_up_to(page, len(data))
+    ws = model_after(data)
+    assert app.relay_count() == len(ws.relays)
+    assert app.lanes() == [v.id for v in ws.lanes]

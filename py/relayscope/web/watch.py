@@ -42,6 +42,7 @@ from .model import Workspace
 from .timeline import ROW_H, LaneLayout
 
 DEFAULT_INTERVAL = 1.0  # seconds between looks at the watched file or folder
+READ_CAP = 1 << 20  # bytes read from one file per look: a long backlog is taken a slice at a time
 UNSUPPORTED = ("Watching needs the File System Access API, and {reason}. Chrome, Edge and Opera have it; "
                "Firefox and Safari do not. Open the file instead (it is read once), or on the command line "
                "run: relayscope translate --follow FILE")
@@ -70,6 +71,7 @@ class Watcher:
         self.counted: list[R.Relay] | None = None  # the relay list spans were counted on
         self.last_change = ""  # when new bytes last came
         self.restarted = ""  # why the input was last read again from its start
+        self.backlog = False  # the last look left bytes unread (READ_CAP)
 
     # -- wiring ------------------------------------------------------------------------------
 
@@ -160,11 +162,13 @@ class Watcher:
                 self.root.dataset.watch = "stopped"
                 show(self.el["watch-bar"], False)
                 return
+            self.backlog = False
             if not self.paused and not self.app.busy:
                 await self.look(gen)
             self.ticks += 1
             self.root.dataset.watchTicks = str(self.ticks)
-            await asyncio.sleep(self.interval)
+            # more waiting (a long file's first look): the next slice as soon as the page has painted
+            await asyncio.sleep(0 if self.backlog else self.interval)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -210,7 +214,9 @@ class Watcher:
             return f"{path} shrank ({fmt_int(size)} bytes, {fmt_int(done)} read)"
         if size == done:
             return None
-        data = (await f.slice(done, size).arrayBuffer()).to_bytes()
+        end = min(size, done + READ_CAP)
+        self.backlog = self.backlog or end < size
+        data = (await f.slice(done, end).arrayBuffer()).to_bytes()
         self.offsets[path] = done + len(data)
         changes[path] = changes.get(path, b"") + data
         return None
