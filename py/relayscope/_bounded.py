@@ -8,6 +8,9 @@ long the stream runs.
 These sit on the translator's per-line path, so each insertion is one Python call: no
 ``super()`` (a dict subclass's overridden ``__setitem__`` and a ``super()`` hop each cost
 about as much as the insertion itself).
+
+State: whatever each instance holds, up to its limit; cleared only by its owner. Imports nothing
+from relayscope.
 """
 
 from __future__ import annotations

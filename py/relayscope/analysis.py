@@ -3,20 +3,27 @@
 :class:`Analyzer` accepts text in arbitrary chunks (a file read in slices, a paste, stdin),
 splits it into lines on ``\\n`` only (JSON strings may hold U+2028 and friends, which
 ``str.splitlines`` would split on), detects the input format from the first non-blank
-lines unless told, and feeds a translator. Chunk boundaries never change the result.
+lines unless told (``formats.Sniffer``), and feeds a translator. Chunk boundaries never change
+the result.
+
+State: the lines held until the format is known, the unfinished last line of the chunks so
+far, the translator, and (with ``keep``) every relay; one Analyzer per input, never reset.
+Must not import ``audit``, ``multifile`` or anything above them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Final
 
 from . import relay as R
 from . import trace as T
-from .formats import FORMATS, detect, make_translator, sniff_line
-from .translator import Emitter
+from .emitter import Emitter
+from .formats import FORMATS, Sniffer, make_translator
+from .lanes import Lane
 
 AUTO: Final = "auto"
-_SNIFF_LINES: Final = 8
+SLICE_BYTES: Final = 512 * 1024  # input per progress step: a few ms in CPython, well under 100 ms in Pyodide
 
 
 class Analyzer:
@@ -32,6 +39,7 @@ class Analyzer:
         self.relays: list[R.Relay] = []
         self.translator: Emitter | None = None
         self._held: list[str | bytes] = []  # lines seen before the format is known
+        self._sniffer = Sniffer()
         self._rest: str | bytes = ""
         if self.format is not None:
             self._start(self.format)
@@ -47,6 +55,11 @@ class Analyzer:
     @property
     def errors(self) -> list[tuple[int, str]]:
         return self.translator.errors if self.translator else []
+
+    @property
+    def lanes(self) -> Mapping[str, Lane]:
+        """The translator's lanes with their metadata (see ``Emitter.lane_map``)."""
+        return self.translator.lane_map() if self.translator else {}
 
     @property
     def lines(self) -> int:
@@ -70,21 +83,33 @@ class Analyzer:
             out.extend(self.feed_line(line))
         return out
 
+    def feed_steps(self, lines: Sequence[str | bytes], slice_bytes: int = SLICE_BYTES) -> Iterator[float]:
+        """Feed whole lines and finish, yielding progress in [0, 1) after each slice of about
+        ``slice_bytes`` (callers that must stay responsive pause there)."""
+        total = len(lines) or 1
+        budget = 0
+        for i, line in enumerate(lines):
+            self.feed_line(line)
+            budget += len(line)
+            if budget >= slice_bytes:
+                budget = 0
+                yield i / total
+        self.finish()
+
     def feed_line(self, line: str | bytes) -> list[R.Relay]:
         t = self.translator
         if t is None:
             self._held.append(line)
-            if sniff_line(line) is None and sum(1 for h in self._held if h.strip()) < _SNIFF_LINES:
-                return []
-            return self._release()
+            found = self._sniffer.feed(line)
+            return [] if found is None else self._release(found)
         out = t.feed_line(line)
         if self.keep:
             self.relays.extend(out)
         return out
 
-    def _release(self) -> list[R.Relay]:
+    def _release(self, fmt: str) -> list[R.Relay]:
         held, self._held = self._held, []
-        self._start(detect(held))
+        self._start(fmt)
         out: list[R.Relay] = []
         for line in held:
             out.extend(self.feed_line(line))
@@ -97,7 +122,7 @@ class Analyzer:
             rest, self._rest = self._rest, ""
             out.extend(self.feed_line(rest))
         if self.translator is None:
-            out.extend(self._release())
+            out.extend(self._release("stream-json"))  # nothing proved a format
         assert self.translator is not None
         tail = self.translator.finish()
         if self.keep:

@@ -13,19 +13,23 @@ of its own, sharing no code with the translator's de-dup: a content block is ide
 Each strategy's relays are mapped back onto those keys (partial relays - streamed deltas,
 growth suffixes - are joined to the block they continue), and every block is counted as
 emitted once, lost (never emitted) or duplicated (emitted more than once).
+
+This module compares; it does not translate. Which translation is audited (the one shown) is
+decided by the one audit entry point, ``multifile.audit_steps``, which the CLI and the web model
+both call. State: an :class:`Inventory` holds the blocks of one input (and the streamed blocks
+still open) until ``finish``; nothing else is kept. Must not import the translator, the formats
+or anything above this layer.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 import msgspec
 
 from . import relay as R
-from .formats import make_translator
-from .translator import STRATEGIES
 
 Key = tuple[Any, ...]
 
@@ -221,22 +225,6 @@ def audit_relays(strategy: str, relays: list[R.Relay], items: dict[Key, Item]) -
         lost_keys=[describe(k) for k in sorted(lost, key=lambda k: items[k].line)],
         duplicated_keys=[describe(k) for k in dup],
     )
-
-
-def audit_lines(lines: Sequence[str | bytes], strategies: Iterable[str] = tuple(STRATEGIES),
-                fmt: str = "stream-json") -> list[StrategyAudit]:
-    """Translate ``lines`` (stream-json, or one ``session`` transcript) with each strategy and
-    audit it against one inventory."""
-    items = inventory(lines)
-    results = []
-    for name in strategies:
-        t = make_translator(fmt, name)
-        relays: list[R.Relay] = []
-        for line in lines:
-            relays.extend(t.feed_line(line))
-        relays.extend(t.finish())
-        results.append(audit_relays(name, relays, items))
-    return results
 
 
 def render(results: list[StrategyAudit]) -> str:

@@ -3,11 +3,14 @@
 Inputs are files, ``-`` for stdin, or directories. A directory (a session folder with its
 ``subagents/``, a project folder under ``~/.claude/projects/``, or any folder above them) and
 several files among which are session transcripts are read whole and translated together, one
-session at a time (``formats.session.translate_files``): a main file and its sub-agent files share
+session at a time (``multifile.translate_files``): a main file and its sub-agent files share
 one seq space and their lanes link up. A single file streams line by line, as before.
 
 Exit codes: 0 ok, 1 when the input had errors (everything else is still printed),
 2 on usage errors (bad flags, missing files). Errors go to stderr as ``FILE:LINE: message``.
+
+The top of the layers: it may import anything in the package except ``web``; nothing imports it.
+No state between commands.
 """
 
 from __future__ import annotations
@@ -20,12 +23,12 @@ from typing import Any, BinaryIO, Final
 
 import msgspec
 
-from . import __version__
+from . import __version__, follow
 from . import relay as R
 from .analysis import AUTO, Analyzer
-from .audit import audit_lines, render
+from .audit import render
 from .formats import FORMATS, detect
-from .formats.session import audit_session, group_files, split_lines, translate_files
+from .multifile import audit_input, translate_files
 from .present import text_line
 from .trace import render_table, steps_to_json
 from .translator import STRATEGIES
@@ -33,6 +36,7 @@ from .translator import STRATEGIES
 OK: Final = 0
 INPUT_ERRORS: Final = 1
 USAGE: Final = 2
+INTERRUPTED: Final = 130  # Ctrl-C (128 + SIGINT), as shells report it
 _encoder: Final = msgspec.json.Encoder()
 
 
@@ -100,7 +104,7 @@ def session_inputs(paths: list[str], fmt: str) -> dict[str, bytes] | None:
 def _sniff(path: str) -> str | None:
     try:
         with open(path, "rb") as stream:
-            return detect([stream.readline() for _ in range(8)])
+            return detect(stream)
     except OSError:
         return None  # reported when opened
 
@@ -165,9 +169,11 @@ def _follow(command: str, args: argparse.Namespace, paths: list[str]) -> int | N
         return None
     if len(paths) != 1 or paths[0] == "-":
         raise UsageError("--follow takes one FILE or DIR (stdin is always read live)")
-    from .follow import run
-
-    return run(command, args, paths[0])
+    if not os.path.exists(paths[0]):
+        raise UsageError(f"{paths[0]}: No such file or directory")
+    writer = Writer(sys.stdout.buffer, args.format, live=True) if command == "translate" else None
+    outcome = follow.run(paths[0], args, writer)
+    return INTERRUPTED if outcome.interrupted else INPUT_ERRORS if outcome.failed else OK
 
 
 def cmd_translate(args: argparse.Namespace) -> int:
@@ -242,42 +248,28 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if len(args.file) > 1 or os.path.isdir(args.file[0]):
         return _audit_many(args)
     args.file = args.file[0]
-    lines = _read_one(args.file)
-    probe = Analyzer("lineage", args.input_format, keep=False)
-    for line in lines:
-        probe.feed_line(line)
-    probe.finish()
-    if probe.format == "sse":
+    (result,) = audit_input(_read_one(args.file), fmt=args.input_format, name=args.file)
+    if not result.comparable:
         raise UsageError(f"{args.file}: audit compares de-dup strategies; an Arbiter SSE stream has no duplicates to compare")
-    results = audit_lines(lines, fmt=probe.format or "stream-json")
     out = sys.stdout.buffer
-    out.write(msgspec.json.encode(results) + b"\n" if args.json else render(results).encode())
+    out.write(msgspec.json.encode(result.audits) + b"\n" if args.json else render(result.audits).encode())
     out.flush()
-    report(args.file, probe.errors)
-    return INPUT_ERRORS if probe.errors else OK
+    report_files(result.errors)
+    return INPUT_ERRORS if result.errors else OK
 
 
 def _audit_many(args: argparse.Namespace) -> int:
     """Audit each session (a main file with its sub-agent files) or other transcript found."""
-    groups = group_files(gather(args.file), args.input_format)
     audits: list[dict[str, Any]] = []
     failed = False
-    for g in groups:
-        if g.format == "sse":
+    for g in audit_input(gather(args.file), fmt=args.input_format):
+        if not g.comparable:
             print(f"relayscope: {g.name}: skipped: an Arbiter SSE stream has no duplicates to compare",
                   file=sys.stderr)
             continue
-        if g.format == "session":
-            results = audit_session(g.files)
-            errors = [e for r in translate_files(g.files, fmt="session") for e in r.errors]
-        else:
-            lines = split_lines(g.files[g.name])
-            results = audit_lines(lines, fmt=g.format)
-            errors = [(g.name, line, message) for r in translate_files(g.files, fmt=g.format)
-                      for _, line, message in r.errors]
-        audits.append({"name": g.name, "files": list(g.files), "audit": results})
-        report_files(errors)
-        failed = failed or bool(errors)
+        audits.append({"name": g.name, "files": g.files, "audit": g.audits})
+        report_files(g.errors)
+        failed = failed or bool(g.errors)
     out = sys.stdout.buffer
     if args.json:
         out.write(msgspec.json.encode(audits) + b"\n")

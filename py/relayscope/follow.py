@@ -14,7 +14,8 @@ owed (usage of open messages) is flushed first, and seq numbers go on, so the ou
 stream. Plain ``tail -f`` semantics: follow until Ctrl-C (exit 130, a ``-f json`` array still
 closed), or until ``--idle-exit SECONDS`` pass with nothing new (exit 0, or 1 after input errors).
 
-Must not: translate anything itself, re-read bytes already read, or be imported by the core.
+Must not: translate anything itself, re-read bytes already read, or import the CLI (which
+calls it) or be imported by the core.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import FrameType
-from typing import Final
+from typing import Final, Protocol
 
 import msgspec
 
@@ -36,7 +37,6 @@ from . import trace as T
 from .analysis import Analyzer
 from .live import LiveFiles, wanted
 
-INTERRUPTED: Final = 130  # 128 + SIGINT, what shells report for Ctrl-C
 READ_CAP: Final = 4 << 20  # bytes read from one file per poll: a huge backlog is fed in slices
 CHECK_BYTES: Final = 64  # bytes before the offset re-read on each poll to notice a rewrite
 RESCAN_EVERY: Final = 1.0  # seconds between listings of a followed folder
@@ -111,16 +111,21 @@ class Stop:
 # --- output ------------------------------------------------------------------------------------
 
 
+class RelayWriter(Protocol):
+    """Where ``translate`` writes relays (the CLI's writer for its ``-f`` format)."""
+
+    def write(self, relays: list[R.Relay]) -> None: ...
+
+    def close(self) -> None: ...
+
+
 class Out:
-    """Relays (``translate``) or trace steps (``trace``) to stdout as they come, in the exact
-    bytes the one-shot command writes."""
+    """Relays (``translate``, through the CLI's writer) or trace steps (``trace``: ``writer``
+    None) to stdout as they come, in the exact bytes the one-shot command writes."""
 
-    def __init__(self, command: str, args: argparse.Namespace) -> None:
-        from .cli import Writer  # here, not at the top: cli imports this module lazily
-
-        self.command = command
-        self.json = bool(getattr(args, "json", False))
-        self.writer = Writer(sys.stdout.buffer, args.format, live=True) if command == "translate" else None
+    def __init__(self, writer: RelayWriter | None, trace_json: bool) -> None:
+        self.writer = writer
+        self.json = trace_json
         self.steps = 0
         self.out = sys.stdout.buffer
 
@@ -284,14 +289,18 @@ class FolderFollower:
 # --- the loop ------------------------------------------------------------------------------------
 
 
-def run(command: str, args: argparse.Namespace, path: str) -> int:
-    """Follow ``path`` until Ctrl-C or ``args.idle_exit`` quiet seconds; the exit code."""
-    from .cli import INPUT_ERRORS, OK, UsageError
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    interrupted: bool  # Ctrl-C
+    failed: bool  # the input had unreadable lines
 
-    if not os.path.exists(path):
-        raise UsageError(f"{path}: No such file or directory")
-    tracing = command == "trace"
-    out = Out(command, args)
+
+def run(path: str, args: argparse.Namespace, writer: RelayWriter | None) -> Outcome:
+    """Follow ``path`` (a file or folder that exists) until Ctrl-C or ``args.idle_exit`` quiet
+    seconds. ``writer``: where relays go (``translate``); None: the trace (``trace``,
+    ``args.json`` for JSON)."""
+    tracing = writer is None
+    out = Out(writer, bool(getattr(args, "json", False)))
     follower: FileFollower | FolderFollower
     if os.path.isdir(path):
         follower = FolderFollower(path, args, out, tracing)
@@ -310,6 +319,4 @@ def run(command: str, args: argparse.Namespace, path: str) -> int:
             time.sleep(interval)
         follower.finish()
         out.close()
-    if stop.interrupted:
-        return INTERRUPTED
-    return INPUT_ERRORS if follower.failed else OK
+    return Outcome(stop.interrupted, follower.failed)

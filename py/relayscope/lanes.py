@@ -10,6 +10,16 @@ calls are open belongs to a sub-agent, because the main agent cannot start a new
 before all of its tool calls have results. Contexts bind to open calls in spawn order.
 
 No timing is used anywhere. This module does not emit relays; the translator does.
+
+Public API for everything above (formats, sessions, CLI, web): :class:`Lane` (label, agent
+type, description, spawning call, depth, parent, file), ``LaneTracker.lane`` /
+``describe`` / ``own_lane`` / ``snapshot`` / ``is_closed``, :func:`is_spawn_tool`,
+:func:`spawn_input` (the ``Task``/``Agent`` input: type, description, prompt) and
+:func:`lane_label`. Nobody else parses a spawn's input or words a lane's label.
+
+State: a :class:`LaneTracker` holds the lanes, the spawn calls (open or closed) and, when
+inferring, the context -> lane bindings, for one translator's whole input; it never resets
+(lanes span turns: a sub-agent's lane id stays its spawning call's id).
 """
 
 from __future__ import annotations
@@ -25,8 +35,19 @@ MAIN: Final = "main"
 SPAWN_TOOLS: Final = frozenset({"Task", "Agent"})
 
 
+def lane_label(lane_id: str, agent_type: str | None, description: str | None) -> str:
+    """How a lane is named for people: ``main agent``, or ``<agent type>: <description>``."""
+    if lane_id == MAIN:
+        return "main agent"
+    kind = agent_type or "sub-agent"
+    return f"{kind}: {description}" if description else kind
+
+
 @dataclass(slots=True)
 class Lane:
+    """One agent context. ``spawn`` is the id of the Task/Agent call that started it, when
+    that call was seen; ``file`` the sub-agent file its records came from (session input)."""
+
     id: str
     parent: str | None = None
     depth: int = 0
@@ -34,13 +55,12 @@ class Lane:
     description: str | None = None
     inferred: bool = False
     ended: bool = False
+    spawn: str | None = None
+    file: str | None = None
 
     @property
     def label(self) -> str:
-        if self.id == MAIN:
-            return "main agent"
-        kind = self.agent_type or "sub-agent"
-        return f"{kind}: {self.description}" if self.description else kind
+        return lane_label(self.id, self.agent_type, self.description)
 
 
 @dataclass(slots=True)
@@ -52,12 +72,30 @@ class _Spawn:
     bound: int = 0  # contexts bound to it (inference only)
 
 
-class _SpawnInput(msgspec.Struct):
+class SpawnInput(msgspec.Struct):
+    """The fields of a Task/Agent call's input that name the sub-agent it starts."""
+
     description: str | None = None
     subagent_type: str | None = None
+    prompt: str | None = None
 
 
-_spawn_decoder: Final = msgspec.json.Decoder(_SpawnInput)
+_spawn_decoder: Final = msgspec.json.Decoder(SpawnInput)
+
+
+def is_spawn_tool(name: str | None) -> bool:
+    """Does a tool_use of this name start a sub-agent (a lane)?"""
+    return name in SPAWN_TOOLS
+
+
+def spawn_input(raw_input: msgspec.Raw | bytes | None) -> SpawnInput:
+    """A spawn call's input, tolerant: anything unreadable gives empty fields."""
+    if not raw_input:
+        return SpawnInput()
+    try:
+        return _spawn_decoder.decode(raw_input)
+    except msgspec.DecodeError:
+        return SpawnInput()
 
 
 @dataclass(slots=True)
@@ -87,16 +125,43 @@ class LaneTracker:
         depth = self.lane(lane).depth + 1
         self.spawns[tool_id] = _Spawn(tool_id, lane, depth)
         self._open.append(tool_id)
-        try:
-            info = _spawn_decoder.decode(raw_input) if raw_input else _SpawnInput()
-        except msgspec.DecodeError:
-            info = _SpawnInput()
+        info = spawn_input(raw_input)
         known = self.lanes.get(tool_id)
         target = known or Lane(tool_id, parent=lane, depth=depth)
-        target.parent, target.depth = lane, depth
+        target.parent, target.depth, target.spawn = lane, depth, tool_id
         target.agent_type = target.agent_type or info.subagent_type
         target.description = target.description or info.description
         self.lanes[tool_id] = target
+
+    def describe(self, lane_id: str, agent_type: str | None = None, description: str | None = None,
+                 depth: int | None = None, file: str | None = None) -> Lane:
+        """Lane metadata known before (or besides) its spawn call, e.g. from a sub-agent's meta
+        file. What is already known wins; ``depth`` applies only while no spawn call is seen."""
+        lane = self.lane(lane_id)
+        lane.agent_type = lane.agent_type or agent_type
+        lane.description = lane.description or description
+        lane.file = lane.file or file
+        if depth is not None and lane_id not in self.spawns:
+            lane.depth = depth
+        return lane
+
+    def own_lane(self, lane_id: str, agent_type: str | None = None, description: str | None = None) -> Lane:
+        """A lane no spawn call is known for (a compaction run, an orphan sidechain): one
+        level below main. An existing lane is returned as it is."""
+        found = self.lanes.get(lane_id)
+        if found is None:
+            found = self.lanes[lane_id] = Lane(lane_id, parent=MAIN, depth=1, agent_type=agent_type,
+                                               description=description)
+        return found
+
+    def is_closed(self, spawn_id: str) -> bool:
+        """Has this spawn call got its result (True too for an id that is no spawn call)?"""
+        s = self.spawns.get(spawn_id)
+        return s is None or s.closed
+
+    def snapshot(self) -> dict[str, Lane]:
+        """Every lane so far, by id (main first, then in order of appearance)."""
+        return dict(self.lanes)
 
     def close_spawn(self, tool_use_id: str) -> Lane | None:
         """A spawn call got its tool_result: the sub-agent is done. Returns its lane."""

@@ -6,17 +6,17 @@ here); complete lines are translated at once, a partial last line waits for its 
 
 * A file's format is detected from its first lines, as ``Analyzer`` does. A file that is no
   session transcript gets an ``Analyzer`` of its own.
-* Session files are grouped as :func:`~relayscope.formats.session.group_files` groups them
+* Session files are grouped as :func:`~relayscope.multifile.group_files` groups them
   (``<session>/subagents/agent-*.jsonl`` with ``<session>.jsonl``, else by ``sessionId``), one
   :class:`~relayscope.formats.session.SessionTranslator` per session, each file read in its own
   context (``SessionTranslator.feed_file_line``).
 * A sub-agent file joins as a lane when something links it to its spawning call, by the rules
-  ``translate_session`` uses (meta file, a result's ``agentId``, the call's prompt): until then,
+  ``multifile.translate_session`` uses (meta file, a result's ``agentId``, the call's prompt): until then,
   and until that call has been fed, its lines wait. At :meth:`finish` a file nothing linked gets
   a lane of its own (as the one-shot translation gives orphans).
 
 Order: relays come in the order their lines arrive, so parallel sub-agents interleave as they
-run. Translating the finished files at once (``translate_files``) emits each sub-agent file right
+run. Translating the finished files at once (``multifile.translate_files``) emits each sub-agent file right
 after its spawning call instead; per file, the relays are the same, in the same order (the
 tests compare them). All groups share one seq space, in arrival order.
 
@@ -35,8 +35,9 @@ from . import relay as R
 from . import trace as T
 from .analysis import AUTO, Analyzer
 from .formats import FORMATS, sniff_line
-from .formats.session import SessionTranslator, agent_file_id, file_head, meta_file_id, read_meta
+from .formats.session import SessionTranslator
 from .lanes import Lane
+from .multifile import agent_file_id, file_head, meta_file_id, read_meta
 
 _SNIFF_LINES: Final = 8
 TRANSCRIPT_SUFFIXES: Final = (".jsonl", ".ndjson")
@@ -173,7 +174,7 @@ class LiveFiles:
 
     def lanes(self) -> dict[str, Lane]:
         """Every session's lanes (parent, depth, label), by lane id."""
-        return {k: v for s in self.sessions.values() for k, v in s.t.lanes.lanes.items()}
+        return {k: v for s in self.sessions.values() for k, v in s.t.lanes.snapshot().items()}
 
     def file_lanes(self) -> dict[str, str]:
         """Each linked sub-agent file's lane."""
@@ -282,11 +283,13 @@ class LiveFiles:
             if link is None:
                 if s.main is not None and not final:
                     continue  # the main file may still name it
-                lane = s.t.unlinked_lane(f.agent_id)
+                lane = s.t.own_lane(f"agent-{f.agent_id}", f.agent_id)
             else:
                 lane = link[0]
             if meta is not None:
-                s.t.describe_lane(lane, meta[1], meta[2], meta[3], over_spawn=True)
+                s.t.describe_lane(lane, meta[1], meta[2], meta[3], file=f.name, over_spawn=True)
+            else:
+                s.t.describe_lane(lane, file=f.name)
             s.waiting.remove(f)
             f.lane = lane
             out.extend(self._pump(f))

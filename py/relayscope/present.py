@@ -1,6 +1,7 @@
 """present: one-line, human-readable summaries of relays (CLI text output, web rows).
 
-Returns plain strings; callers render them as text, never as markup.
+Returns plain strings; callers render them as text, never as markup. No state; imports only
+``relay`` (the CLI and the web page call it, nothing in the core does).
 """
 
 from __future__ import annotations

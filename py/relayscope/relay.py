@@ -7,7 +7,7 @@ schema, with one example per type, is documented in ``docs/relay-events.md``; fi
 without a default are always written (as ``null`` when unknown), fields with a default are
 left out while they hold it.
 
-This module holds data definitions only; it imports nothing else from relayscope.
+This module holds data definitions only (no state); it imports nothing else from relayscope.
 """
 
 from __future__ import annotations

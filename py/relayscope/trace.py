@@ -6,7 +6,7 @@ index for the documented strategies, the keys of the message's blocks for ``line
 the decision, why, and the seqs of the relays it produced. The web app's step-through view
 and ``relayscope trace`` are built on it.
 
-Data only, plus formatting; it imports nothing from the translator.
+Data only, plus formatting: no state of its own. It imports no other relayscope module.
 """
 
 from __future__ import annotations
@@ -24,16 +24,38 @@ IGNORE: Final = "ignore"  # nothing to emit by design (blank line, signature del
 ERROR: Final = "error"
 CONSUMED: Final = "consumed"  # a line that is part of a multi-line event (SSE)
 
+# block actions (TraceStep.blocks): what happened to one content block of an event
+BLOCK_EMIT: Final = "emit"  # emitted whole
+BLOCK_DUP: Final = "dup"  # already emitted: skipped
+BLOCK_STREAMED: Final = "streamed"  # already emitted as stream_event deltas: skipped
+BLOCK_GROW: Final = "grow"  # a streaming block with more text: the new suffix emitted
+
 # reset values
 TURN_END: Final = "turn_end"
 SHRINK: Final = "shrink"
 CONTEXT_SWITCH: Final = "context_switch"
 
+# How decisions and resets read to people (the web page's step panel and timeline marks); worded
+# here once, beside the values they explain.
+DECISION_LABELS: Final = {
+    EMIT: "emitted",
+    PARTIAL: "partly emitted",
+    SKIP: "skipped (duplicate)",
+    IGNORE: "ignored",
+    ERROR: "unreadable",
+    CONSUMED: "part of a multi-line event",
+}
+RESET_LABELS: Final = {
+    CONTEXT_SWITCH: "context switch: the first-block fingerprint changed, the index went back to 0",
+    SHRINK: "reset: the content array shrank below the index",
+    TURN_END: "turn end: all de-dup state reset",
+}
+
 
 class BlockStep(Struct, array_like=False, omit_defaults=True):
     index: int
     key: str
-    action: str  # emit | dup | streamed | grow | ignore
+    action: str  # BLOCK_EMIT | BLOCK_DUP | BLOCK_STREAMED | BLOCK_GROW
     reason: str = ""
 
 

@@ -21,24 +21,75 @@ class each, all the de-dup rules in this file:
 ``fingerprint``  seeds/000: as ``index``, plus the first-block fingerprint (``tool_use:{id}``,
                  ``thinking:{64}``, ``text:{64}``, ``{type}:{tool_use_id or 'unknown'}``); when
                  it changes, reset to 0 and re-emit (duplicates over losses, by design).
-``lineage``      the default, right on real output and on cumulative fixtures alike. Blocks
-                 are identified by message (``message.id``; without one, the first-block
-                 fingerprint names the message, as seeds/000 tells contexts apart) and by
-                 block identity within it (tool_use id; text by content). An event whose
-                 blocks extend the message's known blocks is the cumulative shape; otherwise
-                 each block is looked up on its own (the real per-block shape, and on-disk
-                 rows repeated with new uuids). Tool ids and tool results are de-duplicated
-                 globally. ``stream_event`` deltas are emitted as they come (``partial``
-                 relays), and the complete assistant event that follows is recognised as the
-                 same block and not repeated. Lanes come from ``parent_tool_use_id``; only
-                 when that key is absent are they inferred (see ``lanes``).
+``lineage``      the default, right on real output and on cumulative fixtures alike; its rules
+                 are the table below. Lanes come from ``parent_tool_use_id``; only when that
+                 key is absent are they inferred (see ``lanes``).
+
+The lineage table
+-----------------
+A block belongs to a *message*: ``message.id``, or without one the first-block fingerprint (as
+seeds/000 tells contexts apart), per lane. Within a message a block is *known* when it is the
+same tool_use id, or the same type and the same text as a block seen before. An event is in the
+**cumulative** shape (``CUMULATIVE``, seeds/002: "each event repeats all previous content blocks
+plus any new ones") when its first block is the message's first known block; its blocks are then
+paired with the known ones by position, as long as they are the same block. Otherwise, and past
+the known blocks, it is the **per-block** shape (``PER_BLOCK``: real output, one block per
+event, and on-disk rows repeated with new uuids, PROTOCOL.md 2): each block is looked up on its
+own, an identical block first. Then, per block, the first row that holds decides:
+
+===============================================  ================  ============================================
+condition                                        decision          trace (BlockStep action: reason)
+===============================================  ================  ============================================
+unknown tool_use whose id another message        TOOL_ELSEWHERE    dup: tool_use id already emitted in another
+emitted (ids are global)                                           message
+unknown block                                    NEW_BLOCK         emit (whole)
+known tool_use, already emitted                  TOOL_SEEN         dup: tool_use id already emitted
+known tool_use announced by ``stream_event``,    TOOL_COMPLETED    emit: snapshot completes the streamed
+input not complete yet                                             tool_use
+known text/thinking still streaming, this        STREAM_GREW       grow: block grew by N chars: emitted the
+block's text extends the deltas so far                             suffix
+known block that came as ``stream_event``        STREAMED          streamed: already streamed as deltas
+any other known block                            SAME_BLOCK        dup: same block already emitted
+===============================================  ================  ============================================
+
+**Growth** (a block whose text extends a known one is the same block, grown) is recognised only
+while that block streams, between its ``content_block_start`` and ``content_block_stop``. Across
+assistant events a block never grows: in real output each event carries one finished block (all
+2,811 assistant events of ``../shared/corpus/real`` have one block, and no text or thinking block
+extends an earlier block of its message), and the seeds' cumulative arrays repeat every earlier
+block unchanged (seeds/002, seeds/003). So a finished block that merely begins with the text of an earlier block
+of its message is a new block and is emitted whole, never as a suffix
+(tests/unit/test_lineage.py proves both ways).
+
+``stream_event`` (``stream``): ``message_start`` opens a message for its lane; a text or thinking
+``content_block_start`` with text and each ``text_delta`` / ``thinking_delta`` is emitted at once
+as a ``partial`` relay; a tool_use is held until ``content_block_stop`` and emitted with its
+buffered ``input_json_delta`` (``TOOL_COMPLETED`` when a snapshot comes first); other block
+types are emitted at their start; everything else (signatures, message deltas, events outside a
+streamed message) is ``ignore`` with its reason.
+
+Tool results are de-duplicated globally by ``tool_use_id``. Lineage state (messages, tool and
+result ids, the message streaming per lane) is dropped at the end of a turn (``result``,
+``system/result``) and bounded by ``WINDOW`` / ``_bounded`` in between.
 
 Every line yields one :class:`~relayscope.trace.TraceStep` when tracing is on.
+
+State
+-----
+A :class:`Translator` holds, for one input stream: the strategy's de-dup state (``index``:
+the index; ``fingerprint``: the index and the last fingerprint; ``lineage``: the table's
+messages and ids), the lanes (``lanes.LaneTracker``, never reset), the usage of messages not yet
+flushed (per lane, the message being written), and what ``emitter.Emitter`` holds (seqs, the
+trace, the errors, the lanes started). Which of it resets on which event is the reset table.
+
+Layer: imports ``wire``, ``relay``, ``trace``, ``lanes``, ``emitter`` and ``_bounded`` only;
+must not import the formats or anything above them.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Final
+from collections.abc import Mapping
+from typing import ClassVar, Final, NamedTuple
 
 import msgspec
 from msgspec import UNSET, Raw
@@ -46,7 +97,8 @@ from msgspec import UNSET, Raw
 from . import relay as R
 from . import trace as T
 from ._bounded import Recent
-from .lanes import MAIN, LaneTracker
+from .emitter import Emitter
+from .lanes import MAIN, Lane, LaneTracker
 from .wire import (
     Block,
     Event,
@@ -60,7 +112,10 @@ from .wire import (
 )
 from .wire import Usage as WireUsage
 
-__all__ = ["STRATEGIES", "Emitter", "Translator", "fingerprint"]
+__all__ = [
+    "CUMULATIVE", "NEW_BLOCK", "PER_BLOCK", "SAME_BLOCK", "STRATEGIES", "STREAMED", "STREAM_GREW", "TOOL_COMPLETED",
+    "TOOL_ELSEWHERE", "TOOL_SEEN", "Emitter", "Rule", "Translator", "fingerprint",
+]
 
 _any: Final = msgspec.json.Decoder()
 _enc: Final = msgspec.json.Encoder()
@@ -151,7 +206,7 @@ class IndexDedup(Strategy):
         start = self.index
         if t.tracing:
             for i in range(min(start, len(blocks))):
-                step.blocks.append(T.BlockStep(i, block_key(blocks[i]), "dup", f"below index {start}"))
+                step.blocks.append(T.BlockStep(i, block_key(blocks[i]), T.BLOCK_DUP, f"below index {start}"))
         for i in range(start, len(blocks)):
             t.emit_block(step, f, lane, blocks[i], msg.id, i)
         self.index = max(self.index, len(blocks))
@@ -208,6 +263,7 @@ class _Rec(msgspec.Struct, gc=False, eq=False):
     tool_id: str | None = None
     emitted: bool = True
     open: bool = False  # still streaming
+    streamed: bool = False  # came as stream_event (content_block_start and deltas)
 
     @property
     def text(self) -> str:
@@ -224,6 +280,25 @@ class _Msg(msgspec.Struct, gc=False, eq=False):
     tools: dict[str, _Rec] = msgspec.field(default_factory=dict)
     stream_json: dict[int, list[str]] = msgspec.field(default_factory=dict)  # streamed tool_use input, by index
     stream_names: dict[int, str] = msgspec.field(default_factory=dict)  # streamed tool_use name, by index
+
+
+class Rule(NamedTuple):
+    """One decision of the lineage table: what the trace calls it, why, and whether it emits."""
+
+    action: str  # T.BlockStep.action
+    reason: str  # the trace reason; ``{n}``: characters the block grew by
+    emits: bool
+
+
+NEW_BLOCK: Final = Rule(T.BLOCK_EMIT, "", True)
+TOOL_ELSEWHERE: Final = Rule(T.BLOCK_DUP, "tool_use id already emitted in another message", False)
+TOOL_SEEN: Final = Rule(T.BLOCK_DUP, "tool_use id already emitted", False)
+TOOL_COMPLETED: Final = Rule(T.BLOCK_EMIT, "snapshot completes the streamed tool_use", True)
+STREAM_GREW: Final = Rule(T.BLOCK_GROW, "block grew by {n} chars: emitted the suffix", True)
+STREAMED: Final = Rule(T.BLOCK_STREAMED, "already streamed as deltas", False)
+SAME_BLOCK: Final = Rule(T.BLOCK_DUP, "same block already emitted", False)
+CUMULATIVE: Final = "cumulative"  # the event repeats its message's known blocks, in order
+PER_BLOCK: Final = "per-block"  # each block looked up on its own
 
 
 class LineageDedup(Strategy):
@@ -260,29 +335,30 @@ class LineageDedup(Strategy):
             step.before = [r.key() for r in ms.blocks]
         emitted = skipped = 0
         known = ms.blocks
-        cumulative = bool(known) and _same_block(known[0], blocks[0], True)
+        cumulative = bool(known) and _is_block(known[0], blocks[0])
         for i, b in enumerate(blocks):
             rec: _Rec | None
-            if cumulative and i < len(known):
+            if cumulative and i < len(known) and _is_block(known[i], b):
                 rec, index = known[i], i
             elif known:
-                rec = self._find(ms, b)
+                rec = _find(ms, b)
                 index = known.index(rec) if rec is not None else len(known)
             else:  # a message's first row: nothing to look up (the usual case)
                 rec, index = None, 0
-            action, reason = self._one(t, step, f, lane, msg.id, ms, rec, b, index)
-            if action in ("emit", "grow"):
+            rule = _decide(rec, b, self.tool_ids)
+            reason = self._apply(rule, t, step, f, lane, msg.id, ms, rec, b, index)
+            if rule.emits:
                 emitted += 1
             else:
                 skipped += 1
             if tracing:
-                step.blocks.append(T.BlockStep(index, block_key(b), action, reason))
+                step.blocks.append(T.BlockStep(index, block_key(b), rule.action, reason))
         if skipped:
             step.decision = T.SKIP if emitted == 0 else T.PARTIAL
         if not tracing:
             return
         step.after = [r.key() for r in ms.blocks]
-        shape = "cumulative" if cumulative else "per-block"
+        shape = CUMULATIVE if cumulative else PER_BLOCK
         where = f"message {msg.id}" if msg.id else f"context {key[3:][:40]!r}"
         if skipped == 0:
             step.decision, step.reason = T.EMIT, f"{emitted} new block(s) of {where} ({shape})"
@@ -292,44 +368,30 @@ class LineageDedup(Strategy):
             step.decision = T.PARTIAL
             step.reason = f"{emitted} new, {skipped} already seen, of {where} ({shape})"
 
-    def _find(self, ms: _Msg, b: Block) -> _Rec | None:
-        if b.type == "tool_use":
-            return ms.tools.get(b.id or "")
-        for rec in ms.blocks:
-            if _same_block(rec, b, rec.open or not rec.emitted):
-                return rec
-        return None
-
-    def _one(
-        self, t: Translator, step: T.TraceStep, f: Frame, lane: str, msg_id: str | None,
+    def _apply(
+        self, rule: Rule, t: Translator, step: T.TraceStep, f: Frame, lane: str, msg_id: str | None,
         ms: _Msg, rec: _Rec | None, b: Block, index: int,
-    ) -> tuple[str, str]:
-        if rec is None:
-            if b.type == "tool_use" and (b.id or "") in self.tool_ids:
-                return "dup", "tool_use id already emitted in another message"
+    ) -> str:
+        """Carry out a decision of the table; returns its trace reason."""
+        if rule is NEW_BLOCK:
             rec = _Rec(b.type or "", [block_text(b)], b.id if b.type == "tool_use" else None)
             ms.blocks.append(rec)
             if rec.tool_id is not None:
                 ms.tools[rec.tool_id] = rec
                 self.tool_ids.add(rec.tool_id)
             t.emit_block(step, f, lane, b, msg_id, index)
-            return "emit", ""
-        if rec.tool_id is not None:
-            if rec.emitted:
-                return "dup", "tool_use id already emitted"
-            rec.emitted = True  # streamed: the snapshot carries the complete input
+        elif rule is TOOL_COMPLETED:
+            assert rec is not None and rec.tool_id is not None
+            rec.emitted = True  # the snapshot carries the complete input
             self.tool_ids.add(rec.tool_id)
             t.emit_block(step, f, lane, b, msg_id, index)
-            return "emit", "snapshot completes the streamed tool_use"
-        new_text = block_text(b)
-        old_text = rec.text
-        if b.type in ("text", "thinking") and len(new_text) > len(old_text) and new_text.startswith(old_text):
+        elif rule is STREAM_GREW:
+            assert rec is not None
+            new_text, old_len = block_text(b), len(rec.text)
             rec.parts = [new_text]
-            t.emit_block(step, f, lane, b, msg_id, index, text=new_text[len(old_text):], partial=True)
-            return "grow", f"block grew by {len(new_text) - len(old_text)} chars: emitted the suffix"
-        if rec.open or len(rec.parts) > 1 or not rec.emitted:
-            return "streamed", "already streamed as deltas"
-        return "dup", "same block already emitted"
+            t.emit_block(step, f, lane, b, msg_id, index, text=new_text[old_len:], partial=True)
+            return rule.reason.format(n=len(new_text) - old_len)
+        return rule.reason
 
     def turn_end(self, step: T.TraceStep) -> None:
         # A run is over: its messages and ids cannot come back (the next run has new ones).
@@ -367,7 +429,8 @@ class LineageDedup(Strategy):
         if kind == "content_block_start":
             cb = inner.content_block or Block(type="unknown")
             is_tool = cb.type == "tool_use"
-            rec = _Rec(cb.type or "", [block_text(cb)], cb.id if is_tool else None, emitted=not is_tool, open=True)
+            rec = _Rec(cb.type or "", [block_text(cb)], cb.id if is_tool else None, emitted=not is_tool, open=True,
+                       streamed=True)
             while len(ms.blocks) < index:  # keep positions aligned with the stream's indexes
                 ms.blocks.append(_Rec("missing", [""]))
             if index < len(ms.blocks):
@@ -425,15 +488,50 @@ class LineageDedup(Strategy):
                 step.decision, step.reason = T.IGNORE, f"block {index} complete"
 
 
-def _same_block(rec: _Rec, b: Block, grow: bool) -> bool:
-    """Is ``b`` the block ``rec`` (possibly grown, when ``grow``)?"""
+def _extends(rec: _Rec, b: Block) -> bool:
+    """Is ``b`` the block ``rec`` is streaming, with more text than the deltas so far?"""
+    if not rec.open or rec.type != b.type or rec.tool_id is not None:
+        return False
+    text, old = block_text(b), rec.text
+    return len(text) > len(old) and text.startswith(old)
+
+
+def _is_block(rec: _Rec, b: Block) -> bool:
+    """Is ``b`` the block ``rec``: the same tool_use id, the same text, or the block ``rec`` is
+    still streaming, grown (never a finished block: see "growth" in the module header)."""
     if rec.type != b.type:
         return False
     if rec.tool_id is not None:
         return rec.tool_id == b.id
+    return block_text(b) == rec.text or _extends(rec, b)
+
+
+def _find(ms: _Msg, b: Block) -> _Rec | None:
+    """The known block of message ``ms`` that ``b`` is (per-block shape): by tool_use id; by
+    identical text, before any streaming block ``b`` would extend."""
+    if b.type == "tool_use":
+        return ms.tools.get(b.id or "")
     text = block_text(b)
-    old = rec.text
-    return text == old or (grow and text.startswith(old))
+    for rec in ms.blocks:
+        if rec.type == b.type and rec.tool_id is None and rec.text == text:
+            return rec
+    for rec in ms.blocks:
+        if _extends(rec, b):
+            return rec
+    return None
+
+
+def _decide(rec: _Rec | None, b: Block, tool_ids: Recent[str]) -> Rule:
+    """The lineage table, per block (module header): the first row whose condition holds."""
+    if rec is None:
+        return TOOL_ELSEWHERE if b.type == "tool_use" and (b.id or "") in tool_ids else NEW_BLOCK
+    if rec.tool_id is not None:
+        return TOOL_SEEN if rec.emitted else TOOL_COMPLETED
+    if _extends(rec, b):
+        return STREAM_GREW
+    if rec.streamed:
+        return STREAMED
+    return SAME_BLOCK
 
 
 STRATEGIES: Final[dict[str, type[Strategy]]] = {
@@ -451,65 +549,6 @@ class _Pending(msgspec.Struct, gc=False):  # one per assistant line: a Struct, a
     usage: WireUsage
 
 
-class Emitter:
-    """What every translator shares: seq numbering, the trace, the error list."""
-
-    lane_events = False  # start lanes implicitly on their first relay
-
-    def __init__(self, *, trace: bool = False, file: str | None = None) -> None:
-        self.tracing = trace
-        self.trace: list[T.TraceStep] = []
-        self.errors: list[tuple[int, str]] = []  # (line, message) of unreadable input
-        self.file = file
-        self.lines = 0
-        self._seq = 0
-        self._out: list[R.Relay] = []
-        self._started: set[str] = set()
-        self._scratch = T.TraceStep(0, "")
-
-    @property
-    def seq(self) -> int:
-        """The seq the next relay will get."""
-        return self._seq
-
-    def feed_line(self, text: str | bytes) -> list[R.Relay]:
-        raise NotImplementedError
-
-    def finish(self) -> list[R.Relay]:
-        return []
-
-    def next_seq(self, step: T.TraceStep, line: int, lane: str) -> int:
-        """The seq of the relay about to be built in ``lane`` (a lane's first relay is
-        preceded by its lane_start). Hot paths build relays directly, with this as their
-        first keyword argument, then ``push`` them: forwarding ``**fields`` through ``emit``
-        costs four times the construction itself."""
-        if self.lane_events and lane not in self._started:
-            self._start_lane(step, line, lane)
-        seq = self._seq
-        self._seq = seq + 1
-        if self.tracing:
-            step.seqs.append(seq)
-        return seq
-
-    def emit(self, step: T.TraceStep, cls: type[R.Relay], line: int, lane: str, **fields: Any) -> R.Relay:
-        relay = cls(seq=self.next_seq(step, line, lane), line=line, lane=lane, file=self.file, **fields)
-        self._out.append(relay)
-        return relay
-
-    def _start_lane(self, step: T.TraceStep, line: int, lane_id: str) -> None:
-        raise NotImplementedError
-
-    def _record(self, step: T.TraceStep) -> None:
-        if self.tracing:
-            self.trace.append(step)
-
-    def _error(self, step: T.TraceStep, line: int, text: str | bytes, message: str) -> None:
-        self.errors.append((line, message))
-        shown = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
-        self.emit(step, R.Error, line, MAIN, message=message, raw=shown[:200])
-        step.decision, step.reason = T.ERROR, message
-
-
 class Translator(Emitter):
     """Claude Code stream-json in, relay events out. One instance per input stream."""
 
@@ -525,6 +564,9 @@ class Translator(Emitter):
         self._pending: dict[str, _Pending] = {}  # message id -> last usage row seen
         self._lane_msg: dict[str, str] = {}
         self._flushed: Recent[str] = Recent()
+
+    def lane_map(self) -> Mapping[str, Lane]:
+        return self.lanes.snapshot()
 
     # -- entry points -------------------------------------------------------------------
 
@@ -677,7 +719,7 @@ class Translator(Emitter):
                 if not self.strategy.accept_result(tid):
                     skipped += 1
                     if self.tracing:
-                        step.blocks.append(T.BlockStep(i, f"tool_result:{tid}", "dup", "result already emitted"))
+                        step.blocks.append(T.BlockStep(i, f"tool_result:{tid}", T.BLOCK_DUP, "result already emitted"))
                     continue
                 body, others = tool_result_content(b.content)
                 self._out.append(R.ToolResult(

@@ -18,11 +18,13 @@ string, ...) is decoded generically and *salvaged* field by field: what fits is 
 does not is dropped and named in ``Frame.note``. Odd-but-valid lines are never lost.
 
 This module knows nothing about de-duplication, lanes or output; it must not import any
-other relayscope module.
+other relayscope module. No state: every line is decoded on its own (``split_lines`` and
+``iter_lines`` cut text into the lines it decodes).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from types import UnionType
 from typing import Any, Final, Union, get_args, get_origin, get_type_hints
 
@@ -39,6 +41,8 @@ __all__ = [
     "StreamInner",
     "Usage",
     "decode_line",
+    "iter_lines",
+    "split_lines",
     "strip_line",
     "tool_result_content",
     "tool_result_text",
@@ -176,6 +180,28 @@ class Frame(Struct, gc=False):
 _decoder: Final = msgspec.json.Decoder(Event)
 _any_decoder: Final = msgspec.json.Decoder()
 _encoder: Final = msgspec.json.Encoder()
+
+
+def split_lines(data: str | bytes) -> list[bytes]:
+    """Physical lines on ``\\n`` only (JSON strings may hold U+2028 and friends, which
+    ``str.splitlines`` would split on); a final newline ends the last line."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    lines = raw.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return lines
+
+
+def iter_lines(data: str | bytes) -> Iterator[str | bytes]:
+    """The lines of ``data`` as ``split_lines`` cuts them, lazily (for a look at the head of a
+    large file without splitting all of it)."""
+    sep: Any = "\n" if isinstance(data, str) else b"\n"
+    at = 0
+    while at < len(data):
+        end = data.find(sep, at)
+        end = len(data) if end < 0 else end
+        yield data[at:end]
+        at = end + 1
 
 
 def strip_line(text: str | bytes) -> str | bytes:

@@ -19,6 +19,7 @@ from _app import EXAMPLES_DIR, cli_ndjson
 from relayscope.web.model import Workspace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))  # test_session's fixtures
+from test_session import nested_session
 
 SESSION = EXAMPLES_DIR / "real-session.jsonl"
 INTERVAL_MS = 150
@@ -176,8 +177,6 @@ def test_a_file_that_shrinks_is_read_again_from_its_start(app) -> None:
 
 
 def test_a_watched_folder_joins_sub_agent_files_as_lanes(app) -> None:
-    from test_session import nested_session
-
     page = app.page
     files = nested_session(meta_only=False, same_prompt=True)
     main, a1, a2 = (files[n].split(b"\n") for n in ("s1.jsonl", "s1/subagents/agent-a1.jsonl",

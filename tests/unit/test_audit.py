@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from _corpus import seed
 
-from relayscope.audit import audit_lines, inventory
+from relayscope.audit import inventory
+from relayscope.multifile import audit_lines
 
 
 def by_strategy(name: str) -> dict[str, object]:

@@ -14,7 +14,7 @@ import pytest
 from _corpus import REAL_FILES, REAL_STREAM_JSON, lines
 
 from relayscope import relay as R
-from relayscope.audit import audit_lines
+from relayscope.multifile import audit_lines
 from relayscope.translator import Translator
 
 

@@ -24,8 +24,10 @@ from typing import Any
 
 import pytest
 from _corpus import CORPUS, ROOT
+from test_session import nested_session
 
 from relayscope.live import LiveFiles
+from relayscope.multifile import translate_files
 
 EXAMPLES = ROOT / "static" / "examples"
 IDLE = "2"  # seconds with nothing new before the follower exits; the writers pause far less
@@ -248,8 +250,6 @@ def nested_session_events(root: Path, link: str = "prompt") -> list[tuple[Path, 
     the order the agents run: each sub-agent file appears after its spawning call. ``link``:
     what ties a sub-agent file to its call before the call's result is written: its first
     prompt (CLI 2.0/2.1 files) or an ``agent-<id>.meta.json`` written at the spawn (2.1.x)."""
-    from test_session import nested_session
-
     files = nested_session(meta_only=link == "meta", same_prompt=link == "prompt")
     lines = {name: content.split(b"\n") for name, content in files.items() if name.endswith(".jsonl")}
     names = ("s1.jsonl", "s1/subagents/agent-a1.jsonl", "s1/subagents/agent-a2.jsonl")
@@ -319,8 +319,6 @@ def test_real_session_folders_replayed_in_time_order(tmp_path: Path, session: Pa
 
 
 def test_live_files_take_bytes_in_any_interleaving() -> None:
-    from test_session import nested_session
-
     events = nested_session_events(Path("f"))
     live = LiveFiles(trace=True)
     files = nested_session(meta_only=False, same_prompt=True)
@@ -331,8 +329,6 @@ def test_live_files_take_bytes_in_any_interleaving() -> None:
     relays.extend(live.finish())
     assert [r.seq for r in relays] == list(range(len(relays)))
     assert sorted(q for s in live.trace for q in s.seqs) == list(range(len(relays)))
-    from relayscope.formats.session import translate_files
-
     (result,) = translate_files({f"f/{k}": v for k, v in files.items()})
 
     def plain(rs: list[Any]) -> dict[str, list[Any]]:

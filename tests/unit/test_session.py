@@ -25,12 +25,14 @@ from _corpus import CORPUS, ROOT
 
 from relayscope import relay as R
 from relayscope.analysis import Analyzer
-from relayscope.audit import audit_lines, inventory
+from relayscope.audit import inventory
 from relayscope.formats import detect, make_translator
-from relayscope.formats.session import (
-    SessionTranslator,
-    audit_session,
+from relayscope.formats.session import SessionTranslator
+from relayscope.multifile import (
+    audit_input,
+    audit_lines,
     group_files,
+    merge_audits,
     translate_files,
     translate_session,
 )
@@ -247,7 +249,7 @@ def test_lineage_emits_every_block_exactly_once(group: list[Path]) -> None:
 @pytest.mark.parametrize("group", SESSION_GROUPS, ids=group_id)
 def test_audit_inventory_agrees_lineage_loses_and_repeats_nothing(group: list[Path]) -> None:
     files = {rel(p): p.read_bytes() for p in group}
-    audits = {a.strategy: a for a in audit_session(files)}
+    audits = {a.strategy: a for a in merge_audits(audit_input(files))}
     lineage = audits["lineage"]
     assert lineage.blocks == sum(sum(c.values()) for c in expected_blocks(group).values())
     assert (lineage.lost, lineage.duplicated, lineage.unmatched) == (0, 0, 0)

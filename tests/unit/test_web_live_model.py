@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from _corpus import ROOT
+from test_session import nested_session
 
 from relayscope.web.model import Workspace
 
@@ -69,8 +70,6 @@ def test_each_append_translates_only_the_new_lines() -> None:
 
 
 def test_a_folder_appended_file_by_file_joins_sub_agents_as_lanes() -> None:
-    from test_session import nested_session
-
     files = nested_session(meta_only=False, same_prompt=True)
     ws = Workspace()
     ws.start_live("s1/", folder=True)

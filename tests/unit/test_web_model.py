@@ -9,6 +9,7 @@ import pytest
 from _corpus import CORPUS, REAL_STREAM_JSON, ROOT, SEEDS
 
 from relayscope import relay as R
+from relayscope.multifile import audit_input
 from relayscope.web.model import (
     EXAMPLES,
     SHARE_LIMIT,
@@ -154,6 +155,39 @@ def test_several_unrelated_files_share_one_seq_space() -> None:
     assert all(s in range(len(ws.relays)) for st in ws.trace for s in st.seqs)
 
 
+EXAMPLE_FILES = ("real-subagents.jsonl", "real-session.jsonl", "interleaved-subagents.ndjson")
+
+
+def mixed_drop() -> dict[str, bytes]:
+    return {name: (ROOT / "static" / "examples" / name).read_bytes() for name in EXAMPLE_FILES}
+
+
+def test_a_mixed_drop_is_audited_file_by_file_as_it_is_shown() -> None:
+    # each file is shown through its own format's translator; the audit used to send all of them
+    # through the session translator. Now it must equal the files audited one by one.
+    files = mixed_drop()
+    ws = loaded(files)
+    assert ws.format == "mixed"
+    list(ws.run_audit())
+    assert ws.audit is not None
+    alone = [audit_input({name: content})[0].audits for name, content in files.items()]
+    for k, view in enumerate(ws.audit):
+        parts = [audits[k] for audits in alone]
+        assert {a.strategy for a in parts} == {view.strategy}
+        assert (view.blocks, view.emitted, view.lost, view.duplicated) == tuple(
+            sum(getattr(a, f) for a in parts) for f in ("blocks", "emitted", "lost", "duplicated"))
+    lineage = next(v for v in ws.audit if v.strategy == "lineage")
+    assert lineage.lost == lineage.duplicated == 0 and lineage.blocks > 0
+
+
+def test_lanes_of_every_file_of_a_mixed_drop_come_from_the_lanes_layer() -> None:
+    # 'fingerprint' emits no lane_start: what the lanes show is what the translator's lanes knew
+    ws = loaded(mixed_drop(), strategy="fingerprint")
+    spawned = [lane for lane in ws.lanes if lane.spawn_seq is not None]
+    assert spawned and all(lane.agent_type and lane.label.startswith(f"{lane.agent_type}: ") for lane in spawned)
+    assert all(lane.depth == 1 and lane.parent == "main" for lane in spawned)
+
+
 def test_share_round_trip_and_limit() -> None:
     text = seed("interleaved-subagents.ndjson").decode()
     state = {"strategy": "index", "step": 3, "row": 5}
@@ -213,7 +247,7 @@ def _unused(_: Path) -> None:  # keep the Path import honest for type checkers
 @pytest.mark.parametrize("data", [b"", b"\n", b"a", b"a\n", b"a\nb", b"a\nb\n", b"a\n\n", b"\n\nx\n\n", b"x" * 50 + b"\n" + b"y" * 30])
 def test_sliced_line_split_matches_the_analyzer(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
     import relayscope.web.model as model
-    from relayscope.formats.session import split_lines
+    from relayscope.wire import split_lines
 
     for size in (1, 7, 1 << 20):
         monkeypatch.setattr(model, "SLICE_BYTES", size)

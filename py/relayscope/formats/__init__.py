@@ -1,19 +1,35 @@
-"""formats: the input formats besides stream-json, and telling them apart.
+"""formats: the input formats, telling them apart, and the translator for each.
 
-``detect`` looks at the first non-blank lines only; ``make_translator`` returns the
-translator for a format. Both are pure functions of their arguments.
+``stream-json`` is read by :class:`~relayscope.translator.Translator`, ``sse`` (Arbiter fleet
+streams) by :class:`~relayscope.formats.sse.FleetTranslator`, ``session`` (on-disk transcripts)
+by :class:`~relayscope.formats.session.SessionTranslator`.
+
+Sniffing is done here and only here: :func:`sniff_line` says what one line proves,
+:class:`Sniffer` decides from the first lines as they come (the first line that proves a format
+wins; after ``SNIFF_LINES`` non-blank lines that prove nothing, ``stream-json``, whose
+translator reports what it cannot read line by line), :func:`detect` runs it over lines at hand.
+Everyone who needs a format (the analyzer, file grouping, the CLI, the web model) asks these, so
+a file is never read as one format in one place and another elsewhere.
+
+Pure functions of their arguments; must not import anything above the format layer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from typing import Final
 
 import msgspec
 
-from ..translator import Emitter, Translator
+from ..emitter import Emitter
+from ..translator import Translator
+from .session import SessionTranslator
+from .sse import FleetTranslator
+
+__all__ = ["FORMATS", "SNIFF_LINES", "Sniffer", "detect", "make_translator", "sniff_line"]
 
 FORMATS: Final = ("stream-json", "sse", "session")
+SNIFF_LINES: Final = 8  # non-blank lines that prove nothing before we settle on stream-json
 _SSE_FIELDS: Final = ("event:", "data:", "id:", "retry:", ":")
 # record types only on-disk session transcripts have
 _SESSION_TYPES: Final = frozenset({
@@ -44,11 +60,28 @@ def sniff_line(raw: str | bytes) -> str | None:
     return None
 
 
-def detect(lines: Sequence[str | bytes]) -> str:
-    """``stream-json``, ``sse`` or ``session`` from the first lines that tell (default
-    ``stream-json``: its translator reports what it cannot read, line by line)."""
+class Sniffer:
+    """The format of an input, decided from its first lines as they arrive."""
+
+    def __init__(self) -> None:
+        self.nonblank = 0
+
+    def feed(self, line: str | bytes) -> str | None:
+        """The format once this line settles it, else None (feed the next line)."""
+        found = sniff_line(line)
+        if found is not None:
+            return found
+        if line.strip():
+            self.nonblank += 1
+        return "stream-json" if self.nonblank >= SNIFF_LINES else None
+
+
+def detect(lines: Iterable[str | bytes]) -> str:
+    """``stream-json``, ``sse`` or ``session``, as :class:`Sniffer` decides it; reads no further
+    than it must (pass a lazy iterable for a large input)."""
+    sniffer = Sniffer()
     for raw in lines:
-        found = sniff_line(raw)
+        found = sniffer.feed(raw)
         if found is not None:
             return found
     return "stream-json"
@@ -56,15 +89,10 @@ def detect(lines: Sequence[str | bytes]) -> str:
 
 def make_translator(fmt: str, strategy: str = "lineage", *, trace: bool = False,
                     file: str | None = None) -> Emitter:
+    """The translator for input format ``fmt`` (one of :data:`FORMATS`)."""
     if fmt == "sse":
-        from .sse import FleetTranslator
-
         return FleetTranslator(strategy, trace=trace, file=file)
     if fmt == "session":
-        try:
-            from .session import SessionTranslator
-        except ImportError:  # pragma: no cover - until session support lands
-            return Translator(strategy, trace=trace, file=file)
         return SessionTranslator(strategy, trace=trace, file=file)
     if fmt != "stream-json":
         raise ValueError(f"unknown input format {fmt!r}; choose from {', '.join(FORMATS)}")

@@ -11,7 +11,7 @@ from the last row of a message) stays in ``translator.py``:
 1. **Order.** Records are fed in file order, except that a record never goes before its
    ``parentUuid``: a record whose parent is written further down waits for it (real 2.1.x files
    hold such pairs). Timestamps are never read. When the whole file is at hand
-   (:func:`translate_session`) the rule is exact; when lines stream in (``feed_line``) a record
+   (``translate_file``) the rule is exact; when lines stream in (``feed_line``) a record
    waits at most ``HOLD_WINDOW`` lines for a parent that may never come (a file cut from a longer
    one), and the lines after it keep their place behind it.
 2. **Lanes.** Each record is given a lane, written into ``parent_tool_use_id`` before the inner
@@ -45,94 +45,66 @@ from the last row of a message) stays in ``translator.py``:
    ``queue-operation``, ``file-history-snapshot``, ``attachment``, ``mode``, ``last-prompt``,
    ``ai-title`` and any type not invented yet become ``passthrough`` relays in their lane.
 
-Several files of one session (:func:`translate_session`) share one translator, so seq numbers,
-de-dup state and lanes span the files. **Emission order**: the main file(s) in the order given,
-and each sub-agent file's relays right after the record holding the call that spawned it
-(recursively, so a nested sub-agent's file comes right after its spawn inside its parent's file);
-sub-agent files whose spawning call is in none of the files (orphans, compaction runs) come
-last, in file-name order. A sub-agent's ``lane_end`` still comes at the parent's tool_result,
-with the usage of the sub-agent's last message just before it. Every relay's ``file`` names the
-file its row came from and ``line`` is the line in that file.
+Several files of one session share one translator (``multifile.translate_session`` drives it
+through :meth:`SessionTranslator.translate_file`), so seq numbers, de-dup state and lanes span
+the files; which file is read when is decided up there, told to this class through its public
+methods (``link_agent``, ``reserve_spawns``, ``describe_lane``, ``own_lane``, ``on_spawn``).
 
-:func:`translate_files` takes any set of files (a dropped folder, a project folder), groups them
-into sessions (a main file and its sub-agent files) and translates each; files that are not
-session transcripts are translated on their own with the format detected.
+State, on top of the stream-json translator's (see ``translator``): the lane of every record fed
+(by uuid), the spawn calls seen and their prompts, which calls a sidechain or file is bound to,
+the sessions seen, the agent-id links, and the record queue of the file being read (records
+waiting for a parent written after them). None of it resets on ``result``: a session's
+records keep their lanes across turns. The queue empties at the end of each file.
 
 Not handled: a sub-agent resumed later (``SendMessage`` to its agentId) appends to its file, and
 those records are still emitted right after the original spawn; ``progress`` records that embed
 a sub-agent's messages (``agent_progress``) pass through whole, not as content.
 
 No I/O here: callers pass file contents. Bad input never raises; it becomes ``error`` relays.
+Must not import anything above the format layer (``analysis``, ``audit``, ``multifile``).
 """
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Final
+from typing import Any, ClassVar, Final
 
 import msgspec
 from msgspec import Raw, Struct
 
 from .. import relay as R
 from .. import trace as T
-from ..lanes import MAIN, SPAWN_TOOLS, Lane
+from ..lanes import MAIN, is_spawn_tool, spawn_input
 from ..translator import Translator
-from ..wire import Block, Event, Frame, decode_line
-
-if TYPE_CHECKING:
-    from ..audit import StrategyAudit
+from ..wire import Event, Frame, decode_line, split_lines
 
 __all__ = [
-    "SessionResult",
+    "AGENT_FILE",
+    "AGENT_META",
+    "COMPACTION",
+    "UNLINKED",
+    "AgentLink",
     "SessionTranslator",
-    "audit_session",
-    "group_files",
-    "translate_files",
-    "translate_session",
+    "agent_link",
+    "decode_or",
+    "first_text",
+    "split_lines",
 ]
 
 Text = str | bytes
-_AGENT_FILE: Final = re.compile(r"^agent-(.+)\.jsonl$")
-_AGENT_META: Final = re.compile(r"^agent-(.+)\.meta\.json$")
+AGENT_FILE: Final = re.compile(r"^agent-(.+)\.jsonl$")  # a sub-agent's records
+AGENT_META: Final = re.compile(r"^agent-(.+)\.meta\.json$")  # its meta file (2.1.x)
 COMPACTION: Final = "compaction"
 UNLINKED: Final = "no spawning call found"
 
 
-# --- light records for pre-scans (fields we need only; everything else skipped) -------------
+class AgentLink(Struct):
+    """``toolUseResult`` of a spawn's result: the sub-agent it names."""
 
-
-class _ScanBlock(Struct):
-    type: str | None = None
-    id: str | None = None
-    name: str | None = None
-    input: Raw = Raw(b"")
-    tool_use_id: str | None = None
-    text: str | None = None
-
-
-class _ScanMsg(Struct):
-    content: list[_ScanBlock] | str | None = None
-
-
-class _ScanRec(Struct):
-    type: str | None = None
-    sessionId: str | None = None
     agentId: str | None = None
-    isSidechain: bool | None = None
-    message: _ScanMsg | None = None
-    toolUseResult: Raw = Raw(b"")
-
-
-class _AgentLink(Struct):
-    agentId: str | None = None
-
-
-class _SpawnPrompt(Struct):
-    prompt: str | None = None
 
 
 class _Head(Struct):
@@ -140,29 +112,19 @@ class _Head(Struct):
     version: str | None = None
 
 
-class _Meta(Struct):
-    toolUseId: str | None = None
-    agentType: str | None = None
-    description: str | None = None
-    spawnDepth: int | None = None
-
-
-_scan: Final = msgspec.json.Decoder(_ScanRec)
-_link: Final = msgspec.json.Decoder(_AgentLink)
-_prompt: Final = msgspec.json.Decoder(_SpawnPrompt)
+agent_link: Final = msgspec.json.Decoder(AgentLink)
 _head: Final = msgspec.json.Decoder(_Head)
-_meta: Final = msgspec.json.Decoder(_Meta)
-_any: Final = msgspec.json.Decoder()
 
 
-def _decode_or(decoder: msgspec.json.Decoder[Any], data: Text | Raw, default: Any) -> Any:
+def decode_or(decoder: msgspec.json.Decoder[Any], data: Text | Raw, default: Any) -> Any:
+    """``decoder.decode(data)``, or ``default`` for anything it cannot read."""
     try:
         return decoder.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return default
 
 
-def _first_text(content: Any) -> str | None:
+def first_text(content: Any) -> str | None:
     """The prompt of a user record: its string content, or its first text block."""
     if isinstance(content, str):
         return content
@@ -172,33 +134,16 @@ def _first_text(content: Any) -> str | None:
     return None
 
 
-def _spawn_prompt(b: Block | _ScanBlock) -> str | None:
-    if not b.input:
-        return None
-    info = _decode_or(_prompt, b.input, None)
-    return info.prompt if info is not None else None
-
-
 def _agent_of(ev: Event) -> str | None:
     """``toolUseResult.agentId`` of a user record (the sub-agent a spawn's result names)."""
     raw = ev.toolUseResult
     if not raw or b"agentId" not in bytes(raw):
         return None
-    info = _decode_or(_link, raw, None)
+    info = decode_or(agent_link, raw, None)
     return info.agentId if info is not None and isinstance(info.agentId, str) else None
 
 
-def split_lines(data: Text) -> list[bytes]:
-    """Physical lines on ``\\n`` only, as :class:`~relayscope.analysis.Analyzer` splits them."""
-    raw = data.encode("utf-8") if isinstance(data, str) else data
-    lines = raw.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    return lines
-
-
 # --- one file being read ----------------------------------------------------------------------
-
 
 @dataclass(slots=True, eq=False)
 class _FileCtx:
@@ -211,18 +156,8 @@ class _FileCtx:
     done: set[int] = field(default_factory=set)  # lines already fed
 
 
-@dataclass(slots=True)
-class _AgentFile:
-    name: str
-    agent_id: str
-    lane: str
-    lines: list[bytes]
-    how: str
-    done: bool = False
-
-
 class SessionTranslator(Translator):
-    """One session transcript (or several, through :func:`translate_session`) in, relays out.
+    """One session transcript (or several, through ``translate_file``) in, relays out.
     Same interface as :class:`~relayscope.translator.Translator`."""
 
     HOLD_WINDOW: ClassVar[int] = 64  # lines a streamed record waits for a parent written after it
@@ -241,9 +176,7 @@ class SessionTranslator(Translator):
         self._sessions: set[str] = set()
         self._how = ""
         self._usage_file: dict[str, str | None] = {}  # message id -> file of its pending usage row
-        # set by translate_session: sub-agent files waiting for their spawning call
-        self._waiting: dict[str, list[_AgentFile]] = {}
-        self._run_file: Callable[[_AgentFile], list[R.Relay]] | None = None
+        self._on_spawn: Callable[[str], list[R.Relay]] | None = None
         self._files: dict[str, _FileCtx] = {}  # files being read as they grow (feed_file_line)
 
     # -- entry points ---------------------------------------------------------------------
@@ -269,22 +202,39 @@ class SessionTranslator(Translator):
         out = self._drain(final=True)
         return out + super().finish()
 
-    # -- files (used by translate_session) ---------------------------------------------------
+    # -- several files (driven by multifile.translate_session) -------------------------------
 
-    def translate_file(self, name: str | None, lines: Iterable[Text], lane: str | None = None) -> list[R.Relay]:
-        """Translate one whole file in its own context (exact parent order), then return to
-        the file being read before. ``lane`` forces every record into one lane."""
-        outer, outer_file = self._ctx, self.file
-        self._ctx = ctx = _FileCtx(name, lane=lane, complete=True)
-        self.file = name
-        try:
-            out: list[R.Relay] = []
-            for text in lines:
-                ctx.lines += 1
-                out.extend(self.feed(decode_line(text, ctx.lines)))
-            return out + self._drain(final=True)
-        finally:
-            self._ctx, self.file = outer, outer_file
+    def on_spawn(self, hook: Callable[[str], list[R.Relay]] | None) -> None:
+        """Call ``hook(spawn_id)`` right after the record holding a spawn call seen for the first
+        time; the relays it returns (a sub-agent file translated there) follow that record's."""
+        self._on_spawn = hook
+
+    def link_agent(self, agent_id: str, spawn_id: str) -> None:
+        """The sub-agent ``agent_id`` was spawned by the call ``spawn_id``."""
+        self.links[agent_id] = spawn_id
+
+    def reserve_spawns(self, spawn_ids: Iterable[str]) -> None:
+        """Spawn calls a sub-agent file is linked to: an inline sidechain never binds to them."""
+        self._bound.update(spawn_ids)
+
+    def own_lane(self, lane_id: str, agent: str | None) -> str:
+        """A lane no spawn call is known for (``agent``: its agent id, when it has one)."""
+        compaction = agent is not None and agent.startswith("acompact")
+        self.lanes.own_lane(lane_id, agent_type=COMPACTION if compaction else None,
+                            description=None if compaction else UNLINKED)
+        return lane_id
+
+    def describe_lane(self, lane_id: str, agent_type: str | None = None, description: str | None = None,
+                      depth: int | None = None, file: str | None = None, *, over_spawn: bool = False) -> None:
+        """Lane metadata known before the spawn is seen (an ``agent-<id>.meta.json``, the
+        sub-agent file that holds the lane's records). With ``over_spawn`` it was read after
+        the spawn (a folder read as it grows) and still wins over the call's input, as it does
+        when read first."""
+        if over_spawn:
+            lane = self.lanes.lane(lane_id)
+            lane.agent_type = agent_type or lane.agent_type
+            lane.description = description or lane.description
+        self.lanes.describe(lane_id, agent_type, description, depth, file)
 
     # -- files that grow while they are read (live.LiveFiles: a folder being written) --------
 
@@ -321,11 +271,12 @@ class SessionTranslator(Translator):
         """Whether the Task/Agent call ``spawn_id`` has been fed."""
         return spawn_id in self._spawn_seen
 
-    def link_file(self, agent_id: str, first_prompt: str | None, meta_spawn: str | None = None) -> tuple[str, str] | None:
+    def link_file(self, agent_id: str, first_prompt: str | None,
+                  meta_spawn: str | None = None) -> tuple[str, str] | None:
         """The spawning call of sub-agent file ``agent-<agent_id>.jsonl`` from what was fed so
-        far, and how it was found, in the order :func:`translate_session` uses: the meta file's
-        ``toolUseId``, a tool result's ``agentId``, then the one fed call whose prompt is the
-        file's first prompt. None while nothing links it (yet)."""
+        far, and how it was found, in the order ``multifile.translate_session`` uses: the meta
+        file's ``toolUseId``, a tool result's ``agentId``, then the one fed call whose prompt
+        is the file's first prompt. None while nothing links it (yet)."""
         if meta_spawn:
             self._bound.add(meta_spawn)
             self.links.setdefault(agent_id, meta_spawn)
@@ -339,9 +290,20 @@ class SessionTranslator(Translator):
         self.links[agent_id] = spawn
         return spawn, "the spawning call's prompt is the file's first prompt"
 
-    def unlinked_lane(self, agent_id: str) -> str:
-        """A lane of its own for a sub-agent file no call is known to have spawned."""
-        return self._own_lane(f"agent-{agent_id}", agent_id, UNLINKED)
+    def translate_file(self, name: str | None, lines: Iterable[Text], lane: str | None = None) -> list[R.Relay]:
+        """Translate one whole file in its own context (exact parent order), then return to
+        the file being read before. ``lane`` forces every record into one lane."""
+        outer, outer_file = self._ctx, self.file
+        self._ctx = ctx = _FileCtx(name, lane=lane, complete=True)
+        self.file = name
+        try:
+            out: list[R.Relay] = []
+            for text in lines:
+                ctx.lines += 1
+                out.extend(self.feed(decode_line(text, ctx.lines)))
+            return out + self._drain(final=True)
+        finally:
+            self._ctx, self.file = outer, outer_file
 
     # -- order: a record never goes before its parent ----------------------------------------
 
@@ -407,10 +369,9 @@ class SessionTranslator(Translator):
                         self.links.setdefault(agent, b.tool_use_id)
         out = self._feed_checked(f)
         spawned = self._note_spawns(ev, lane)
-        for spawn in spawned:
-            for agent_file in self._waiting.pop(spawn, []):
-                if not agent_file.done and self._run_file is not None:
-                    out.extend(self._run_file(agent_file))
+        if self._on_spawn is not None:
+            for spawn in spawned:
+                out.extend(self._on_spawn(spawn))
         return out
 
     def _feed_checked(self, f: Frame) -> list[R.Relay]:
@@ -426,9 +387,9 @@ class SessionTranslator(Translator):
             return []
         found = []
         for b in ev.message.content:
-            if b.type == "tool_use" and b.name in SPAWN_TOOLS and b.id and b.id not in self._spawn_seen:
+            if b.type == "tool_use" and is_spawn_tool(b.name) and b.id and b.id not in self._spawn_seen:
                 self._spawn_seen.add(b.id)
-                prompt = _spawn_prompt(b)
+                prompt = spawn_input(b.input).prompt
                 if prompt:
                     self._prompts.setdefault(prompt, []).append(b.id)
                 found.append(b.id)
@@ -452,7 +413,7 @@ class SessionTranslator(Translator):
             self._how = "sidechain: lane of its parentUuid"
             return self._lane_of[parent]
         if parent is None and ev.type == "user":
-            prompt = _first_text(ev.message.content if ev.message is not None else None)
+            prompt = first_text(ev.message.content if ev.message is not None else None)
             spawn = self._bind_prompt(prompt)
             if spawn is not None:
                 self._sidechains.append(spawn)
@@ -461,7 +422,7 @@ class SessionTranslator(Translator):
         if agent:
             return self._own_lane(f"agent-{agent}", agent, "sidechain with an agentId no call names")
         if parent is not None:
-            open_ = [s for s in self._sidechains if not self._closed(s)]
+            open_ = [s for s in self._sidechains if not self.lanes.is_closed(s)]
             if len(open_) == 1:
                 self._how = "sidechain whose parent is not in the input: the one open sidechain lane"
                 return open_[0]
@@ -478,32 +439,9 @@ class SessionTranslator(Translator):
                     return spawn
         return None
 
-    def _closed(self, spawn: str) -> bool:
-        s = self.lanes.spawns.get(spawn)
-        return s is None or s.closed
-
     def _own_lane(self, lane_id: str, agent: str | None, why: str) -> str:
         self._how = why
-        if lane_id not in self.lanes.lanes:
-            compaction = agent is not None and agent.startswith("acompact")
-            self.lanes.lanes[lane_id] = Lane(
-                lane_id, parent=MAIN, depth=1, agent_type=COMPACTION if compaction else None,
-                description=None if compaction else UNLINKED)
-        return lane_id
-
-    def describe_lane(self, lane_id: str, agent_type: str | None, description: str | None,
-                      depth: int | None = None, *, over_spawn: bool = False) -> None:
-        """Lane metadata known before the spawn is seen (an ``agent-<id>.meta.json``); with
-        ``over_spawn``, read after it (a file read as it grows), and still preferred to the
-        spawning call's input, as when it is read first."""
-        lane = self.lanes.lane(lane_id)
-        if over_spawn:
-            lane.agent_type = agent_type or lane.agent_type
-            lane.description = description or lane.description
-        lane.agent_type = lane.agent_type or agent_type
-        lane.description = lane.description or description
-        if depth is not None and lane_id not in self.lanes.spawns:
-            lane.depth = depth
+        return self.own_lane(lane_id, agent)
 
     # -- usage: a message's usage may be flushed while another file is read --------------------
 
@@ -530,347 +468,10 @@ class SessionTranslator(Translator):
         sid = ev.sessionId
         if sid and sid not in self._sessions:
             self._sessions.add(sid)
-            head = _decode_or(_head, f.text, _Head())
+            head = decode_or(_head, f.text, _Head())
             self.emit(step, R.SessionMeta, f.line, MAIN, session_id=sid, model=None, tools=[],
                       cwd=head.cwd, version=head.version, source="transcript")
         super()._event(step, f, ev)
         if self._how and self.tracing:
             step.note = f"{step.note}; {self._how}" if step.note else self._how
             self._how = ""
-
-
-# --- several files --------------------------------------------------------------------------
-
-
-@dataclass
-class SessionResult:
-    """One session (a main file and its sub-agent files), translated."""
-
-    name: str  # the main file, or the first file when there is none
-    format: str  # "session", or the format a file that is no session transcript was read as
-    files: list[str]  # in the order their relays were emitted
-    relays: list[R.Relay]
-    trace: list[T.TraceStep]
-    errors: list[tuple[str | None, int, str]]  # (file, line, message)
-    lanes: dict[str, Lane] = field(default_factory=dict)  # lane id -> parent, depth, label ...
-    file_lanes: dict[str, str] = field(default_factory=dict)  # sub-agent file -> its lane
-    file_links: dict[str, str] = field(default_factory=dict)  # sub-agent file -> how it was linked
-    session_id: str | None = None
-
-
-def _basename(name: str) -> str:
-    return posixpath.basename(name.replace("\\", "/"))
-
-
-def _dirname(name: str) -> str:
-    return posixpath.dirname(name.replace("\\", "/"))
-
-
-def _agent_id(name: str) -> str | None:
-    m = _AGENT_FILE.match(_basename(name))
-    return m.group(1) if m else None
-
-
-@dataclass(slots=True)
-class _Scan:
-    """What a quick pass over one file tells: enough to link files before translating."""
-
-    session_id: str | None = None
-    agent_id: str | None = None  # from the records (2.x sub-agent files)
-    first_prompt: str | None = None
-    spawns: dict[str, str | None] = field(default_factory=dict)  # Task/Agent id -> prompt
-    agent_results: dict[str, str] = field(default_factory=dict)  # agentId -> tool_use_id
-
-
-_INTERESTING: Final = re.compile(rb'"(?:Task|Agent|agentId)"')  # one pass over lines of no interest
-
-
-def _scan_file(lines: list[bytes]) -> _Scan:
-    s = _Scan()
-    for i, line in enumerate(lines):
-        head = i < 8 and s.session_id is None
-        prompt = s.first_prompt is None and b'"user"' in line
-        if not (head or prompt or _INTERESTING.search(line)):
-            continue
-        spawn = b'"tool_use"' in line and (b'"Task"' in line or b'"Agent"' in line)
-        result = b'"toolUseResult"' in line and b'"agentId"' in line
-        if not (head or prompt or spawn or result):
-            continue
-        rec = _decode_or(_scan, line, None)
-        if rec is None:
-            continue
-        if s.session_id is None and rec.sessionId:
-            s.session_id, s.agent_id = rec.sessionId, rec.agentId
-        content = rec.message.content if rec.message is not None else None
-        if rec.type == "user" and s.first_prompt is None:
-            s.first_prompt = _first_text(content)
-        if spawn and isinstance(content, list):
-            for b in content:
-                if b.type == "tool_use" and b.name in SPAWN_TOOLS and b.id:
-                    s.spawns.setdefault(b.id, _spawn_prompt(b))
-        if result and rec.toolUseResult:
-            link = _decode_or(_link, rec.toolUseResult, None)
-            if link is not None and isinstance(link.agentId, str) and isinstance(content, list):
-                for b in content:
-                    if b.type == "tool_result" and b.tool_use_id:
-                        s.agent_results.setdefault(link.agentId, b.tool_use_id)
-    return s
-
-
-_Prepared = dict[str, tuple[list[bytes], _Scan]]  # file -> its lines and what a quick pass saw
-
-
-def _prepare(name: str, content: Text, cache: _Prepared) -> tuple[list[bytes], _Scan]:
-    found = cache.get(name)
-    if found is None:
-        lines = split_lines(content)
-        found = cache[name] = (lines, _scan_file(lines))
-    return found
-
-
-def translate_session(files: Mapping[str, Text], strategy: str = "lineage", *,
-                      trace: bool = False) -> SessionResult:
-    """Translate the files of ONE session together: ``{name or relative path: content}``.
-
-    Files named ``agent-<id>.jsonl`` are sub-agent files, ``agent-<id>.meta.json`` their meta
-    files, every other file a main file (usually one). Sub-agent files are linked to their
-    spawning call as the module doc says; the relays come in one seq space."""
-    return _translate_session(files, strategy, trace, {})
-
-
-def _translate_session(files: Mapping[str, Text], strategy: str, trace: bool,
-                       cache: _Prepared) -> SessionResult:
-    metas: dict[str, _Meta] = {}
-    mains: list[str] = []
-    agents: list[str] = []
-    data: dict[str, list[bytes]] = {}
-    scans: dict[str, _Scan] = {}
-    errors: list[tuple[str | None, int, str]] = []
-    for name, content in files.items():
-        m = _AGENT_META.match(_basename(name))
-        if m:
-            meta = _decode_or(_meta, content, None)
-            if meta is None:
-                errors.append((name, 1, "sub-agent meta file is not the JSON object expected; ignored"))
-            else:
-                metas[m.group(1)] = meta
-            continue
-        data[name], scans[name] = _prepare(name, content, cache)
-        (agents if _agent_id(name) is not None else mains).append(name)
-
-    links: dict[str, tuple[str, str]] = {}  # agent id -> (spawn id, how)
-    for agent, meta in metas.items():
-        if meta.toolUseId:
-            links[agent] = (meta.toolUseId, "agent-<id>.meta.json toolUseId")
-    for s in scans.values():
-        for agent, tool_id in s.agent_results.items():
-            links.setdefault(agent, (tool_id, "toolUseResult.agentId of the spawn's result"))
-    spawn_file: dict[str, str] = {}  # spawn id -> file it is in
-    prompts: dict[str, list[str]] = {}
-    for name, s in scans.items():
-        for tool_id, prompt in s.spawns.items():
-            spawn_file.setdefault(tool_id, name)
-            if prompt:
-                prompts.setdefault(prompt, []).append(tool_id)
-    taken = {spawn for spawn, _ in links.values()}
-    t = SessionTranslator(strategy, trace=trace, links={a: sp for a, (sp, _) in links.items()})
-    t._bound.update(taken)  # an inline sidechain never takes a call a sub-agent file is linked to
-    pending: list[_AgentFile] = []
-    for name in sorted(agents):
-        agent = _agent_id(name) or name
-        if agent not in links:
-            # no meta, no agentId in a result: the one call whose prompt is the file's first prompt
-            prompt = scans[name].first_prompt
-            free = [sp for sp in prompts.get(prompt or "", []) if sp not in taken]
-            if prompt and free:
-                links[agent] = (free[0], "the spawning call's prompt is the file's first prompt")
-                taken.add(free[0])
-                t.links[agent] = free[0]
-        spawn, how = links.get(agent, (f"agent-{agent}", UNLINKED))
-        af = _AgentFile(name, agent, spawn, data[name], how)
-        meta = metas.get(agent)
-        if agent in links:
-            t._waiting.setdefault(spawn, []).append(af)
-            if meta is not None:
-                t.describe_lane(spawn, meta.agentType, meta.description, meta.spawnDepth)
-        else:
-            t._own_lane(spawn, agent, UNLINKED)
-            if meta is not None:
-                t.describe_lane(spawn, meta.agentType, meta.description, meta.spawnDepth)
-        pending.append(af)
-
-    order: list[str] = []
-    relays: list[R.Relay] = []
-
-    def run(af: _AgentFile) -> list[R.Relay]:
-        af.done = True
-        order.append(af.name)
-        return t.translate_file(af.name, af.lines, lane=af.lane)
-
-    t._run_file = run
-    for name in mains:
-        order.append(name)
-        relays.extend(t.translate_file(name, data[name]))
-    # sub-agent files whose spawning call never came: orphans first, then the rest by name
-    for af in pending:
-        if not af.done and af.lane not in spawn_file:
-            relays.extend(run(af))
-    for af in pending:
-        if not af.done:
-            relays.extend(run(af))
-    relays.extend(t.finish())
-    first = (mains or agents or list(files) or [""])[0]
-    session_id = next((scans[n].session_id for n in (mains + agents) if scans[n].session_id), None)
-    return SessionResult(
-        name=first, format="session", files=order, relays=relays, trace=t.trace,
-        errors=errors + t.file_errors, lanes=dict(t.lanes.lanes),
-        file_lanes={af.name: af.lane for af in pending}, file_links={af.name: af.how for af in pending},
-        session_id=session_id,
-    )
-
-
-# --- any set of files: group into sessions ----------------------------------------------------
-
-
-def _head_lines(content: Text, count: int = 8) -> list[Text]:
-    """The first ``count`` lines, without splitting the whole file."""
-    out: list[Text] = []
-    at = 0
-    while len(out) < count and at < len(content):
-        end = content.find("\n" if isinstance(content, str) else b"\n", at)  # type: ignore[arg-type]
-        end = len(content) if end < 0 else end
-        out.append(content[at:end])
-        at = end + 1
-    return out
-
-
-@dataclass
-class FileGroup:
-    """One session's files (``format == "session"``), or one file of another format."""
-
-    name: str
-    format: str
-    files: dict[str, Text]
-
-
-def group_files(files: Mapping[str, Text], fmt: str = "auto", _cache: _Prepared | None = None) -> list[FileGroup]:
-    """Sort a set of files (a folder, a drop) into sessions: each main ``<session>.jsonl`` with
-    the sub-agent files of ``<session>/subagents/`` beside it, the sub-agent files one of its tool
-    results names (``toolUseResult.agentId``), and the ``agent-*.jsonl`` whose records carry its
-    ``sessionId``; each with its ``agent-<id>.meta.json``. Sub-agent files with no main file form
-    one group per sessionId. A file that is no session transcript (detected; every file when
-    ``fmt`` names another format) is a group of its own. Groups come in input order."""
-    from . import detect
-
-    cache: _Prepared = {} if _cache is None else _cache
-    metas = {n for n in files if _AGENT_META.match(_basename(n))}
-    groups: list[FileGroup] = []
-    mains: dict[str, FileGroup] = {}  # main file path -> its group
-    agents: list[tuple[str, _Scan]] = []
-    by_sid: dict[str, FileGroup] = {}
-    linked: dict[str, FileGroup] = {}  # agent id -> group whose tool results name it
-    for name, content in files.items():
-        if name in metas:
-            continue
-        found = fmt if fmt != "auto" else detect(_head_lines(content))
-        if found != "session":
-            groups.append(FileGroup(name, found, {name: content}))
-            continue
-        _, s = _prepare(name, content, cache)
-        if _agent_id(name) is not None:
-            agents.append((name, s))
-            continue
-        g = mains[name.replace("\\", "/")] = FileGroup(name, "session", {name: content})
-        groups.append(g)
-        if s.session_id:
-            by_sid.setdefault(s.session_id, g)
-        for agent in s.agent_results:
-            linked.setdefault(agent, g)
-    orphans: dict[str, FileGroup] = {}
-    for name, s in agents:
-        agent = _agent_id(name) or ""
-        folder = _dirname(name)
-        group = None
-        if _basename(folder) == "subagents":  # 2.1.x: <project>/<session>/subagents/agent-<id>.jsonl
-            group = mains.get(_dirname(folder) + ".jsonl")
-        group = group or linked.get(agent) or (by_sid.get(s.session_id) if s.session_id else None)
-        if group is None:
-            key = s.session_id or name
-            group = orphans.get(key)
-            if group is None:
-                group = orphans[key] = FileGroup(name, "session", {})
-                groups.append(group)
-        group.files[name] = files[name]
-        for meta in metas:
-            if _dirname(meta) == folder and _basename(meta) == f"agent-{agent}.meta.json":
-                group.files[meta] = files[meta]
-    return groups
-
-
-def translate_files(files: Mapping[str, Text], strategy: str = "lineage", *, trace: bool = False,
-                    fmt: str = "auto") -> list[SessionResult]:
-    """Translate a set of files (``{relative path or name: content}``), one result per session
-    (see :func:`group_files`); a file that is no session transcript gets a result of its own."""
-    from ..analysis import Analyzer
-
-    results: list[SessionResult] = []
-    cache: _Prepared = {}
-    for g in group_files(files, fmt, cache):
-        if g.format == "session":
-            results.append(_translate_session(g.files, strategy, trace, cache))
-            continue
-        a = Analyzer(strategy, g.format, trace=trace, file=g.name)
-        a.feed_text(g.files[g.name])
-        a.finish()
-        results.append(SessionResult(
-            name=g.name, format=g.format, files=[g.name], relays=a.relays, trace=a.trace,
-            errors=[(g.name, line, message) for line, message in a.errors],
-            lanes=dict(getattr(getattr(a.translator, "lanes", None), "lanes", {}) or {}),
-        ))
-    return results
-
-
-def audit_session(files: Mapping[str, Text], strategies: Iterable[str] | None = None) -> list[StrategyAudit]:
-    """``audit.audit_lines`` for the files of one session: each strategy's relays against one
-    inventory of every file's content blocks (built by ``audit.inventory``, independent of the
-    translator; user text is told apart by file and line)."""
-    from ..audit import audit_relays, inventory
-    from ..translator import STRATEGIES
-
-    items: dict[Any, Any] = {}
-    for name, content in files.items():
-        if _AGENT_META.match(_basename(name)):
-            continue
-        for key, item in inventory(split_lines(content), file=name).items():
-            items.setdefault(key, item)
-    return [audit_relays(name, translate_session(files, name).relays, items)
-            for name in (strategies or STRATEGIES)]
-
-
-# --- for files read as they grow (live.LiveFiles) ----------------------------------------------
-
-
-def agent_file_id(name: str) -> str | None:
-    """``<id>`` of a sub-agent file ``agent-<id>.jsonl``, else None."""
-    return _agent_id(name)
-
-
-def meta_file_id(name: str) -> str | None:
-    """``<id>`` of a sub-agent meta file ``agent-<id>.meta.json``, else None."""
-    m = _AGENT_META.match(_basename(name))
-    return m.group(1) if m else None
-
-
-def read_meta(content: Text) -> tuple[str | None, str | None, str | None, int | None] | None:
-    """A meta file's (toolUseId, agentType, description, spawnDepth); None if it is not the
-    JSON object expected (yet: it may be half written)."""
-    meta = _decode_or(_meta, content, None)
-    if meta is None:
-        return None
-    return meta.toolUseId, meta.agentType, meta.description, meta.spawnDepth
-
-
-def file_head(lines: list[bytes]) -> tuple[str | None, str | None]:
-    """The ``sessionId`` and the first user prompt found in these lines of a file."""
-    s = _scan_file(lines)
-    return s.session_id, s.first_prompt

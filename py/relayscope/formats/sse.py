@@ -10,6 +10,10 @@ replay endpoint (an ``id:`` not above the last one seen) are skipped as duplicat
 
 Every physical line gets a trace step: the lines of an event are ``consumed`` and the
 blank line that dispatches it carries the decision.
+
+State: the event being built (its field lines, reset when a blank line dispatches it), the
+last event id seen (replays), and the open lanes with their depths, for the whole stream.
+Must not import anything above the format layer.
 """
 
 from __future__ import annotations
@@ -21,8 +25,8 @@ from msgspec import Raw
 
 from .. import relay as R
 from .. import trace as T
+from ..emitter import Emitter
 from ..lanes import MAIN
-from ..translator import Emitter
 
 _decoder: Final = msgspec.json.Decoder()
 

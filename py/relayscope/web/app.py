@@ -33,12 +33,13 @@ from urllib.parse import parse_qs, urlencode
 
 from pyscript import document, window
 
+from ..translator import STRATEGIES
 from . import panels
 from .dom import Listeners, closest, download, fmt_int, js_object, show
 from .model import EXAMPLES, SHARE_LIMIT, Workspace, decode_share, encode_share
 from .timeline import LaneLayout, Timeline
+from .watch import Watcher
 
-STRATEGIES = ("none", "index", "fingerprint", "lineage")
 SLICE_BUDGET = 0.035  # s of work between two yields to the browser
 AUTO_AUDIT_BYTES = 2_000_000  # inputs up to this size are audited right away; larger on request
 SHARE_PRECHECK = 40  # a text this many times SHARE_LIMIT cannot compress enough: don't try
@@ -108,8 +109,6 @@ class App:
         # drops made while Python was booting, then every later one
         window.relayscopeFiles.setDropHandler(self.listeners.proxy(self.safe(self.on_drop)))
         # issue 12: "Watch file…" / "Watch folder…" and window.relayscopeWatch (watch.py)
-        from .watch import Watcher
-
         self.watcher = Watcher(self)
         self.watcher.start()
 

@@ -24,20 +24,17 @@ import msgspec
 
 from .. import relay as R
 from .. import trace as T
-from ..analysis import Analyzer
-from ..audit import Inventory, StrategyAudit, audit_relays
-from ..formats import detect
-from ..formats.session import group_files, translate_session
-from ..lanes import MAIN
+from ..analysis import SLICE_BYTES, Analyzer
+from ..audit import StrategyAudit
+from ..lanes import MAIN, Lane, lane_label
 from ..live import LiveFiles
+from ..multifile import audit_steps, group_files, merge_audits, translate_session
 from ..present import summary
 from ..translator import STRATEGIES
 
-SLICE_BYTES: Final = 512 * 1024  # per generator step: a few ms in CPython, well under 100 ms in Pyodide
 SHARE_LIMIT: Final = 100_000  # characters of URL fragment; longer links break in chat apps and proxies
 SEARCH_SLICE: Final = 2000  # relays per slice of the search index
 SPLIT_SHARE: Final = 0.1  # of the progress bar: splitting the input into lines
-INVENTORY_SHARE: Final = 0.1  # of the audit's progress: the inventory
 FP_COLORS: Final = 12
 
 Text = str | bytes
@@ -184,11 +181,7 @@ class AuditView:
     first_dup_block: str | None
 
 
-RESET_MARKS: Final = {
-    T.CONTEXT_SWITCH: "context switch: fingerprint changed, index reset to 0",
-    T.SHRINK: "reset: content array shrank below the index",
-    T.TURN_END: "turn end: de-dup state reset",
-}
+RESET_MARKS: Final = T.RESET_LABELS
 _any: Final = msgspec.json.Decoder()
 
 
@@ -215,8 +208,7 @@ class Workspace:
     audit: list[AuditView] | None = None
     lines_total: int = 0
     _input: _Input | None = None
-    _lane_meta: dict[str, Any] = field(default_factory=dict)  # lane id -> lanes.Lane (sessions)
-    _file_lanes: dict[str, str] = field(default_factory=dict)
+    _lane_meta: dict[str, Lane] = field(default_factory=dict)  # lane id -> what the lanes layer knows
     _step_of_seq: list[int] = field(default_factory=list)
     _step_index: dict[tuple[str | None, int], int] = field(default_factory=dict)
     _by_tool_use: dict[str, int] = field(default_factory=dict)
@@ -224,7 +216,6 @@ class Workspace:
     _lane_ids: set[str] = field(default_factory=set)
     _haystack: list[str] | None = None
     _lane_views: dict[str, LaneView] = field(default_factory=dict)
-    _spawn_input: dict[str, dict[str, Any]] = field(default_factory=dict)
     _live: Analyzer | LiveFiles | None = None  # the translator a watched input is fed to (issue 12)
     _live_rest: dict[str | None, bytes] = field(default_factory=dict)  # per file: a partial last line
 
@@ -272,13 +263,11 @@ class Workspace:
             return
         if self._input.single:
             analyzer = Analyzer(strategy, self._input.fmt, trace=True)
-            yield from _feed(analyzer, self._input.files[None])
+            yield from analyzer.feed_steps(self._input.files[None], SLICE_BYTES)
             self.format = analyzer.format
             self.relays, self.trace = analyzer.relays, analyzer.trace
             self.errors = [ErrorView(None, line, msg) for line, msg in analyzer.errors]
-            translator = analyzer.translator
-            self._lane_meta = dict(getattr(getattr(translator, "lanes", None), "lanes", {}) or {})
-            self._file_lanes = {}
+            self._lane_meta = dict(analyzer.lanes)
         else:
             yield 0.0
             yield from self._run_files(strategy)
@@ -294,7 +283,7 @@ class Workspace:
         steps: list[T.TraceStep] = []
         errors: list[ErrorView] = []
         formats = []
-        self._lane_meta, self._file_lanes = {}, {}
+        self._lane_meta = {}
         total = sum(len(c) for c in files.values()) or 1
         done = 0
         for g in groups:
@@ -302,14 +291,14 @@ class Workspace:
                 result = translate_session(g.files, strategy, trace=True)
                 formats.append("session")
                 self._lane_meta.update(result.lanes)
-                self._file_lanes.update(result.file_lanes)
                 seqs_from, new_relays, new_steps = len(relays), result.relays, result.trace
                 errors.extend(ErrorView(f, line, msg) for f, line, msg in result.errors)
             else:
                 a = Analyzer(strategy, g.format, trace=True, file=g.name)
-                for _ in _feed(a, self._input.files[g.name]):
+                for _ in a.feed_steps(self._input.files[g.name], SLICE_BYTES):
                     pass
                 formats.append(a.format or g.format)
+                self._lane_meta.update(a.lanes)
                 seqs_from, new_relays, new_steps = len(relays), a.relays, a.trace
                 errors.extend(ErrorView(g.name, line, msg) for line, msg in a.errors)
             if seqs_from:  # one seq space across groups
@@ -413,14 +402,13 @@ class Workspace:
             self.format = live.format
             self.relays, self.trace = live.relays, live.trace
             self.errors = [ErrorView(None, line, msg) for line, msg in live.errors]
-            t = live.translator
-            self._lane_meta = dict(getattr(getattr(t, "lanes", None), "lanes", {}) or {})
+            self._lane_meta = dict(live.lanes)
         else:
             self.trace = live.trace
             self.errors = [ErrorView(f, line, msg) for f, line, msg in live.errors]
             formats = live.formats()
             self.format = formats.pop() if len(formats) == 1 else ("mixed" if formats else None)
-            self._lane_meta, self._file_lanes = live.lanes(), live.file_lanes()
+            self._lane_meta = live.lanes()
         self.lines_total = sum(len(lines) for lines in self._input.files.values())
 
     def _rerun_live(self, strategy: str) -> Iterator[float]:
@@ -428,7 +416,14 @@ class Workspace:
         assert self._input is not None
         live = self._live = self._new_live(strategy)
         if isinstance(live, Analyzer):
-            yield from _feed(live, self._input.files[None], finish=False)
+            lines = self._input.files[None]
+            budget = 0
+            for i, line in enumerate(lines):
+                live.feed_line(line)
+                budget += len(line)
+                if budget >= SLICE_BYTES:
+                    budget = 0
+                    yield i / len(lines)
         else:
             self.relays = live.feed_many({str(k): b"".join(x + b"\n" for x in v)
                                           for k, v in self._input.files.items() if k is not None})
@@ -475,16 +470,16 @@ class Workspace:
         self._lane_ids = {lane.id for lane in self.lanes}
 
     def _build_lanes(self) -> list[LaneView]:
-        self._lane_views, self._spawn_input = {}, {}
+        self._lane_views = {}
         return self._grow_lanes(self.relays)
 
     def _grow_lanes(self, relays: list[R.Relay]) -> list[LaneView]:
         """The lane cards, with ``relays`` (new since the last call) counted in."""
-        lanes, spawn_input = self._lane_views, self._spawn_input
+        lanes = self._lane_views
         for r in relays:
             lane = lanes.get(r.lane)
             if lane is None:
-                lane = lanes[r.lane] = self._new_lane(r.lane, spawn_input)
+                lane = lanes[r.lane] = self._new_lane(r.lane)
             lane.relay_count += 1
             if isinstance(r, R.LaneStart):
                 lane.label = r.label or lane.label
@@ -500,46 +495,23 @@ class Workspace:
                 lane.cache_creation_tokens += r.cache_creation_input_tokens
             elif isinstance(r, R.TurnComplete) and r.cost_usd is not None:
                 lane.cost_usd = (lane.cost_usd or 0.0) + float(r.cost_usd)
-            elif isinstance(r, R.ToolUse) and r.name in ("Task", "Agent"):
-                try:
-                    value = _any.decode(r.input) if r.input else {}
-                except msgspec.DecodeError:
-                    value = {}
-                spawn_input[r.id] = value if isinstance(value, dict) else {}
-                if r.id in lanes:
-                    self._describe(lanes[r.id], spawn_input)
         for lane in lanes.values():
             lane.spawn_seq = self._by_tool_use.get(lane.id)
             lane.result_seq = self._by_tool_result.get(lane.id)
-            self._describe(lane, spawn_input)
         ordered = sorted(lanes.values(), key=lambda v: (v.id != MAIN,))  # main first, else by appearance
         return ordered
 
-    def _new_lane(self, lane_id: str, spawn_input: dict[str, dict[str, Any]]) -> LaneView:
+    def _new_lane(self, lane_id: str) -> LaneView:
         meta = self._lane_meta.get(lane_id)
-        view = LaneView(lane_id, "main agent" if lane_id == MAIN else lane_id)
+        view = LaneView(lane_id, lane_label(MAIN, None, None) if lane_id == MAIN else lane_id)
         if meta is not None:
             view.label = meta.label
             view.agent_type, view.description = meta.agent_type, meta.description
             view.depth, view.parent, view.inferred = meta.depth, meta.parent, meta.inferred
-        files = [f for f, lane in self._file_lanes.items() if lane == lane_id]
-        view.file = files[0] if files else None
+            view.file = meta.file
         if lane_id != MAIN and view.parent is None and meta is None:
             view.parent, view.depth = MAIN, 1
         return view
-
-    @staticmethod
-    def _describe(lane: LaneView, spawn_input: dict[str, dict[str, Any]]) -> None:
-        info = spawn_input.get(lane.id)
-        if not info:
-            return
-        agent_type = info.get("subagent_type")
-        description = info.get("description")
-        lane.agent_type = lane.agent_type or (agent_type if isinstance(agent_type, str) else None)
-        lane.description = lane.description or (description if isinstance(description, str) else None)
-        if lane.label == lane.id:
-            kind = lane.agent_type or "sub-agent"
-            lane.label = f"{kind}: {lane.description}" if lane.description else kind
 
     # -- rows --------------------------------------------------------------------------------
 
@@ -664,39 +636,17 @@ class Workspace:
     # -- audit -----------------------------------------------------------------------------
 
     def run_audit(self) -> Iterator[float]:
-        """Every strategy against one inventory of the input's content blocks."""
+        """Every strategy against one inventory of the input's content blocks: the one audit
+        entry point (``multifile.audit_steps``), on the input exactly as it was translated."""
         if self._input is None:
             raise ValueError("nothing loaded")
-        names = list(STRATEGIES)
-        results: list[StrategyAudit] = []
+        source: list[bytes] | dict[str, bytes]
         if self._input.single:
-            lines = self._input.files[None]
-            if (self.format or detect(lines[:8])) == "sse":
-                self.audit = []
-                yield 1.0
-                return
-            inv = Inventory()
-            budget = 0
-            for number, line in enumerate(lines, 1):
-                inv.add_line(number, line)
-                budget += len(line)
-                if budget >= SLICE_BYTES:
-                    budget = 0
-                    yield INVENTORY_SHARE * number / len(lines)
-            items = inv.finish()
-            for k, name in enumerate(names):
-                a = Analyzer(name, self._input.fmt if self._input.fmt != "auto" else (self.format or "auto"))
-                for p in _feed(a, lines):
-                    yield INVENTORY_SHARE + (1 - INVENTORY_SHARE) * (k + p) / len(names)
-                results.append(audit_relays(name, a.relays, items))
+            source = self._input.files[None]
         else:
-            files = {k: b"\n".join(v) for k, v in self._input.files.items() if k is not None}
-            from ..formats.session import audit_session
-
-            for k, name in enumerate(names):
-                results.extend(audit_session(files, [name]))
-                yield (k + 1) / len(names)
-        self.audit = [_audit_view(a) for a in results]
+            source = {k: b"\n".join(v) for k, v in self._input.files.items() if k is not None}
+        groups = yield from audit_steps(source, fmt=self._input.fmt)
+        self.audit = [_audit_view(a) for a in merge_audits(groups)]
         yield 1.0
 
     # -- export ----------------------------------------------------------------------------
@@ -717,20 +667,6 @@ class Workspace:
     def source_text(self) -> str | None:
         data = self.source_bytes()
         return None if data is None else data.decode("utf-8", "replace")
-
-
-def _feed(a: Analyzer, lines: list[bytes], finish: bool = True) -> Iterator[float]:
-    """Feed lines in slices of about SLICE_BYTES, yielding progress after each."""
-    total = len(lines) or 1
-    budget = 0
-    for i, line in enumerate(lines):
-        a.feed_line(line)
-        budget += len(line)
-        if budget >= SLICE_BYTES:
-            budget = 0
-            yield i / total
-    if finish:
-        a.finish()
 
 
 def _split_into(data: bytes, out: list[bytes]) -> Iterator[float]:

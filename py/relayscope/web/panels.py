@@ -10,22 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import trace as T
 from .dom import Element, clear, fmt_int, h
 from .model import fp_color
 
-DECISIONS = {
-    "emit": "emitted",
-    "partial": "partly emitted",
-    "skip": "skipped (duplicate)",
-    "ignore": "ignored",
-    "error": "unreadable",
-    "consumed": "part of a multi-line event",
-}
-RESETS = {
-    "context_switch": "context switch: the first-block fingerprint changed, the index went back to 0",
-    "shrink": "reset: the content array shrank below the index",
-    "turn_end": "turn end: all de-dup state reset",
-}
+DECISIONS = T.DECISION_LABELS
+RESETS = T.RESET_LABELS
 MAX_ERRORS_LISTED = 200
 
 

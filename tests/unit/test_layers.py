@@ -1,0 +1,145 @@
+"""The package's layers (issue 8): every import points down, no cycles, no imports hidden in
+functions. Read from the source with ``ast``, so a new module or import is checked as it lands.
+
+    wire, relay, _bounded -> trace, lanes, present -> emitter, translator -> formats
+    -> analysis, audit -> multifile, live -> cli, follow, web
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from _corpus import ROOT
+
+PACKAGE = ROOT / "py" / "relayscope"
+
+# layer of each module; a module may import its own layer or lower ones (never a cycle)
+LAYERS: dict[str, int] = {
+    "relayscope": 0,
+    "relayscope._bounded": 0,
+    "relayscope.wire": 0,
+    "relayscope.relay": 0,
+    "relayscope.trace": 1,
+    "relayscope.lanes": 1,
+    "relayscope.present": 1,
+    "relayscope.emitter": 2,
+    "relayscope.translator": 2,
+    "relayscope.formats": 3,
+    "relayscope.formats.sse": 3,
+    "relayscope.formats.session": 3,
+    "relayscope.analysis": 4,
+    "relayscope.audit": 4,
+    "relayscope.multifile": 5,
+    "relayscope.live": 5,
+    "relayscope.cli": 6,
+    "relayscope.follow": 6,
+    "relayscope.__main__": 6,
+    "relayscope.web": 6,
+    "relayscope.web.model": 6,
+    "relayscope.web.dom": 6,
+    "relayscope.web.panels": 6,
+    "relayscope.web.timeline": 6,
+    "relayscope.web.app": 6,
+    "relayscope.web.main": 6,
+    "relayscope.web.watch": 6,
+}
+# Browser-only modules that import inside functions on purpose, and why. main.py imports the
+# package only once micropip has installed it; app.py takes pyodide.ffi where a callback needs it
+# (it exists only in the browser). Neither imports its way around a cycle in the core.
+LATE_IMPORTS_ALLOWED = {"relayscope.web.main", "relayscope.web.app"}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def targets(name: str, node: ast.Import | ast.ImportFrom) -> list[str]:
+    """The relayscope modules an import statement names."""
+    if isinstance(node, ast.Import):
+        found = [a.name for a in node.names]
+    elif node.level == 0:
+        found = [node.module or ""]
+        found += [f"{node.module}.{a.name}" for a in node.names]
+    else:
+        package = name.split(".") if MODULES[name].name == "__init__.py" else name.split(".")[:-1]
+        base = ".".join(package[: len(package) - node.level + 1])
+        head = f"{base}.{node.module}" if node.module else base
+        found = [head] + [f"{head}.{a.name}" for a in node.names]
+    return sorted({t for t in found if t in MODULES})
+
+
+def imports(name: str, source: str | None = None) -> list[tuple[str, int]]:
+    """(target, line) for every relayscope import of a module, wherever it is."""
+    tree = ast.parse(MODULES[name].read_text(encoding="utf-8") if source is None else source)
+    return [(t, node.lineno) for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom)
+            for t in targets(name, node)]
+
+
+def upward(name: str, source: str | None = None) -> list[tuple[str, int]]:
+    return [(t, line) for t, line in imports(name, source) if LAYERS[t] > LAYERS[name]]
+
+
+def late(name: str, source: str | None = None) -> list[int]:
+    """Lines of imports inside a function."""
+    tree = ast.parse(MODULES[name].read_text(encoding="utf-8") if source is None else source)
+    return [n.lineno for f in ast.walk(tree) if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+            for n in ast.walk(f) if isinstance(n, ast.Import | ast.ImportFrom)]
+
+
+def test_every_module_has_a_layer() -> None:
+    assert set(MODULES) == set(LAYERS)
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_imports_point_down(name: str) -> None:
+    assert upward(name) == [], f"{name} imports from a higher layer"
+
+
+@pytest.mark.parametrize("name", sorted(set(MODULES) - LATE_IMPORTS_ALLOWED))
+def test_no_import_inside_a_function(name: str) -> None:
+    assert late(name) == [], f"{name} imports inside a function"
+
+
+def test_no_import_cycle() -> None:
+    graph = {name: {t for t, _ in imports(name) if t != name} for name in MODULES}
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(n: str) -> None:
+        state[n] = 1
+        stack.append(n)
+        for m in sorted(graph[n]):
+            if state.get(m) == 1:
+                raise AssertionError("import cycle: " + " -> ".join([*stack[stack.index(m):], m]))
+            if m not in state:
+                visit(m)
+        stack.pop()
+        state[n] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name)
+
+
+def test_the_core_never_imports_the_web_or_the_cli() -> None:
+    core = [n for n in MODULES if LAYERS[n] < 6]
+    bad = [(n, t) for n in core for t, _ in imports(n) if t.startswith("relayscope.web") or t == "relayscope.cli"]
+    assert bad == []
+    assert not [t for t, _ in imports("relayscope.cli") if t.startswith("relayscope.web")]
+
+
+def test_the_checker_sees_what_issue_8_found() -> None:
+    # formats/session.py used to import the orchestration above it from inside functions
+    source = ("from ..translator import Translator\n\n"
+              "def translate_files():\n    from ..analysis import Analyzer\n    from ..audit import inventory\n")
+    assert upward("relayscope.formats.session", source) == [("relayscope.analysis", 4), ("relayscope.audit", 5)]
+    assert late("relayscope.formats.session", source) == [4, 5]
+    assert upward("relayscope.formats.session", "from .. import relay as R\n") == []
