@@ -338,3 +338,15 @@ def test_live_files_take_bytes_in_any_interleaving() -> None:
         return dict(out)
 
     assert plain(relays) == plain(result.relays)
+
+
+def test_a_session_folder_written_before_the_follow_starts_gives_the_one_shot_output(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    for name, content in nested_session(meta_only=True).items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        # each line ended, as Claude Code writes them (a last line without one waits to the end)
+        (root / name).write_bytes(content + b"\n" if name.endswith(".jsonl") else content)
+    got = one_shot("translate", "--follow", str(root), "--idle-exit", "0")
+    want = one_shot("translate", str(root))
+    assert got.returncode == want.returncode == 0
+    assert got.stdout == want.stdout  # the whole backlog in one look: sub-agent files right after their spawn
