@@ -30,7 +30,7 @@ from relayscope.live import LiveFiles
 from relayscope.multifile import translate_files
 
 EXAMPLES = ROOT / "static" / "examples"
-IDLE = "2"  # seconds with nothing new before the follower exits; the writers pause far less
+IDLE = "3"  # seconds with nothing new before the follower exits; the writers pause far less
 GAP = 0.001
 
 
@@ -177,12 +177,14 @@ def test_a_truncated_file_is_reported_and_followed_from_its_new_start(tmp_path: 
     n_first = len(one_shot("translate", str(target)).stdout.splitlines())
     proc = start_following(target, "--idle-exit", IDLE)
     got_first = read_records(proc, n_first - 1)  # all but what only the end settles
-    target.write_bytes(second[:40])  # shorter: truncated, then the rest appended
+    target.write_bytes(second[:40])  # shorter: truncated; the rest appended once it is noticed
+    assert proc.stderr is not None
+    said = proc.stderr.readline()
+    assert b"truncated" in said and b"following it from its new start" in said
     with target.open("ab") as stream:
         stream.write(second[40:])
     out, err = finish(proc)
     assert proc.returncode == 0, err.decode()
-    assert b"truncated" in err and b"following it from its new start" in err
     rest = [json.loads(x) for x in out.splitlines()]
     seqs = [r["seq"] for r in got_first + rest]
     assert seqs == list(range(len(seqs)))  # one seq space across the restart

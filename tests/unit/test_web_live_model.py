@@ -54,6 +54,7 @@ def test_appending_a_file_in_pieces_shows_what_loading_it_shows(name: str) -> No
         seen = new.stop
     live.finish_live()
     assert view(live) == view(whole)
+    assert live.source_bytes() == whole.source_bytes() == data
 
 
 def test_each_append_translates_only_the_new_lines() -> None:
@@ -110,3 +111,18 @@ def test_another_strategy_while_watching_goes_on_from_what_was_read() -> None:
 def test_append_needs_start_live(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="start_live"):
         Workspace().append(b"{}\n")
+
+
+def test_a_last_line_without_newline_is_shown_when_the_watch_stops() -> None:
+    data = (EXAMPLES / "index-bug.ndjson").read_bytes().rstrip(b"\n")
+    ws = Workspace()
+    ws.start_live("i")
+    ws.append(data)
+    before = ws.step_count()
+    new = ws.finish_live()
+    assert ws.step_count() == before + 1 and len(new) > 0  # the last line, then the end of input
+    whole = Workspace()
+    for _ in whole.load(data):
+        pass
+    assert view(ws) == view(whole)
+    assert ws.source_bytes() == whole.source_bytes()

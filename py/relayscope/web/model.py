@@ -359,6 +359,7 @@ class Workspace:
         self._live_rest = {}
         for key, rest in rests.items():
             input_.files.setdefault(key, []).append(rest)
+            input_.trailing_newline = False
         if isinstance(live, Analyzer):
             live.feed_text(rests.get(None, b""))
             live.finish()
@@ -385,6 +386,7 @@ class Workspace:
         whole = rest[:cut]
         if whole:
             self._input.files.setdefault(key, []).extend(whole[:-1].split(b"\n"))
+            self._input.trailing_newline = True  # what is kept ends with a line's newline
         return whole
 
     def _feed_live(self, changes: Mapping[str | None, bytes]) -> None:
