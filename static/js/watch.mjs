@@ -42,7 +42,7 @@ async function list(dir, prefix = "") {
 function support() {
   if (!window.isSecureContext) return "the page is not served over https or from localhost";
   if (typeof window.showOpenFilePicker !== "function" || typeof window.showDirectoryPicker !== "function") {
-    return "this browser has no File System Access API (showOpenFilePicker / showDirectoryPicker)";
+    return "this browser does not have it (no showOpenFilePicker / showDirectoryPicker)";
   }
   return "";
 }
