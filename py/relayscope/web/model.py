@@ -418,14 +418,7 @@ class Workspace:
         assert self._input is not None
         live = self._live = self._new_live(strategy)
         if isinstance(live, Analyzer):
-            lines = self._input.files[None]
-            budget = 0
-            for i, line in enumerate(lines):
-                live.feed_line(line)
-                budget += len(line)
-                if budget >= SLICE_BYTES:
-                    budget = 0
-                    yield i / len(lines)
+            yield from live.feed_steps(self._input.files[None], SLICE_BYTES, finish=False)
         else:
             self.relays = live.feed_many({str(k): b"".join(x + b"\n" for x in v)
                                           for k, v in self._input.files.items() if k is not None})
