@@ -252,3 +252,22 @@ def test_a_long_file_is_read_a_slice_at_a_time_and_ends_as_the_whole(app) -> Non
     ws = model_after(data)
     assert app.relay_count() == len(ws.relays)
     assert app.lanes() == [v.id for v in ws.lanes]
+
+
+def test_another_strategy_while_watching_goes_on_from_what_was_read(app) -> None:
+    page = app.page
+    lines = (EXAMPLES_DIR / "real-subagents.jsonl").read_bytes().splitlines(keepends=True)
+    head, more = b"".join(lines[:60]), b"".join(lines[60:120])
+    name = "w9/run.jsonl"
+    write(page, name, head, fresh=True)
+    watch(page, name)
+    read_up_to(page, len(head))
+    app.strategy("index")
+    write(page, name, more)
+    read_up_to(page, len(head) + len(more))
+    ws = Workspace()
+    ws.start_live("x", strategy="index")
+    ws.append(head + more)
+    assert app.relay_count() == len(ws.relays)
+    assert app.testid("strategy").input_value() == "index"
+    assert page.get_attribute("html", "data-watch") == "watching"
