@@ -171,6 +171,8 @@ def _follow(command: str, args: argparse.Namespace, paths: list[str]) -> int | N
         raise UsageError("--follow takes one FILE or DIR (stdin is always read live)")
     if not os.path.exists(paths[0]):
         raise UsageError(f"{paths[0]}: No such file or directory")
+    if not (os.path.isfile(paths[0]) or os.path.isdir(paths[0])):
+        raise UsageError(f"{paths[0]}: --follow reads a regular file or a folder (a pipe is read live without it)")
     writer = Writer(sys.stdout.buffer, args.format, live=True) if command == "translate" else None
     outcome = follow.run(paths[0], args, writer)
     return INTERRUPTED if outcome.interrupted else INPUT_ERRORS if outcome.failed else OK

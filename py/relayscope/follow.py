@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import stat
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -64,6 +65,8 @@ class Tail:
             st = os.stat(self.path)
         except OSError:
             return Change()  # gone for now (being replaced): wait for it to come back
+        if not stat.S_ISREG(st.st_mode):
+            return Change()  # a FIFO or device in a followed folder: never opened (it could block)
         identity = (st.st_dev, st.st_ino)
         restart = None
         if self.identity is not None and identity != self.identity:

@@ -352,3 +352,18 @@ def test_a_session_folder_written_before_the_follow_starts_gives_the_one_shot_ou
     want = one_shot("translate", str(root))
     assert got.returncode == want.returncode == 0
     assert got.stdout == want.stdout  # the whole backlog in one look: sub-agent files right after their spawn
+
+
+def test_following_a_pipe_is_a_usage_error_and_a_fifo_in_a_folder_is_never_opened(tmp_path: Path) -> None:
+    fifo = tmp_path / "proj" / "pipe.jsonl"
+    fifo.parent.mkdir()
+    os.mkfifo(fifo)
+    got = one_shot("translate", "--follow", str(fifo), "--idle-exit", "0")
+    assert got.returncode == 2 and b"regular file or a folder" in got.stderr
+    data = (EXAMPLES / "index-bug.ndjson").read_bytes()
+    (fifo.parent / "run.ndjson").write_bytes(data)
+    got = one_shot("translate", "--follow", str(fifo.parent), "--idle-exit", "0")  # would hang on the FIFO
+    assert got.returncode == 0
+    relays = [json.loads(x) for x in got.stdout.splitlines()]
+    assert {r.pop("file") for r in relays} == {str(fifo.parent / "run.ndjson")}
+    assert relays == [json.loads(x) for x in one_shot("translate", str(fifo.parent / "run.ndjson")).stdout.splitlines()]
