@@ -9,6 +9,7 @@ sleeps. What the page shows is checked against the CLI and the web model in this
 
 from __future__ import annotations
 
+import base64
 import json
 import sys
 from pathlib import Path
@@ -25,7 +26,7 @@ SESSION = EXAMPLES_DIR / "real-session.jsonl"
 INTERVAL_MS = 150
 
 # window.__watch: handles by name, so Python can name them across evaluate() calls
-OPFS_WRITE = """async ({path, text, fresh}) => {
+OPFS_WRITE = """async ({path, b64, fresh}) => {
   window.__watch = window.__watch || {};
   let dir = await navigator.storage.getDirectory();
   const parts = path.split("/");
@@ -33,7 +34,7 @@ OPFS_WRITE = """async ({path, text, fresh}) => {
   const handle = await dir.getFileHandle(parts[parts.length - 1], {create: true});
   const writable = await handle.createWritable({keepExistingData: !fresh});
   if (!fresh) await writable.seek((await handle.getFile()).size);
-  await writable.write(text);
+  await writable.write(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
   await writable.close();
   window.__watch[path] = handle;
 }"""
@@ -46,7 +47,7 @@ OPFS_DIR = """async (path) => {
 
 
 def write(page, path: str, data: bytes, fresh: bool = False) -> None:
-    page.evaluate(OPFS_WRITE, {"path": path, "text": data.decode("utf-8"), "fresh": fresh})
+    page.evaluate(OPFS_WRITE, {"path": path, "b64": base64.b64encode(data).decode(), "fresh": fresh})
 
 
 def watch(page, path: str) -> None:
@@ -87,7 +88,8 @@ def test_a_watched_file_grows_rows_lanes_counts_and_steps_as_lines_land(app) -> 
     lines = data.splitlines(keepends=True)
     third = len(lines) // 3
     first = b"".join(lines[:third])
-    cut = len(b"".join(lines[:2 * third])) + len(lines[2 * third]) // 2  # the second write ends inside a line
+    at = len(b"".join(lines[:2 * third]))
+    cut = next(i for i in range(at, len(data)) if data[i] & 0xC0 == 0x80)  # inside a line and a UTF-8 character
     name = "w1/session.jsonl"
     write(page, name, first, fresh=True)
     watch(page, name)
