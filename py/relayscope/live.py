@@ -37,7 +37,7 @@ from .analysis import AUTO, Analyzer
 from .formats import FORMATS, sniff_line
 from .formats.session import SessionTranslator
 from .lanes import Lane
-from .multifile import agent_file_id, file_head, meta_file_id, read_meta
+from .multifile import agent_file_id, file_head, meta_file_id, read_meta, result_links
 
 _SNIFF_LINES: Final = 8
 TRANSCRIPT_SUFFIXES: Final = (".jsonl", ".ndjson")
@@ -217,10 +217,19 @@ class LiveFiles:
         return out
 
     def _children_first(self, s: _Session, line: bytes) -> list[R.Relay]:
-        """Before a spawn's result: the lines of its sub-agent file read so far."""
+        """Before a spawn's result: the lines of its sub-agent file read so far. A file that
+        only this result links (its ``agentId``: no meta file, a reworded prompt) is linked
+        here, so that it too comes before the result that ends its lane."""
         if b"tool_result" not in line:
             return []
         out: list[R.Relay] = []
+        if s.waiting and b"agentId" in line:
+            names = {f.agent_id for f in s.waiting}
+            found = {a: spawn for a, spawn in result_links(line).items() if a in names}
+            for agent, spawn in found.items():
+                s.t.link_agent(agent, spawn)
+            if found:
+                out.extend(self._link_waiting(s, final=False))
         for f in self.files.values():
             if f.session is s and f.kind == "agent" and f.lane is not None and f.pending \
                     and f.lane.encode() in line:

@@ -606,3 +606,8 @@ def file_head(lines: list[bytes]) -> tuple[str | None, str | None]:
     """The ``sessionId`` and the first user prompt found in these lines of a file."""
     s = _scan_file(lines)
     return s.session_id, s.first_prompt
+
+
+def result_links(line: bytes) -> dict[str, str]:
+    """``{agentId: spawn id}`` that one record's spawn results name (``toolUseResult``)."""
+    return _scan_file([line]).agent_results

@@ -250,8 +250,9 @@ def per_file(ndjson: bytes) -> dict[str, list[dict[str, Any]]]:
 def nested_session_events(root: Path, link: str = "prompt") -> list[tuple[Path, bytes]]:
     """tests/unit/test_session.py's nested session (main spawns a1, which spawns a2), written in
     the order the agents run: each sub-agent file appears after its spawning call. ``link``:
-    what ties a sub-agent file to its call before the call's result is written: its first
-    prompt (CLI 2.0/2.1 files) or an ``agent-<id>.meta.json`` written at the spawn (2.1.x)."""
+    what ties a sub-agent file to its call: its first prompt (CLI 2.0/2.1 files), an
+    ``agent-<id>.meta.json`` written at the spawn (2.1.x), or only the ``agentId`` in the
+    spawn's result, written after the sub-agent's last line."""
     files = nested_session(meta_only=link == "meta", same_prompt=link == "prompt")
     lines = {name: content.split(b"\n") for name, content in files.items() if name.endswith(".jsonl")}
     names = ("s1.jsonl", "s1/subagents/agent-a1.jsonl", "s1/subagents/agent-a2.jsonl")
@@ -267,7 +268,7 @@ def nested_session_events(root: Path, link: str = "prompt") -> list[tuple[Path, 
     return events
 
 
-@pytest.mark.parametrize("link", ["prompt", "meta"])
+@pytest.mark.parametrize("link", ["prompt", "meta", "agentId"])
 def test_a_session_folder_followed_as_its_agents_run(tmp_path: Path, link: str) -> None:
     root = tmp_path / "proj"
     root.mkdir()
