@@ -11,14 +11,20 @@ here); complete lines are translated at once, a partial last line waits for its 
   :class:`~relayscope.formats.session.SessionTranslator` per session, each file read in its own
   context (``SessionTranslator.feed_file_line``).
 * A sub-agent file joins as a lane when something links it to its spawning call, by the rules
-  ``multifile.translate_session`` uses (meta file, a result's ``agentId``, the call's prompt): until then,
-  and until that call has been fed, its lines wait. At :meth:`finish` a file nothing linked gets
-  a lane of its own (as the one-shot translation gives orphans).
+  ``multifile.translate_session`` uses (meta file, a result's ``agentId``, the call's prompt):
+  until then, and until that call has been fed, its lines wait. A spawn's result is never fed
+  before the lines of its sub-agent file at hand (:meth:`LiveFiles._children_first`; a file only
+  that result's ``agentId`` links is linked there), so its lane ends at the result as in the
+  one-shot translation. At :meth:`finish` a file nothing linked gets a lane of its own (as the
+  one-shot translation gives orphans).
 
 Order: relays come in the order their lines arrive, so parallel sub-agents interleave as they
-run. Translating the finished files at once (``multifile.translate_files``) emits each sub-agent file right
-after its spawning call instead; per file, the relays are the same, in the same order (the
-tests compare them). All groups share one seq space, in arrival order.
+run. Translating the finished files at once (``multifile.translate_files``) emits each
+sub-agent file right after its spawning call instead; per file, the relays are the same, in the
+same order (the tests compare them). All groups share one seq space, in arrival order.
+
+State: per file, its partial last line and the lines not fed yet (format unknown, sub-agent not
+linked); per session, its translator; the trace and errors so far. Nothing resets.
 
 Must not: do I/O, or re-translate what was fed.
 """
