@@ -80,6 +80,8 @@ def test_relay_count_and_exports_equal_the_cli_for_every_strategy(app) -> None:
 def test_stepping_shows_the_index_pointer_fingerprints_and_decision(app) -> None:
     app.example("index-bug", strategy="index")
     page = app.page
+    assert app.step_position() == "4 / 6"  # the example opens on the block it loses (issue 10)
+    app.testid("step-first").click()
     assert app.step_position() == "1 / 6"
     assert app.testid("step-prev").is_disabled() and app.testid("step-first").is_disabled()
     app.testid("step-next").click()  # line 2: three blocks, index 0 -> 3
@@ -201,7 +203,7 @@ def test_theme_toggle_and_a_narrow_screen(app) -> None:
 
 
 def test_a_share_link_reproduces_the_view_on_another_page(app, visit, site, request_log) -> None:
-    app.example("index-bug", strategy="index")
+    app.open_files([INDEX_BUG], strategy="index")  # a file: the link carries the transcript
     page = app.page
     page.click('.row[data-seq="2"] .summary')  # selects the row (and its step)
     page.click('[data-testid="step-first"]')
@@ -222,9 +224,9 @@ def test_a_share_link_reproduces_the_view_on_another_page(app, visit, site, requ
     request_log.assert_same_origin()
     assert not [u for u in request_log.urls() if "v1." in u or "Sub-agent" in u]
     assert len(text) > 0
-    # a changed view makes the old link stale
+    # a changed view: the link follows it (issue 10)
     app.testid("step-next").click()
-    assert not app.testid("share-link").is_visible()
+    assert app.testid("share-link").is_visible() and "step=5" in app.testid("share-link").get_attribute("href")
 
 
 def test_a_transcript_too_large_for_a_link_is_offered_as_downloads(app) -> None:
@@ -238,7 +240,8 @@ def test_a_transcript_too_large_for_a_link_is_offered_as_downloads(app) -> None:
     app.paste(text)
     app.testid("share").click()
     assert app.testid("share-too-large").is_visible()
-    assert "too large for a link" in app.testid("share-too-large").text_content()
+    assert "too large to travel in a link" in app.testid("share-note").text_content()
+    assert app.testid("share-link").get_attribute("data-kind") == "fingerprint"
     with app.page.expect_download() as download:
         app.testid("download-source").click()
     assert Path(download.value.path()).read_text(encoding="utf-8") == text  # byte for byte

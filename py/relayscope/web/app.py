@@ -24,7 +24,6 @@ Must not: parse markup (see dom.py), fetch anything but what the user named (exa
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -36,13 +35,14 @@ from pyscript import document, window
 from ..translator import STRATEGIES
 from . import panels
 from .dom import Listeners, closest, download, fmt_int, js_object, show
-from .model import EXAMPLES, SHARE_LIMIT, Workspace, decode_share, encode_share
+from .embed import Links, save_theme, stored_theme, url_theme
+from .model import EXAMPLES, Workspace, decode_share
+from .share import EMBED_PARAMS
 from .timeline import LaneLayout, Timeline
 from .watch import Watcher
 
 SLICE_BUDGET = 0.035  # s of work between two yields to the browser
 AUTO_AUDIT_BYTES = 2_000_000  # inputs up to this size are audited right away; larger on request
-SHARE_PRECHECK = 40  # a text this many times SHARE_LIMIT cannot compress enough: don't try
 PASTE_DELAY_MS = 300
 FILTER_DELAY_MS = 150
 # A folder brings everything in it; we read the files that can be transcripts and say which not.
@@ -91,15 +91,16 @@ class App:
         self.type_counts: dict[str, int] = {}
         self.tasks: set[Any] = set()
         self.timers: dict[str, Any] = {}
-        self.share_text: str | None = None
         self.t_start = 0.0
+        self.links = Links(self)
 
     # -- start --------------------------------------------------------------------------------
 
     def start(self) -> None:
         self.wire()
+        self.links.wire()
         panels.examples(self.els["examples"], EXAMPLES)
-        self.apply_theme(window.localStorage.getItem("relayscope-theme") or "auto", save=False)
+        self.apply_theme(url_theme() or stored_theme(), save=False)
         load_ms = window.performance.now()
         self.root.dataset.loadMs = f"{load_ms:.0f}"
         self.els["load-time"].textContent = f"Python ready in {load_ms / 1000:.1f} s"
@@ -118,17 +119,28 @@ class App:
         params = {k: v[-1] for k, v in parse_qs(str(window.location.search)[1:]).items()}
         view = self.view_from(params)
         fragment = str(window.location.hash)[1:]
+        if fragment.startswith("file="):  # a view of a transcript too large for a link
+            try:
+                self.links.expect(fragment, view)
+            except ValueError as exc:
+                self.fail(str(exc))
+            return
         if fragment.startswith("v1."):
             try:
                 text, shared = decode_share(fragment)
             except ValueError as exc:
-                self.fail(f"This share link cannot be opened: {exc}")
+                self.fail(str(exc))
                 return
             merged = {**self.view_from({k: str(v) for k, v in shared.items()}), **view}
             name = str(shared.get("name") or "shared transcript")
             self.spawn(self.load(text, name=name, source={"kind": "share"}, view=merged))
         elif params.get("src"):
-            self.spawn(self.load_url(params["src"], {"kind": "src", "src": params["src"]}, view))
+            src = params["src"]
+            fetch = lambda: self.load_url(src, {"kind": "src", "src": src}, view)  # noqa: E731
+            if self.links.needs_consent(src):  # another site: say which, fetch only on consent
+                self.links.ask_src(src, fetch)
+            else:
+                self.spawn(fetch())
         elif params.get("example"):
             self.spawn(self.load_example(params["example"], view))
         elif self.els["file-input"].files.length or self.els["folder-input"].files.length:
@@ -409,7 +421,33 @@ class App:
         if ex is None:
             self.fail(f"There is no example called {example_id!r}.")
             return
+        view = dict(view or {})
+        view.setdefault("strategy", ex.strategy)
         await self.load_url(ex.path, {"kind": "example", "example": ex.id}, view)
+
+    def focus_example(self, example_id: str) -> None:
+        """Open an example where it makes its point: the step of the first block its strategy
+        loses (with the audit's line about it in view), or its first duplicated block."""
+        ex = next((x for x in EXAMPLES if x.id == example_id), None)
+        ws = self.ws
+        if ex is None or ws is None or not ex.focus or not ws.audit:
+            return
+        a = next((x for x in ws.audit if x.strategy == ws.strategy), None)
+        if a is None:
+            return
+        if ex.focus == "lost" and a.first_lost_line is not None:
+            self.go_step(ws.step_of_line(a.first_lost_file, a.first_lost_line))
+            kind = "lost"
+        elif ex.focus == "dup" and a.first_dup_seqs:
+            self.go_step(ws.step_of_seq(a.first_dup_seqs[-1]))
+            self.timeline.set_highlight(set(a.first_dup_seqs))
+            kind = "duplicated"
+        else:
+            return
+        note = self.els["audit-notes"].querySelector(f'li[data-strategy="{ws.strategy}"][data-kind="{kind}"]')
+        if note:
+            note.classList.add("focus")
+            note.scrollIntoView(js_object({"block": "nearest"}))
 
     # -- analysis -----------------------------------------------------------------------------------
 
@@ -425,11 +463,15 @@ class App:
         if size <= AUTO_AUDIT_BYTES and not await self.drive(ws.run_audit(), run, "Auditing every strategy…"):
             return
         self.ws, self.input_size = ws, size
+        view, link_note = self.links.match_pending(ws, view)
+        view = view or {}
+        if link_note:
+            notes = [*(notes or []), link_note]
+        self.links.reset()
         st = self.state
         st.strategy, st.source = ws.strategy, source
         st.text, st.types, st.lane = view.get("q", ""), set(view.get("types", [])), view.get("lane", "")
         st.row, st.expanded = None, False
-        self.share_text = None
         if source.get("kind") != "share" and str(window.location.hash):
             self.clear_hash()
         await asyncio.sleep(0)  # the model's last slice ends its task; the check below is a pass of its own
@@ -440,9 +482,12 @@ class App:
         notes = [not_transcript, *(notes or [])] if not_transcript else list(notes or [])
         self.notice(notes, error=bool(not_transcript))
         self.els["source"].textContent = f"{name} · {fmt_int(size)} bytes · {ws.format or '?'}"
-        self.els["examples-box"].open = False
+        if source.get("kind") != "example":  # the gallery stays open for the next pick
+            self.els["examples-box"].open = False
         if not await self.present(run, step=max(0, view.get("step", 1) - 1), row=view.get("row")):
             return
+        if source.get("kind") == "example" and "step" not in view and "row" not in view:
+            self.focus_example(source["example"])
         self.end(run, f"{fmt_int(len(ws.relays))} relay events from {fmt_int(ws.step_count())} lines")
 
     async def rerun(self, strategy: str, then: Any = None) -> None:
@@ -522,6 +567,7 @@ class App:
         if row is not None and 0 <= row < len(ws.relays):
             self.select_row(row, expanded=True, follow_step=False)
         self.go_step(step, scroll=row is None)
+        self.links.update_compare()
         return True
 
     # -- filters --------------------------------------------------------------------------------------
@@ -641,7 +687,8 @@ class App:
             self.draw_type_chips()
             self.set_lane_filter("")
         self.timeline.select(seq, st.expanded)
-        if follow_step and seq is not None and self.ws is not None:
+        # embed mode: the step the author chose stays until the reader uses the stepper
+        if follow_step and not self.links.embed and seq is not None and self.ws is not None:
             self.go_step(self.ws.step_of_seq(seq), scroll=False)
         self.sync_url()
 
@@ -800,9 +847,8 @@ class App:
             view["lane"] = st.lane
         return view
 
-    def sync_url(self) -> None:
-        if self.ws is None:
-            return
+    def url_params(self) -> dict[str, str]:
+        """The query string of the current view (and of how it is shown: embed, theme, panels)."""
         params = {k: str(v) for k, v in self.view_state().items()}
         if params.get("strategy") == "lineage":
             params.pop("strategy")
@@ -813,60 +859,26 @@ class App:
             params = {"example": src["example"], **params}
         elif src.get("kind") == "src":
             params = {"src": src["src"], **params}
-        query = urlencode(params)
+        here = {k: v[-1] for k, v in parse_qs(str(window.location.search)[1:]).items()}
+        params.update({k: here[k] for k in EMBED_PARAMS if k in here})
+        return params
+
+    def sync_url(self) -> None:
+        if self.ws is None:
+            return
+        query = urlencode(self.url_params())
         url = str(window.location.pathname) + (f"?{query}" if query else "") + str(window.location.hash)
         window.history.replaceState(None, "", url)
-        if self.share_text is not None:  # the link shown no longer matches the view
-            self.share_text = None
-            show(self.els["share-row"], False)
-            self.els["share-note"].textContent = "The view changed: make a new link to share it."
+        self.links.follow()  # the link, the snippet and "open in Relayscope" follow the view
 
     def clear_hash(self) -> None:
         window.history.replaceState(None, "", str(window.location.pathname) + str(window.location.search))
 
     def make_share(self) -> None:
-        ws = self.ws
-        e = self.els
-        if ws is None:
-            return
-        show(e["share-row"], False)
-        show(e["share-too-large"], False)
-        show(e["share-note"])
-        text = ws.source_text()
-        fragment = None
-        if text is None:
-            reason = ("A link can carry one transcript; this input is several files, "
-                      "which stay on your disk. Download the relays instead:")
-            show(e["download-source"], False)
-        elif len(text) > SHARE_LIMIT * SHARE_PRECHECK:
-            reason = (f"This transcript ({fmt_int(len(text))} characters) is too large for a link "
-                      f"(a link holds up to {fmt_int(SHARE_LIMIT)} characters, compressed). Download instead:")
-        else:
-            state = {**self.view_state(), "name": ws.name or ""}
-            fragment = encode_share(text, state)
-            reason = (f"This transcript is too large for a link even compressed "
-                      f"(a link holds up to {fmt_int(SHARE_LIMIT)} characters). Download instead:")
-        if fragment is None:
-            show(e["download-source"], text is not None)
-            e["share-too-large-text"].textContent = reason
-            e["share-note"].textContent = ""
-            show(e["share-note"], False)
-            show(e["share-too-large"])
-            return
-        link = f"{window.location.origin}{window.location.pathname}#{fragment}"
-        e["share-link"].href = link
-        e["share-link"].textContent = f"Link to this view ({fmt_int(len(link))} characters)"
-        e["share-note"].textContent = ("The transcript travels inside the link, after the #, "
-                                       "which browsers never send to a server.")
-        show(e["share-row"])
-        self.share_text = link
+        self.links.make()
 
     def copy_link(self) -> None:
-        if self.share_text:
-            clipboard = window.navigator.clipboard
-            if clipboard:
-                clipboard.writeText(self.share_text)
-            self.els["copy-link"].textContent = "Copied"
+        self.links.copy()
 
     def export(self, what: str) -> None:
         ws = self.ws
@@ -893,5 +905,4 @@ class App:
             self.root.dataset.theme = theme
         self.els["theme"].textContent = f"Theme: {theme}"
         if save:
-            with contextlib.suppress(Exception):  # storage disabled: the choice lasts this visit
-                window.localStorage.setItem("relayscope-theme", theme)
+            save_theme(theme)

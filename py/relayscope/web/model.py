@@ -44,42 +44,44 @@ Text = str | bytes
 class Example:
     id: str
     title: str
-    blurb: str  # two lines
+    blurb: str  # two lines, in the reader's words
     path: str  # relative to the site root
+    strategy: str = "lineage"  # the strategy that shows the example's point
+    focus: str = ""  # where it opens: "lost" (first lost block), "dup" (first duplicate), "" (start)
 
 
 EXAMPLES: Final = [
     Example("cumulative-dedup", "Cumulative de-dup",
-            "Each assistant event repeats the blocks before it (seeds/002).\n"
-            "Try strategy 'none' to see every block re-emitted, then 'index' to see each emitted once.",
-            "static/examples/cumulative-dedup.ndjson"),
+            "Each assistant event repeats every block before it, so a naive reader prints them again.\n"
+            "Opens with no de-dup ('none') on the first repeat; compare with lineage: each block once.",
+            "static/examples/cumulative-dedup.ndjson", "none", "dup"),
     Example("index-bug", "The index bug",
-            "Two sub-agents interleave; B's content is as long as the index (seeds/000, 'The Problem').\n"
-            "Strategy 'index' silently drops B's text: the audit shows one lost block.",
-            "static/examples/index-bug.ndjson"),
+            "Two sub-agents share one stream; when B's content is as long as the index, 'index' skips it.\n"
+            "Opens on 'index' at the block it loses, with the audit's line about it.",
+            "static/examples/index-bug.ndjson", "index", "lost"),
     Example("interleaved-subagents", "Interleaved sub-agents",
-            "Parallel sub-agents on one stream, told apart by first-block fingerprints (seeds/000).\n"
-            "'fingerprint' gives the documented output; 'lineage' also puts each agent in its own lane.",
-            "static/examples/interleaved-subagents.ndjson"),
+            "Parallel sub-agents on one stream, told apart by the fingerprint of their first block.\n"
+            "Opens on 'fingerprint'; compare with lineage, which also gives each agent its own lane.",
+            "static/examples/interleaved-subagents.ndjson", "fingerprint"),
     Example("gotchas", "Protocol gotchas",
-            "Thinking under 'text', tool_result content as string / array / null, a double-encoded result.\n"
-            "Every strategy normalises them (seeds/003); note how 'index' loses one-block events.",
-            "static/examples/gotchas.ndjson"),
+            "Thinking sent as text, tool results as a string, an array or null, a result encoded twice.\n"
+            "Opens on 'index' where it loses a one-block event; every strategy cleans up the rest.",
+            "static/examples/gotchas.ndjson", "index", "lost"),
     Example("fleet-parallel", "Arbiter fleet streaming",
-            "An Arbiter master fans out to three researchers over one SSE connection (seeds/001).\n"
-            "One lane per stream_id, with depth, token usage per stream and the final done event.",
+            "An Arbiter master fans out to three researchers over one server-sent-events connection.\n"
+            "One lane per stream, with its depth, its token usage and the final done event.",
             "static/examples/fleet-parallel.sse"),
     Example("real-subagents", "Real capture: parallel sub-agents",
-            "Claude Code 2.1 with Agent calls: real output has one block per event and parent_tool_use_id.\n"
-            "'lineage' emits every block once in its lane; compare the audit for 'index'.",
-            "static/examples/real-subagents.jsonl"),
+            "Claude Code 2.1 with Agent calls: one block per event, each tagged with the call it serves.\n"
+            "Opens on 'index' at the first block it loses; lineage emits every block once in its lane.",
+            "static/examples/real-subagents.jsonl", "index", "lost"),
     Example("real-streaming", "Real capture: partial messages",
-            "--include-partial-messages: text arrives as stream_event deltas, then as a full assistant event.\n"
-            "'lineage' streams the deltas and does not repeat the text when the snapshot follows.",
+            "With --include-partial-messages, text arrives in pieces, then again as a whole message.\n"
+            "'lineage' streams the pieces and does not repeat the text when the whole message follows.",
             "static/examples/real-streaming.jsonl"),
     Example("real-session", "Real capture: a session transcript",
-            "An on-disk session file (~/.claude/projects): sub-agents run as inline sidechains.\n"
-            "Their lanes are linked to the Task calls by prompt; compare 'index' in the audit.",
+            "A session file from ~/.claude/projects: sub-agents run inline, marked as side chains.\n"
+            "Each gets its own lane, linked to the call that started it; compare 'index' in the audit.",
             "static/examples/real-session.jsonl"),
 ]
 
@@ -659,6 +661,15 @@ class Workspace:
         data = b"\n".join(self._input.files[None])
         return data + b"\n" if self._input.trailing_newline else data
 
+    def source_parts(self) -> list[tuple[str | None, bytes]]:
+        """The input as ``(file name, bytes)`` pairs (one ``(None, bytes)`` for a single text),
+        the same bytes whichever way the same files were given: what a link's fingerprint hashes."""
+        if self._input is None:
+            return []
+        if self._input.single:
+            return [(None, self.source_bytes() or b"")]
+        return [(k, b"\n".join(v)) for k, v in self._input.files.items()]
+
     def source_text(self) -> str | None:
         data = self.source_bytes()
         return None if data is None else data.decode("utf-8", "replace")
@@ -787,18 +798,34 @@ def encode_share(text: str, state: Mapping[str, object]) -> str | None:
     return fragment if len(fragment) <= SHARE_LIMIT else None
 
 
+SHARE_MAX_BYTES: Final = 32 * 1024 * 1024  # unpacked; links we make hold far less (SHARE_PRECHECK)
+
+
 def decode_share(fragment: str) -> tuple[str, dict[str, object]]:
-    """The transcript and view state of a fragment made by ``encode_share``."""
+    """The transcript and view state of a fragment made by ``encode_share``. ValueError with a
+    message for the reader when the link is damaged, or would unpack to more than
+    SHARE_MAX_BYTES (a few hundred kilobytes of fragment can unpack to gigabytes)."""
     fragment = fragment.removeprefix("#")
     if not fragment.startswith(_SHARE_PREFIX):
-        raise ValueError("not a Relayscope share link")
+        raise ValueError("This is not a link made by Relayscope.")
     body = fragment[len(_SHARE_PREFIX):]
+    damaged = ("This link is damaged: the transcript it carries cannot be unpacked. "
+               "Was it cut short or changed when it was copied? Ask for the link again.")
+    unpack = zlib.decompressobj()
     try:
-        raw = zlib.decompress(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
-        payload = json.loads(raw.decode("utf-8"))
+        raw = unpack.decompress(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)), SHARE_MAX_BYTES)
     except (ValueError, zlib.error) as exc:
-        raise ValueError(f"the share link is damaged: {exc}") from exc
+        raise ValueError(damaged) from exc
+    if unpack.unconsumed_tail:
+        raise ValueError(f"This link would unpack to more than {SHARE_MAX_BYTES // (1024 * 1024)} MB, "
+                         "more than any link Relayscope makes, so it was not opened.")
+    if not unpack.eof:
+        raise ValueError(damaged)
+    try:
+        payload = json.loads(raw.decode("utf-8"))
+    except ValueError as exc:
+        raise ValueError(damaged) from exc
     if not isinstance(payload, dict) or not isinstance(payload.get("text"), str):
-        raise ValueError("the share link carries no transcript")
+        raise ValueError("This link carries no transcript.")
     state = payload.get("state")
     return payload["text"], state if isinstance(state, dict) else {}

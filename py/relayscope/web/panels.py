@@ -50,8 +50,8 @@ def lanes(container: Element, views: list[Any], colors: dict[str, int], active: 
     clear(container)
     for lane in views:
         card = h("li", cls=f"lane lane-c{colors.get(lane.id, 0)}" + (" active" if lane.id == active else ""),
-                 attrs={"data-testid": "lane", "data-lane": lane.id, "data-depth": lane.depth,
-                        "style": f"--depth: {min(lane.depth, 6)}"})
+                 attrs={"data-testid": "lane", "data-lane": lane.id, "data-depth": lane.depth})
+        card.style.setProperty("--depth", str(min(lane.depth, 6)))  # CSSOM: the page's CSP bars style attributes
         head = h("div", cls="lane-head")
         head.append(h("span", cls="swatch", attrs={"aria-hidden": "true"}))
         head.append(h("strong", lane.label, cls="lane-label", attrs={"data-testid": "lane-label"}))

@@ -1,0 +1,19 @@
+// Embed mode (?embed=1) and ?theme=, applied before Python boots, so that a frame never shows
+// the full app for the seconds that takes. Only attributes on <html>: app.css does the layout
+// (html[data-embed="1"], html[data-panels~="audit"]); Python reads data-embed for behaviour.
+// Runs after app-state.mjs, so a theme in the URL wins over the one remembered.
+const root = document.documentElement;
+const params = new URLSearchParams(location.search);
+export const PANELS = ["stepper", "timeline", "lanes", "audit", "toolbar"];
+export const DEFAULT_PANELS = ["stepper", "timeline"];
+
+if (["1", "true", "yes"].includes(params.get("embed") ?? "")) {
+  root.dataset.embed = "1";
+  const wanted = (params.get("panels") ?? "")
+    .split(",")
+    .map((p) => p.trim())
+    .filter((p) => PANELS.includes(p));
+  root.dataset.panels = (wanted.length ? wanted : DEFAULT_PANELS).join(" ");
+}
+const theme = params.get("theme");
+if (theme === "light" || theme === "dark") root.dataset.theme = theme;

@@ -1,0 +1,71 @@
+"""Links of any size (web/share.py) and the share fragment's limits (model.decode_share)."""
+
+from __future__ import annotations
+
+import base64
+import zlib
+
+import pytest
+
+from relayscope.web.model import SHARE_MAX_BYTES, decode_share, encode_share
+from relayscope.web.share import (
+    embed_params,
+    fingerprint,
+    full_params,
+    iframe_snippet,
+    parse_fingerprint,
+    view_url,
+)
+
+
+def test_fingerprint_round_trips_through_its_fragment() -> None:
+    fp = fingerprint([(None, b'{"type":"system"}\n')], name="a b&c.jsonl")
+    assert fp.size == 18 and len(fp.sha256) == 32
+    back = parse_fingerprint("#" + fp.fragment())
+    assert back == fp and back.matches(fp)
+
+
+def test_fingerprint_tells_files_apart_and_ignores_their_order() -> None:
+    a, b = ("x.jsonl", b"one"), ("y.jsonl", b"two")
+    assert fingerprint([a, b]) == fingerprint([b, a])
+    assert not fingerprint([a, b]).matches(fingerprint([("x.jsonl", b"onet"), ("y.jsonl", b"wo")]))
+    assert not fingerprint([(None, b"one")]).matches(fingerprint([(None, b"onE")]))
+
+
+@pytest.mark.parametrize("fragment", ["file=12", "file=x&sha256=0123456789abcdef", "file=3&sha256=zz" * 4,
+                                      "sha256=0123456789abcdef0123"])
+def test_a_damaged_fingerprint_link_is_refused_in_words(fragment: str) -> None:
+    with pytest.raises(ValueError, match="damaged"):
+        parse_fingerprint(fragment)
+
+
+def test_embed_and_full_params_swap_only_how_the_view_is_shown() -> None:
+    view = {"example": "index-bug", "strategy": "index", "step": "4"}
+    embedded = embed_params(view, theme="dark", panels="stepper,audit")
+    assert embedded == {**view, "embed": "1", "theme": "dark", "panels": "stepper,audit"}
+    assert full_params(embedded) == view
+    assert view_url("http://h/app/", {"a": "1 2"}, "file=3") == "http://h/app/?a=1+2#file=3"
+
+
+def test_the_snippet_escapes_what_it_quotes() -> None:
+    snippet = iframe_snippet('http://h/?a=1&b="2"', 'x"><script>')
+    assert snippet.startswith('<iframe src="http://h/?a=1&amp;b=&quot;2&quot;"')
+    assert "<script>" not in snippet
+
+
+def test_share_links_refuse_to_unpack_past_the_cap() -> None:
+    bomb = zlib.compress(b'{"text":"' + b"a" * (SHARE_MAX_BYTES + 10) + b'"}', 9)
+    fragment = "v1." + base64.urlsafe_b64encode(bomb).rstrip(b"=").decode()
+    assert len(fragment) < 200_000  # small enough to arrive in a URL
+    with pytest.raises(ValueError, match="more than 32 MB"):
+        decode_share(fragment)
+
+
+def test_broken_share_links_get_the_readers_words_not_zlibs() -> None:
+    good = encode_share("x" * 5000, {"name": "t"})
+    assert good is not None
+    for broken in (good[: len(good) // 2], "v1.!!!not-base64", "v1." + "A" * 40):
+        with pytest.raises(ValueError) as info:
+            decode_share(broken)
+        message = str(info.value)
+        assert "damaged" in message and "zlib" not in message.lower() and "Error" not in message
