@@ -38,9 +38,20 @@ async function list(dir, prefix = "") {
   return out;
 }
 
+// Browsers show no file picker to a frame from another site.
+function crossSiteFrame() {
+  if (window.top === window) return false;
+  try {
+    return !window.top.location.href;
+  } catch {
+    return true;
+  }
+}
+
 // The pickers, or why they cannot be used here.
 function support() {
   if (!window.isSecureContext) return "the page is not served over https or from localhost";
+  if (crossSiteFrame()) return "this page runs in a frame of another site, where browsers show no file pickers";
   if (typeof window.showOpenFilePicker !== "function" || typeof window.showDirectoryPicker !== "function") {
     return "this browser does not have it (no showOpenFilePicker / showDirectoryPicker)";
   }
