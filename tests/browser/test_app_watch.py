@@ -20,8 +20,10 @@ from _app import EXAMPLES_DIR, cli_ndjson
 from relayscope.web.model import Workspace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))  # test_session's fixtures
+import test_app_embed
 from test_session import nested_session
 
+cross_site = test_app_embed.cross_site  # the fixture: the app in a frame of another site
 SESSION = EXAMPLES_DIR / "real-session.jsonl"
 INTERVAL_MS = 150
 
@@ -273,3 +275,10 @@ def test_another_strategy_while_watching_goes_on_from_what_was_read(app) -> None
     assert app.relay_count() == len(ws.relays)
     assert app.testid("strategy").input_value() == "index"
     assert page.get_attribute("html", "data-watch") == "watching"
+
+
+def test_in_a_frame_of_another_site_the_note_says_why(cross_site) -> None:
+    _, frame, _ = cross_site("?example=index-bug")
+    assert frame.locator('[data-testid="watch"]').is_disabled()
+    note = frame.locator('[data-testid="watch-unsupported"]')
+    assert note.is_visible() and "frame of another site" in note.text_content()
