@@ -18,7 +18,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus" / "real" / "stream-json"
+sys.path.insert(0, str(ROOT / "bench"))
+from _inputs import stream_json_dir
 
 
 def peak_rss_kib(path: Path) -> int:
@@ -35,7 +36,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--copies", type=int, default=5, help="corpus copies per unit of input (default 5)")
     args = ap.parse_args()
-    corpus = b"".join(p.read_bytes() for p in sorted(CORPUS.glob("*.jsonl")))
+    corpus = b"".join(p.read_bytes() for p in sorted(stream_json_dir().glob("*.jsonl")))
     with tempfile.TemporaryDirectory() as tmp:
         print(f"{'input':>10}  {'peak RSS':>10}")
         for n in (1, 4, 8):

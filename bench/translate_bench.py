@@ -21,10 +21,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "py"))
 
 import msgspec
+from _inputs import stream_json_dir
 
 from relayscope.translator import STRATEGIES, Translator
-
-DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "real" / "stream-json"
 
 
 def load(corpus: Path, mb: float) -> list[list[bytes]]:
@@ -65,9 +64,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mb", type=float, default=40)
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    ap.add_argument("--corpus", type=Path, default=None, help="default: the shared corpus, else the fixtures")
     args = ap.parse_args()
-    streams = load(args.corpus, args.mb)
+    streams = load(args.corpus or stream_json_dir(), args.mb)
     nbytes = sum(len(line) for f in streams for line in f)
     nlines = sum(len(f) for f in streams)
     print(f"input: {nbytes / 1e6:.1f} MB, {nlines} lines, {len(streams)} streams; Python {sys.version.split()[0]}")

@@ -4,7 +4,8 @@ Usage (after `make site`; `make test` installs what it needs):
 
     .venv/bin/python bench/web_scale.py [--mb 50] [--runs 1] [--audit]
 
-The input is the real stream-json corpus (shared/corpus/real/stream-json/*.jsonl) concatenated
+The input is the real stream-json corpus (shared/corpus/real/stream-json/*.jsonl, or the fixtures
+in tests/fixtures/real/stream-json/ when shared/ is absent) concatenated
 and repeated up to --mb megabytes, written once to bench/out/. Measured in the same run:
   cli        `relayscope translate -s lineage FILE > /dev/null` (wall time, best of 3);
   model      the page's view model (relayscope.web.model.Workspace.load) under CPython;
@@ -32,8 +33,9 @@ sys.path.insert(0, str(ROOT / "py"))
 from browser import launch
 from serve import serving
 
-SHARED = next((p for p in (ROOT.parent / "shared", ROOT.parents[1] / "shared") if (p / "corpus").is_dir()),
-              ROOT.parent / "shared")
+sys.path.insert(0, str(ROOT / "bench"))
+from _inputs import stream_json_dir
+
 OUT = ROOT / "bench" / "out"
 
 LONG_TASKS = """
@@ -48,9 +50,7 @@ def make_input(mb: int) -> Path:
     path = OUT / f"corpus-{mb}mb.jsonl"
     if path.is_file():
         return path
-    files = sorted((SHARED / "corpus" / "real" / "stream-json").glob("*.jsonl"))
-    if not files:
-        raise SystemExit(f"no corpus under {SHARED}: shared/ must sit beside the checkout")
+    files = sorted(stream_json_dir().glob("*.jsonl"))
     one = b"".join(f.read_bytes().rstrip(b"\n") + b"\n" for f in files)
     data = bytearray()
     while len(data) < mb * 2**20:

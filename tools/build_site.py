@@ -56,8 +56,15 @@ WHEELS_URL_DIR = "static/vendor/wheels/"
 PINNED = {"msgspec": "0.22.0", "micropip": "0.11.1"}
 
 # The Pyodide runtime files the browser fetches. Not pyodide.js (the UMD copy), not the source
-# maps, not Pyodide's own pyodide-lock.json (the app loads ours).
-PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
+# maps, not Pyodide's own pyodide-lock.json (the app loads ours). The standard library is served
+# compiled to bytecode (compiled_stdlib()).
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm")
+STDLIB = "python_stdlib.zip"
+COMPILE_BYTECODE = ROOT / "tools" / "compile_bytecode.mjs"
+# Bytecode for the .py files of the wheels the page loads at boot, unpacked over site-packages
+# by static/js/pyodide-local.mjs (not micropip: nothing loads it at boot).
+SITE_PACKAGES_PYC = "wheels/site-packages.pyc.zip"
+NOT_AT_BOOT = ("micropip-",)
 
 # The PyScript files the page imports: the core, and the entry chunk of each default plugin.
 # PyScript imports every plugin for each interpreter type and there is no <mpy-config> to turn
@@ -189,9 +196,41 @@ def write_lock(lock: dict, ours: str) -> None:
     say(f"pyodide-lock.json {what}: commit it with the change that caused it")
 
 
+def bytecode(mode: str, out_name: str, inputs: list[Path]) -> Path:
+    """Run tools/compile_bytecode.mjs (its header says why) on a zip and wheels, once per set of
+    inputs: the result is kept in build/site/bytecode/ under a hash of the inputs and the script."""
+    key = hashlib.sha256(
+        "".join(sha256(p) for p in [COMPILE_BYTECODE, *inputs]).encode() + mode.encode()
+    ).hexdigest()[:16]
+    out = BUILD / "bytecode" / mode / key / out_name
+    if out.is_file():
+        return out
+    node = shutil.which("node")
+    if node is None:
+        fail("node is not on PATH (npm needs it too)")
+    if out.parent.parent.exists():
+        shutil.rmtree(out.parent.parent)  # earlier inputs
+    out.parent.mkdir(parents=True)
+    say(f"compiling to bytecode: {mode}")
+    tmp = out.with_suffix(".tmp")
+    zip_in, *wheels = map(str, inputs)
+    cmd = [node, str(COMPILE_BYTECODE), mode, str(PYODIDE_PKG), zip_in, str(tmp), *wheels]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    if run.returncode or not tmp.is_file():
+        fail(f"compiling to bytecode ({mode}) failed:\n{run.stdout}{run.stderr}")
+    tmp.rename(out)
+    return out
+
+
 def vendor_manifest(wheels: list[Path]) -> dict[str, Path]:
     """static/vendor/ relative path -> source file, for everything the site serves from there."""
     files = {f"pyodide/{name}": PYODIDE_PKG / name for name in PYODIDE_FILES}
+    stdlib = PYODIDE_PKG / STDLIB
+    if not stdlib.is_file():
+        fail(f"{stdlib.relative_to(ROOT)} is missing: run `npm ci` (or `make site`)")
+    files[f"pyodide/{STDLIB}"] = stdlib = bytecode("stdlib", STDLIB, [stdlib])
+    boot = [w for w in wheels if not w.name.startswith(NOT_AT_BOOT)]
+    files[SITE_PACKAGES_PYC] = bytecode("site-packages", Path(SITE_PACKAGES_PYC).name, [stdlib, *boot])
     for src in sorted(PYSCRIPT_DIST.iterdir()):
         if src.name.startswith(PYSCRIPT_PREFIXES) and not src.name.endswith(".map"):
             files[f"pyscript/{src.name}"] = src

@@ -1,14 +1,20 @@
-"""cli: ``relayscope translate | trace | audit``. The only module that does I/O.
+"""cli: ``relayscope translate | trace | audit``. With ``inputs``, the only module that does I/O.
 
-Inputs are files, ``-`` for stdin, or directories. A directory (a session folder with its
-``subagents/``, a project folder under ``~/.claude/projects/``, or any folder above them) and
-several files among which are session transcripts are read whole and translated together, one
-session at a time (``multifile.translate_files``): a main file and its sub-agent files share
-one seq space and their lanes link up. A single file streams line by line, as before.
+Inputs are files, ``-`` for stdin, pipes and process substitutions, or directories, each read
+once (``inputs``). A directory (a session folder with its ``subagents/``, a project folder under
+``~/.claude/projects/``, or any folder above them) and several files among which are session
+transcripts are read whole and translated together, one session at a time
+(``multifile.translate_files``): a main file and its sub-agent files share one seq space and
+their lanes link up. A single file streams line by line.
 
-Exit codes: 0 ok, 1 when the input had errors (everything else is still printed),
-2 on usage errors (bad flags, missing files). Errors go to stderr as ``FILE:LINE: message``.
+Exit codes: 0 ok; 1 when the input had errors (unreadable lines, files in a folder that could
+not be read: each on stderr as ``FILE:LINE: message`` or ``FILE: message``, everything else still
+printed); 2 on usage errors (bad flags, a named file missing); 70 on a bug of ours (one line on
+stderr naming the input line being read); 74 when stdout cannot be written (a full disk); 130
+on Ctrl-C. A reader that goes away (``| head``) ends the run quietly with 0. ``-f json`` output
+is a closed array whatever happens, as long as stdout is there to write it.
 
+Must not: translate anything itself (the core does); read an input twice; let a traceback out.
 The top of the layers: it may import anything in the package except ``web``; nothing imports it.
 No state between commands.
 """
@@ -16,9 +22,14 @@ No state between commands.
 from __future__ import annotations
 
 import argparse
+import errno
+import json
 import os
+import signal
 import sys
-from collections.abc import Iterator
+import traceback
+from dataclasses import dataclass
+from types import TracebackType
 from typing import Any, BinaryIO, Final
 
 import msgspec
@@ -27,7 +38,9 @@ from . import __version__, follow
 from . import relay as R
 from .analysis import AUTO, Analyzer
 from .audit import render
+from .emitter import Emitter
 from .formats import FORMATS, detect
+from .inputs import STDIN, Input, Problem, display_name, open_named, read_regular, walk
 from .multifile import audit_input, translate_files
 from .present import text_line
 from .trace import render_table, steps_to_json
@@ -36,7 +49,9 @@ from .translator import STRATEGIES
 OK: Final = 0
 INPUT_ERRORS: Final = 1
 USAGE: Final = 2
-INTERRUPTED: Final = 130  # Ctrl-C (128 + SIGINT), as shells report it
+INTERNAL: Final = 70  # EX_SOFTWARE: a bug of ours, never "your input was bad"
+OUTPUT_FAILED: Final = 74  # EX_IOERR: stdout could not be written
+INTERRUPTED: Final = 130  # 128 + SIGINT, what shells report for Ctrl-C
 _encoder: Final = msgspec.json.Encoder()
 
 
@@ -44,136 +59,228 @@ class UsageError(Exception):
     pass
 
 
-class Source:
-    """One input: a name for messages and a binary stream of lines."""
+class OutputError(Exception):
+    """stdout failed; not an OSError, so it is never taken for an input that failed."""
 
-    def __init__(self, name: str, stream: BinaryIO, live: bool = False) -> None:
-        self.name, self.stream, self.live = name, stream, live
-
-    def lines(self) -> Iterator[bytes]:
-        if self.live:  # a pipe: hand each line on as soon as it arrives
-            yield from iter(self.stream.readline, b"")
-        else:
-            yield from self.stream
+    def __init__(self, exc: OSError) -> None:
+        super().__init__(exc.strerror or str(exc))
+        self.errno = exc.errno
 
 
-def _walk(folder: str) -> list[str]:
-    """Transcripts and sub-agent meta files under ``folder``; for a session folder
-    ``<session>/`` also the main file ``<session>.jsonl`` beside it."""
-    found: list[str] = []
-    for here, dirs, names in os.walk(folder):
-        dirs.sort()
-        found.extend(os.path.join(here, n) for n in sorted(names)
-                     if n.endswith((".jsonl", ".ndjson")) or n.endswith(".meta.json"))
-    main = os.path.normpath(folder) + ".jsonl"
-    if os.path.isfile(main) and main not in found:
-        found.insert(0, main)
-    return found
+@dataclass
+class _Run:
+    """What the run is doing: where an internal error happened, and the output any exit closes."""
+
+    name: str | None = None  # the input being read
+    line: int = 0  # its last line handed to the translator (0: read whole)
+    writer: Writer | None = None
 
 
-def gather(paths: list[str]) -> dict[str, bytes]:
-    """Every file named or found under a named directory, read whole: {path: content}."""
-    files: dict[str, bytes] = {}
-    for path in paths:
-        if path == "-":
-            raise UsageError("- (stdin) cannot be read together with other files or a directory")
-        found = _walk(path) if os.path.isdir(path) else [path]
-        if not found:
-            raise UsageError(f"{path}: no .jsonl transcripts in this directory")
-        for name in found:
-            try:
-                with open(name, "rb") as stream:
-                    files.setdefault(name, stream.read())
-            except OSError as exc:
-                raise UsageError(f"{name}: {exc.strerror}") from exc
-    return files
+_run = _Run()
 
 
-def session_inputs(paths: list[str], fmt: str) -> dict[str, bytes] | None:
-    """The inputs to translate together as session(s), or None to stream them one by one:
-    a directory, or several files at least one of which is a session transcript."""
-    if any(p != "-" and os.path.isdir(p) for p in paths):
-        return gather(paths)
-    if len(paths) < 2 or "-" in paths or fmt not in (AUTO, "session"):
-        return None
-    if fmt == "session" or any(_sniff(p) == "session" for p in paths):
-        return gather(paths)
-    return None
-
-
-def _sniff(path: str) -> str | None:
+def _err(text: str) -> None:
+    """One message on stderr; a closed or broken stderr loses it rather than failing the run."""
+    stream = sys.stderr
+    if stream is None:
+        return
     try:
-        with open(path, "rb") as stream:
-            return detect(stream)
-    except OSError:
-        return None  # reported when opened
+        stream.write(text + "\n")
+        stream.flush()
+    except (OSError, ValueError):
+        pass
 
 
-def report_files(errors: list[tuple[str | None, int, str]]) -> None:
-    for name, line, message in errors:
-        print(f"{name}:{line}: {message}", file=sys.stderr)
+def stdout() -> BinaryIO:
+    """Where output goes: stdout, or /dev/null when the caller closed it (``>&-``): the run still
+    reads everything and its exit code still says whether the input was good."""
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - stdout for the rest of the process
+    return sys.stdout.buffer
 
 
-def open_sources(paths: list[str]) -> list[Source]:
-    if not paths or paths == ["-"]:
-        return [Source("<stdin>", sys.stdin.buffer, live=True)]
-    sources = []
-    for path in paths:
-        if path == "-":
-            sources.append(Source("<stdin>", sys.stdin.buffer, live=True))
-        elif os.path.isdir(path):
-            raise UsageError(f"{path}: is a directory (give the transcript files)")
-        else:
-            try:
-                sources.append(Source(path, open(path, "rb")))  # noqa: SIM115 - closed by the caller
-            except OSError as exc:
-                raise UsageError(f"{path}: {exc.strerror}") from exc
-    return sources
+def _encode_safe(relays: list[R.Relay]) -> bytes:
+    """NDJSON of relays msgspec cannot encode (a lone surrogate, ``"\\ud83d"`` in the input, is
+    valid JSON but no UTF-8): each string escaped as JSON allows, nothing dropped."""
+    out = []
+    for r in relays:
+        try:
+            out.append(_encoder.encode(r))
+        except UnicodeEncodeError:
+            plain = msgspec.to_builtins(r, builtin_types=(msgspec.Raw,))
+            out.append(json.dumps(plain, separators=(",", ":"),
+                                  default=lambda raw: json.loads(bytes(raw))).encode())
+    return b"\n".join(out) + b"\n"
 
 
 class Writer:
-    """Relays to stdout as NDJSON, a JSON array, or text lines."""
+    """Relays to stdout as NDJSON, a JSON array, or text lines. ``close`` ends a JSON array
+    (``[]`` when nothing came) and may be called again."""
 
     def __init__(self, out: BinaryIO, fmt: str, live: bool) -> None:
         self.out, self.fmt, self.live, self.count = out, fmt, live, 0
+        self.closed = False
+        _run.writer = self
+
+    def _put(self, data: bytes) -> None:
+        try:
+            self.out.write(data)
+            if self.live:
+                self.out.flush()
+        except OSError as exc:
+            self.closed = True  # nothing more can reach the reader, not even the array's end
+            raise OutputError(exc) from exc
 
     def write(self, relays: list[R.Relay]) -> None:
         if not relays:
             return
         if self.fmt == "ndjson":
-            self.out.write(_encoder.encode_lines(relays))
+            try:
+                data = _encoder.encode_lines(relays)
+            except UnicodeEncodeError:
+                data = _encode_safe(relays)
         elif self.fmt == "json":
+            parts = []
             for r in relays:
-                self.out.write(b"[\n" if self.count == 0 else b",\n")
-                self.out.write(_encoder.encode(r))
+                parts.append(b"[\n" if self.count == 0 else b",\n")
+                try:
+                    parts.append(_encoder.encode(r))
+                except UnicodeEncodeError:
+                    parts.append(_encode_safe([r])[:-1])
                 self.count += 1
+            data = b"".join(parts)
         else:
-            self.out.write("".join(text_line(r) + "\n" for r in relays).encode())
-        if self.live:
-            self.out.flush()
+            data = "".join(text_line(r) + "\n" for r in relays).encode("utf-8", "backslashreplace")
+        self._put(data)
 
     def close(self) -> None:
+        if self.closed:
+            return
         if self.fmt == "json":
-            self.out.write(b"[]\n" if self.count == 0 else b"\n]\n")
-        self.out.flush()
+            self._put(b"[]\n" if self.count == 0 else b"\n]\n")
+        self.closed = True
+        try:
+            self.out.flush()
+        except OSError as exc:
+            raise OutputError(exc) from exc
 
 
 def report(name: str, errors: list[tuple[int, str]], start: int = 0) -> None:
     for line, message in errors[start:]:
-        print(f"{name}:{line}: {message}", file=sys.stderr)
+        _err(f"{name}:{line}: {message}")
+
+
+def report_files(errors: list[tuple[str | None, int, str]]) -> None:
+    for name, line, message in errors:
+        _err(f"{name}:{line}: {message}")
+
+
+def report_problems(problems: list[Problem]) -> bool:
+    for problem in problems:
+        _err(str(problem))
+    return bool(problems)
+
+
+def _unlisted(name: str, t: Emitter | None) -> None:
+    """The core keeps only the first few hundred errors of an input; say how many more there were."""
+    if t is None:
+        return
+    more = getattr(t, "error_count", len(t.errors)) - len(t.errors)
+    if more > 0:
+        _err(f"{name}: {more} more unreadable line(s) not listed (each is an error relay in the output)")
+
+
+# --- what was named on the command line ----------------------------------------------------
+
+
+Named = Input | str  # an input to read, or a folder to walk
+
+
+def named(paths: list[str]) -> list[Named]:
+    """Check every named path before anything is read or printed: a typo is a usage error."""
+    out: list[Named] = []
+    for path in paths or [STDIN]:
+        try:
+            if path != STDIN and os.path.isdir(path):
+                out.append(path)
+            else:
+                out.append(open_named(path))
+        except OSError as exc:
+            raise UsageError(f"{display_name(path)}: {exc.strerror or exc}") from exc
+    return out
+
+
+def is_batch(items: list[Named], fmt: str) -> bool:
+    """Translate together (as sessions) rather than stream one by one: a directory, or several
+    files at least one of which is a session transcript (a look at its first lines, kept)."""
+    if any(isinstance(i, str) for i in items):
+        return True
+    inputs = [i for i in items if isinstance(i, Input)]
+    if len(inputs) < 2 or any(i.path == STDIN for i in inputs) or fmt not in (AUTO, "session"):
+        return False
+    return fmt == "session" or any(_sniff(i) == "session" for i in inputs)
+
+
+def _sniff(source: Input) -> str | None:
+    """The input's format, from as many first lines as the core's rule needs (kept for later)."""
+    _run.name, _run.line = source.name, 0
+    try:
+        return detect(source.peek())
+    except OSError:
+        return None  # reported when read
+    finally:
+        source.park()
+
+
+def gather(items: list[Named]) -> tuple[dict[str, bytes], list[Problem]]:
+    """Every file named or found under a named directory, read whole: ({name: content}, what
+    could not be read). Names are as given (escaped for display when not UTF-8)."""
+    files: dict[str, bytes] = {}
+    problems: list[Problem] = []
+    for item in items:
+        if isinstance(item, Input):
+            if item.path == STDIN:
+                raise UsageError("- (stdin) cannot be read together with other files or a directory")
+            _run.name, _run.line = item.name, 0
+            try:
+                data = item.read()
+            except OSError as exc:
+                problems.append(Problem(item.name, f"{exc.strerror or exc}; skipped"))
+                continue
+            files.setdefault(item.name, data)
+            continue
+        found, trouble = walk(item)
+        problems.extend(trouble)
+        if not found and not trouble:
+            raise UsageError(f"{display_name(item)}: no .jsonl transcripts in this directory")
+        for path in found:
+            name = display_name(path)
+            if name in files:
+                continue
+            _run.name, _run.line = name, 0
+            content = read_regular(path)
+            if isinstance(content, Problem):
+                problems.append(content)
+            else:
+                files[name] = content
+    return files, problems
+
+
+# --- the commands ----------------------------------------------------------------------------
 
 
 def _follow(command: str, args: argparse.Namespace, paths: list[str]) -> int | None:
     """``--follow``: tail one file or folder as it grows (``follow.py``); None without it."""
     if not args.follow:
         return None
-    if len(paths) != 1 or paths[0] == "-":
+    if len(paths) != 1 or paths[0] == STDIN:
         raise UsageError("--follow takes one FILE or DIR (stdin is always read live)")
     if not os.path.exists(paths[0]):
-        raise UsageError(f"{paths[0]}: No such file or directory")
+        raise UsageError(f"{display_name(paths[0])}: No such file or directory")
     if not (os.path.isfile(paths[0]) or os.path.isdir(paths[0])):
-        raise UsageError(f"{paths[0]}: --follow reads a regular file or a folder (a pipe is read live without it)")
-    writer = Writer(sys.stdout.buffer, args.format, live=True) if command == "translate" else None
+        raise UsageError(f"{display_name(paths[0])}: --follow reads a regular file or a folder "
+                         "(a pipe is read live without it)")
+    writer = Writer(stdout(), args.format, live=True) if command == "translate" else None
     outcome = follow.run(paths[0], args, writer)
     return INTERRUPTED if outcome.interrupted else INPUT_ERRORS if outcome.failed else OK
 
@@ -182,103 +289,130 @@ def cmd_translate(args: argparse.Namespace) -> int:
     followed = _follow("translate", args, args.files)
     if followed is not None:
         return followed
-    batch = session_inputs(args.files, args.input_format)
-    if batch is not None:
-        writer = Writer(sys.stdout.buffer, args.format, live=False)
-        results = translate_files(batch, args.strategy, fmt=args.input_format)
-        for result in results:
+    items = named(args.files)
+    if is_batch(items, args.input_format):
+        writer = Writer(stdout(), args.format, live=False)  # first: Ctrl-C while reading still gives []
+        files, problems = gather(items)
+        failed = report_problems(problems)
+        _run.name, _run.line = next(iter(files), None), 0
+        for result in translate_files(files, args.strategy, fmt=args.input_format):
             writer.write(result.relays)
             report_files(result.errors)
+            failed = failed or bool(result.errors)
         writer.close()
-        return INPUT_ERRORS if any(r.errors for r in results) else OK
-    sources = open_sources(args.files)
-    writer = Writer(sys.stdout.buffer, args.format, live=any(s.live for s in sources))
+        return INPUT_ERRORS if failed else OK
+    sources = [i for i in items if isinstance(i, Input)]
+    writer = Writer(stdout(), args.format, live=False)
     failed = False
-    try:
-        for source in sources:
-            name = source.name if len(sources) > 1 else None
-            a = Analyzer(args.strategy, args.input_format, keep=False, file=name)
-            reported = 0
-            for line in source.lines():
-                writer.write(a.feed_line(line))
-                if len(a.errors) > reported:
-                    report(source.name, a.errors, reported)
-                    reported = len(a.errors)
-            writer.write(a.finish())
-            report(source.name, a.errors, reported)
-            failed = failed or bool(a.errors)
-    finally:
-        for source in sources:
-            if not source.live:
-                source.stream.close()
+    for source in sources:
+        failed = _stream(source, args, writer, several=len(sources) > 1) or failed
     writer.close()
     return INPUT_ERRORS if failed else OK
 
 
+def _stream(source: Input, args: argparse.Namespace, writer: Writer, several: bool) -> bool:
+    """One input, line by line, relays out as they come. True when it had errors."""
+    _run.name, _run.line = source.name, 0
+    a = Analyzer(args.strategy, args.input_format, keep=False, file=source.name if several else None)
+    reported = 0
+    try:
+        writer.live = source.live
+        for line in source.lines():
+            _run.line += 1
+            writer.write(a.feed_line(line))
+            if len(a.errors) > reported:
+                report(source.name, a.errors, reported)
+                reported = len(a.errors)
+    except OSError as exc:  # the input failed under us (EIO, a vanished mount): keep what came
+        _err(f"{source.name}: {exc.strerror or exc}; read stopped after line {_run.line}")
+        writer.write(a.finish())
+        return True
+    finally:
+        source.close()
+    writer.write(a.finish())
+    report(source.name, a.errors, reported)
+    _unlisted(source.name, a.translator)
+    return bool(a.errors)
+
+
 def _read_one(path: str) -> list[bytes]:
-    (source,) = open_sources([path])
-    with source.stream:
+    (source,) = [i for i in named([path]) if isinstance(i, Input)]
+    _run.name, _run.line = source.name, 0
+    try:
         return list(source.lines())
+    except OSError as exc:
+        raise UsageError(f"{source.name}: {exc.strerror or exc}") from exc
+
+
+def _many(paths: list[str]) -> bool:
+    return len(paths) > 1 or (paths[0] != STDIN and os.path.isdir(paths[0]))
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
     followed = _follow("trace", args, args.file)
     if followed is not None:
         return followed
-    if len(args.file) > 1 or os.path.isdir(args.file[0]):
-        results = translate_files(gather(args.file), args.strategy, trace=True, fmt=args.input_format)
+    if _many(args.file):
+        files, problems = gather(named(args.file))
+        failed = report_problems(problems)
+        results = translate_files(files, args.strategy, trace=True, fmt=args.input_format)
         steps = [step for r in results for step in r.trace]
-        sys.stdout.buffer.write(steps_to_json(steps) + b"\n" if args.json else render_table(steps).encode())
-        sys.stdout.buffer.flush()
+        _write_out(steps_to_json(steps) + b"\n" if args.json else render_table(steps).encode())
         for r in results:
             report_files(r.errors)
-        return INPUT_ERRORS if any(r.errors for r in results) else OK
-    args.file = args.file[0]
-    lines = _read_one(args.file)
+        return INPUT_ERRORS if failed or any(r.errors for r in results) else OK
+    lines = _read_one(args.file[0])
     a = Analyzer(args.strategy, args.input_format, trace=True, keep=False)
     for line in lines:
+        _run.line += 1
         a.feed_line(line)
     a.finish()
-    out = sys.stdout.buffer
-    out.write(steps_to_json(a.trace) + b"\n" if args.json else render_table(a.trace).encode())
-    out.flush()
-    report(args.file, a.errors)
+    _write_out(steps_to_json(a.trace) + b"\n" if args.json else render_table(a.trace).encode())
+    report(_run.name or "", a.errors)
+    _unlisted(_run.name or "", a.translator)
     return INPUT_ERRORS if a.errors else OK
 
 
+def _write_out(data: bytes) -> None:
+    out = stdout()
+    try:
+        out.write(data)
+        out.flush()
+    except OSError as exc:
+        raise OutputError(exc) from exc
+
+
 def cmd_audit(args: argparse.Namespace) -> int:
-    if len(args.file) > 1 or os.path.isdir(args.file[0]):
+    if _many(args.file):
         return _audit_many(args)
-    args.file = args.file[0]
-    (result,) = audit_input(_read_one(args.file), fmt=args.input_format, name=args.file)
+    lines = _read_one(args.file[0])
+    name = _run.name or ""
+    (result,) = audit_input(lines, fmt=args.input_format, name=name)
     if not result.comparable:
-        raise UsageError(f"{args.file}: audit compares de-dup strategies; an Arbiter SSE stream has no duplicates to compare")
-    out = sys.stdout.buffer
-    out.write(msgspec.json.encode(result.audits) + b"\n" if args.json else render(result.audits).encode())
-    out.flush()
+        raise UsageError(f"{name}: audit compares de-dup strategies; an Arbiter SSE stream has no duplicates to compare")
+    _write_out(msgspec.json.encode(result.audits) + b"\n" if args.json else render(result.audits).encode())
     report_files(result.errors)
     return INPUT_ERRORS if result.errors else OK
 
 
 def _audit_many(args: argparse.Namespace) -> int:
     """Audit each session (a main file with its sub-agent files) or other transcript found."""
+    files, problems = gather(named(args.file))
+    failed = report_problems(problems)
+    _run.name, _run.line = next(iter(files), None), 0
     audits: list[dict[str, Any]] = []
-    failed = False
-    for g in audit_input(gather(args.file), fmt=args.input_format):
+    for g in audit_input(files, fmt=args.input_format):
         if not g.comparable:
-            print(f"relayscope: {g.name}: skipped: an Arbiter SSE stream has no duplicates to compare",
-                  file=sys.stderr)
+            _err(f"relayscope: {g.name}: skipped: an Arbiter SSE stream has no duplicates to compare")
             continue
         audits.append({"name": g.name, "files": g.files, "audit": g.audits})
         report_files(g.errors)
         failed = failed or bool(g.errors)
-    out = sys.stdout.buffer
     if args.json:
-        out.write(msgspec.json.encode(audits) + b"\n")
+        _write_out(msgspec.json.encode(audits) + b"\n")
     else:
-        out.write("\n".join(f"== {a['name']} ({len(a['files'])} file(s))\n" + render(a["audit"])
-                            for a in audits).encode())
-    out.flush()
+        _write_out("\n".join(f"== {a['name']} ({len(a['files'])} file(s))\n" + render(a["audit"])
+                             for a in audits).encode())
     return INPUT_ERRORS if failed else OK
 
 
@@ -291,7 +425,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"relayscope {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def follow(sp: argparse.ArgumentParser) -> None:
+    def follow_options(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--follow", action="store_true",
                         help="keep reading FILE or DIR as it grows, like tail -f (Ctrl-C ends; exit 130)")
         sp.add_argument("--idle-exit", type=float, metavar="SECONDS", default=None,
@@ -316,7 +450,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("-f", "--format", choices=["ndjson", "json", "text"], default="ndjson",
                    help="output format (default: ndjson)")
     common(t)
-    follow(t)
+    follow_options(t)
     t.set_defaults(run=cmd_translate)
 
     tr = sub.add_parser("trace", help="the per-line de-dup trace",
@@ -326,7 +460,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a transcript; or a session's files, or a directory, traced together")
     tr.add_argument("--json", action="store_true", help="JSON array instead of a table")
     common(tr)
-    follow(tr)
+    follow_options(tr)
     tr.set_defaults(run=cmd_trace)
 
     au = sub.add_parser("audit", help="compare the strategies on one transcript",
@@ -340,20 +474,80 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _crash_site(tb: TracebackType | None) -> tuple[str | None, int]:
+    """The input line a translator was reading when it failed: the innermost translator on the
+    stack (its file and line count; a session file's own count when it has one), else what the
+    command line was reading."""
+    name, line = _run.name, _run.line
+    for frame, _ in traceback.walk_tb(tb):
+        me = frame.f_locals.get("self")
+        if isinstance(me, Emitter):
+            ctx = getattr(me, "_ctx", None)
+            line = getattr(ctx, "lines", 0) or me.lines or line
+            name = me.file or name
+    return name, line
+
+
+def _close_output() -> None:
+    """End the JSON array if one was begun, and flush; a gone reader is no error here."""
+    try:
+        if _run.writer is not None:
+            _run.writer.close()
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except (OutputError, OSError, ValueError):
+        _silence_stdout()
+
+
+def _silence_stdout() -> None:
+    """The reader went away (| head): point stdout at /dev/null so Python's own flush at exit
+    does not print a traceback about it."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno() if sys.stdout is not None else 1)
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
+    global _run
+    _run = _Run()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         code: int = args.run(args)
         return code
     except UsageError as exc:
-        print(f"relayscope: {exc}", file=sys.stderr)
+        if _run.writer is not None and _run.writer.count:
+            _close_output()  # an array was begun: end it; else a usage error prints nothing
+        _err(f"relayscope: {exc}")
         return USAGE
+    except OutputError as exc:
+        if exc.errno in (errno.EPIPE, errno.ECONNRESET):
+            _silence_stdout()  # the reader went away (| head): not an error of ours
+            return OK
+        _silence_stdout()
+        _err(f"relayscope: <stdout>: {exc}")
+        return OUTPUT_FAILED
     except BrokenPipeError:
-        # the reader went away (| head): not an error of ours; keep Python quiet at exit
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _silence_stdout()
         return OK
+    except KeyboardInterrupt:
+        old = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the cleanup
+        try:
+            _close_output()
+        finally:
+            signal.signal(signal.SIGINT, old)
+        return INTERRUPTED
+    except Exception as exc:  # a bug of ours: one line that says where, not a traceback
+        name, line = _crash_site(exc.__traceback__)
+        where = f"{name}:{line}" if name and line else (name or "the input")
+        text = " ".join(str(exc).split())[:300]
+        _close_output()
+        _err(f"relayscope: internal error at {where}: {type(exc).__name__}: {text} "
+             "(a bug in relayscope; please report it with this line)")
+        return INTERNAL
 
 
 if __name__ == "__main__":  # pragma: no cover

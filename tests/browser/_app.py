@@ -9,9 +9,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = next((p for p in (ROOT.parent / "shared", ROOT.parents[1] / "shared") if (p / "corpus").is_dir()),
-              ROOT.parent / "shared")
-CORPUS = SHARED / "corpus" / "real"
+# the real captures the repository carries (tests/fixtures/real/SOURCES.tsv), same layout as shared/corpus/real
+CORPUS = ROOT / "tests" / "fixtures" / "real"
 EXAMPLES_DIR = ROOT / "static" / "examples"
 SETTLED_RUN = "html[data-app-state=done], html[data-app-state=error]"
 RUN_TIMEOUT_MS = 120_000

@@ -1,14 +1,15 @@
 """The page stays responsive while it works: no main-thread task over 200 ms (the browser's Long
-Tasks API) while a 4 MB real capture is read, re-run and audited. The 50 MB figures come from
+Tasks API) while 4 MB of real captures are read, re-run and audited. The 50 MB figures come from
 bench/web_analyze.py, not from here."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from _app import CORPUS, SETTLED_RUN, cli_ndjson
 
-BIG = CORPUS / "stream-json" / "lantos1618__better-ui__.agent__claude_output.jsonl"  # 4 MB
+BIG_BYTES = 4_000_000
 LONG_TASKS = """
 window.__longTasks = [];
 new PerformanceObserver((list) => {
@@ -17,16 +18,26 @@ new PerformanceObserver((list) => {
 """
 
 
-def test_no_main_thread_task_over_200_ms_while_a_4mb_capture_is_analyzed(page, site, request_log) -> None:
+def big_capture(folder: Path) -> Path:
+    """The stream-json fixtures end to end, repeated to 4 MB: one file of several runs, as `tee -a`
+    makes (the repository carries no single 4 MB capture: fixtures stay under 1 MB a file)."""
+    captures = b"".join(p.read_bytes() for p in sorted((CORPUS / "stream-json").glob("*.jsonl")))
+    path = folder / "big.jsonl"
+    path.write_bytes(captures * -(-BIG_BYTES // len(captures)))
+    return path
+
+
+def test_no_main_thread_task_over_200_ms_while_a_4mb_capture_is_analyzed(page, site, request_log, tmp_path) -> None:
+    big = big_capture(tmp_path)
     parts = urlsplit(site.url)
     request_log.origin = f"{parts.scheme}://{parts.netloc}"
     page.add_init_script(LONG_TASKS)
     page.goto(site.url)
     page.wait_for_selector("html[data-app-state=ready]", state="attached", timeout=120_000)
     start = page.evaluate("performance.now()")
-    page.set_input_files('[data-testid="file-input"]', str(BIG))
+    page.set_input_files('[data-testid="file-input"]', str(big))
     page.wait_for_selector(SETTLED_RUN, state="attached", timeout=120_000)
-    assert int(page.text_content('[data-testid="relay-count"]')) == len(cli_ndjson(BIG).splitlines())
+    assert int(page.text_content('[data-testid="relay-count"]')) == len(cli_ndjson(big).splitlines())
     page.select_option('[data-testid="strategy"]', "index")
     page.wait_for_selector(SETTLED_RUN, state="attached", timeout=120_000)
     page.click('[data-testid="run-audit"]')

@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 
 import pytest
-from _corpus import REAL_FILES, SEEDS
+from _corpus import REAL_FILES, SEEDS, sweep
 
 from relayscope.analysis import Analyzer
 from relayscope.relay import encode_ndjson
@@ -29,7 +29,7 @@ def random_split(data: bytes, rng: random.Random) -> list[bytes]:
     return [data[i:j] for i, j in zip([0, *cuts], [*cuts, len(data)], strict=True)]
 
 
-@pytest.mark.parametrize("path", INPUTS, ids=lambda p: p.name[:50])
+@pytest.mark.parametrize("path", sweep(INPUTS, lambda p: p.name[:50]))
 @pytest.mark.parametrize("strategy", ["lineage", "fingerprint"])
 def test_whole_lines_and_random_chunks_agree(path: Path, strategy: str) -> None:
     data = path.read_bytes()

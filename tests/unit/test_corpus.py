@@ -1,5 +1,8 @@
 """Real captures: under lineage every content block is emitted exactly once, in its lane.
 
+Runs over the captures in tests/fixtures/real/ always, and over the whole shared corpus when it
+is beside the checkout.
+
 The expectations are computed here from the raw JSON with the standard library, sharing no
 code with the translator or with ``audit.inventory``.
 """
@@ -11,16 +14,30 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from _corpus import REAL_FILES, REAL_STREAM_JSON, lines
+from _corpus import (
+    FIXTURE_STREAM_JSON,
+    FIXTURES,
+    HAVE_SHARED,
+    NO_SHARED,
+    REAL_FILES,
+    SHARED_STREAM_JSON,
+    lines,
+    sweep,
+)
 
 from relayscope import relay as R
 from relayscope.multifile import audit_lines
 from relayscope.translator import Translator
 
 
-def test_the_corpus_is_there() -> None:
-    assert REAL_STREAM_JSON.is_dir(), f"expected the shared corpus at {REAL_STREAM_JSON}"
-    assert len(REAL_FILES) >= 12
+def test_the_fixture_captures_are_there() -> None:
+    assert len(list(FIXTURE_STREAM_JSON.glob("*.jsonl"))) >= 8
+
+
+def test_the_shared_corpus_is_there() -> None:
+    if not HAVE_SHARED:
+        pytest.skip(NO_SHARED)
+    assert len(list(SHARED_STREAM_JSON.glob("*.jsonl"))) >= 12
 
 
 def translate(path: Path, strategy: str = "lineage") -> list[R.Relay]:
@@ -57,7 +74,7 @@ def expected_blocks(path: Path) -> tuple[Counter[str], Counter[str], Counter[tup
     return tools, results, texts, lane_of
 
 
-@pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: p.name[:60])
+@pytest.mark.parametrize("path", sweep(REAL_FILES, lambda p: p.name[:60]))
 def test_lineage_emits_every_block_once_in_its_lane(path: Path) -> None:
     relays = translate(path)
     tools, results, texts, lane_of = expected_blocks(path)
@@ -77,7 +94,7 @@ def test_lineage_emits_every_block_once_in_its_lane(path: Path) -> None:
     assert [r.seq for r in relays] == list(range(len(relays)))
 
 
-@pytest.mark.parametrize("path", REAL_FILES, ids=lambda p: p.name[:60])
+@pytest.mark.parametrize("path", sweep(REAL_FILES, lambda p: p.name[:60]))
 def test_audit_finds_nothing_lost_or_doubled_under_lineage(path: Path) -> None:
     results = {a.strategy: a for a in audit_lines(lines(path))}
     lineage = results["lineage"]
@@ -106,7 +123,7 @@ def test_sub_agent_lanes_follow_parent_tool_use_id() -> None:
 
 
 def test_streamed_text_is_emitted_as_deltas_and_not_repeated() -> None:
-    path = REAL_STREAM_JSON / "foksa__open-claude-agent-sdk__tests__snapshots__streaming-haiku.jsonl"
+    path = FIXTURE_STREAM_JSON / "foksa__open-claude-agent-sdk__tests__snapshots__streaming-haiku.jsonl"
     relays = translate(path)
     deltas = [r for r in relays if isinstance(r, R.TextDelta)]
     snapshot = next(json.loads(x) for x in lines(path) if json.loads(x)["type"] == "assistant")
@@ -129,3 +146,16 @@ def test_usage_is_counted_once_per_message() -> None:
                                           obj["message"]["usage"]["output_tokens"])
     usage = {r.message_id: (r.lane, r.output_tokens) for r in relays if isinstance(r, R.Usage)}
     assert usage == last
+
+
+def test_the_fixtures_are_small_and_each_names_its_source() -> None:
+    """The carried captures stay a curated subset (under 3 MB, 1 MB a file), and SOURCES.tsv names
+    the repository, path and commit of each, with its size as stored."""
+    files = {str(p.relative_to(FIXTURES)): p.stat().st_size for p in FIXTURES.rglob("*.jsonl")}
+    rows = [line.split("\t") for line in (FIXTURES / "SOURCES.tsv").read_text().splitlines()
+            if line and not line.startswith("#")]
+    header, rows = rows[0], rows[1:]
+    assert header[:5] == ["local_name", "repo", "path", "commit", "bytes"]
+    assert {r[0]: int(r[4]) for r in rows} == files
+    assert all(len(r[3]) == 40 and r[1].count("/") == 1 and r[2] for r in rows)
+    assert sum(files.values()) < 3_000_000 and max(files.values()) < 1_000_000

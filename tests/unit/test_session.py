@@ -1,5 +1,6 @@
-"""On-disk session transcripts (issue 4): every real session file in the shared corpus, alone
-and with its sub-agent files.
+"""On-disk session transcripts (issue 4): every real session file, alone and with its sub-agent
+files: the captures in tests/fixtures/real/session-jsonl/ always, the whole shared corpus when it
+is beside the checkout.
 
 The expectations (which blocks exist, which lane each record belongs to, per-lane token totals)
 are computed here from the raw JSON with the standard library, sharing no code with the
@@ -21,7 +22,16 @@ from typing import Any
 
 import msgspec
 import pytest
-from _corpus import CORPUS, ROOT
+from _corpus import (
+    FIXTURE_SESSIONS,
+    HAVE_SHARED,
+    NO_SHARED,
+    ROOT,
+    SESSION_FILES,
+    SHARED_SESSIONS,
+    session_rel,
+    sweep,
+)
 
 from relayscope import relay as R
 from relayscope.analysis import Analyzer
@@ -37,15 +47,15 @@ from relayscope.multifile import (
     translate_session,
 )
 
-SESSIONS = CORPUS / "real" / "session-jsonl"
-FILES = sorted(SESSIONS.rglob("*.jsonl"))
+SESSIONS = FIXTURE_SESSIONS  # the captures the tests below name are carried in the repository
+FILES = SESSION_FILES
 CONTENT = (R.TextDelta, R.ThinkingDelta, R.ToolUse, R.ToolResult, R.UserMessage, R.Usage, R.Passthrough,
            R.System, R.ContentBlock)
 KNOWN = {"user", "assistant", "system"}
 
 
 def rel(path: Path) -> str:
-    return str(path.relative_to(SESSIONS))
+    return session_rel(path)
 
 
 def records(path: Path) -> list[tuple[int, dict[str, Any]]]:
@@ -217,15 +227,22 @@ def emitted_blocks(relays: list[R.Relay]) -> dict[str, Counter[Any]]:
 # --- the corpus is there and is what we think ----------------------------------------------------
 
 
-def test_the_session_corpus_is_there() -> None:
-    assert SESSIONS.is_dir(), f"expected the shared corpus at {SESSIONS}"
-    assert len(FILES) >= 20
-    assert sum(len(g) > 1 for g in SESSION_GROUPS) >= 2  # main files with sub-agent files
-    inline = [p for p in FILES if not is_agent_file(p) and any(o.get("isSidechain") for _, o in records(p))]
+def test_the_fixture_sessions_are_there() -> None:
+    mine = [p for p in FILES if p.is_relative_to(FIXTURE_SESSIONS)]
+    assert len(mine) >= 15
+    families = [g for g in SESSION_GROUPS if len(g) > 1 and g[0].is_relative_to(FIXTURE_SESSIONS)]
+    assert len(families) >= 2  # main files with sub-agent files, in the corpus's folder layout
+    inline = [p for p in mine if not is_agent_file(p) and any(o.get("isSidechain") for _, o in records(p))]
     assert len(inline) >= 3  # 1.0.x inline sidechains
 
 
-@pytest.mark.parametrize("path", FILES, ids=rel)
+def test_the_shared_session_corpus_is_there() -> None:
+    if not HAVE_SHARED:
+        pytest.skip(NO_SHARED)
+    assert len(list(SHARED_SESSIONS.rglob("*.jsonl"))) >= 20
+
+
+@pytest.mark.parametrize("path", sweep(FILES, rel))
 def test_detection_picks_session(path: Path) -> None:
     lines = path.read_bytes().split(b"\n")
     assert detect(lines[:8]) == "session"
@@ -238,7 +255,7 @@ def test_detection_picks_session(path: Path) -> None:
 # --- every block once, in its lane, with its tokens ----------------------------------------------
 
 
-@pytest.mark.parametrize("group", SESSION_GROUPS, ids=group_id)
+@pytest.mark.parametrize("group", sweep(SESSION_GROUPS, group_id))
 def test_lineage_emits_every_block_exactly_once(group: list[Path]) -> None:
     result = translate(group)
     assert result.errors == []
@@ -246,7 +263,7 @@ def test_lineage_emits_every_block_exactly_once(group: list[Path]) -> None:
     assert [r.seq for r in result.relays] == list(range(len(result.relays)))
 
 
-@pytest.mark.parametrize("group", SESSION_GROUPS, ids=group_id)
+@pytest.mark.parametrize("group", sweep(SESSION_GROUPS, group_id))
 def test_audit_inventory_agrees_lineage_loses_and_repeats_nothing(group: list[Path]) -> None:
     files = {rel(p): p.read_bytes() for p in group}
     audits = {a.strategy: a for a in merge_audits(audit_input(files))}
@@ -256,7 +273,7 @@ def test_audit_inventory_agrees_lineage_loses_and_repeats_nothing(group: list[Pa
     assert lineage.emitted == lineage.blocks > 0
 
 
-@pytest.mark.parametrize("group", SESSION_GROUPS, ids=group_id)
+@pytest.mark.parametrize("group", sweep(SESSION_GROUPS, group_id))
 def test_every_record_lands_in_the_lane_of_its_spawning_call(group: list[Path]) -> None:
     result = translate(group)
     lanes = expected_lanes(group)
@@ -313,7 +330,7 @@ def test_inline_sidechains_link_to_their_task_by_prompt_not_timing() -> None:
     assert [(r.lane, r.line) for r in again.relays] == [(r.lane, r.line) for r in result.relays]
 
 
-@pytest.mark.parametrize("group", SESSION_GROUPS, ids=group_id)
+@pytest.mark.parametrize("group", sweep(SESSION_GROUPS, group_id))
 def test_per_lane_token_totals_are_the_last_row_of_each_message(group: list[Path]) -> None:
     result = translate(group)
     want, messages = expected_usage(group)
@@ -341,7 +358,7 @@ def test_usage_relays_name_the_file_of_their_row() -> None:
 # --- records the translator does not know, order, streaming ------------------------------------
 
 
-@pytest.mark.parametrize("group", SESSION_GROUPS, ids=group_id)
+@pytest.mark.parametrize("group", sweep(SESSION_GROUPS, group_id))
 def test_unknown_record_types_pass_through_without_errors(group: list[Path]) -> None:
     result = translate(group)
     assert result.errors == [] and not any(isinstance(r, R.Error) for r in result.relays)
@@ -373,7 +390,7 @@ def test_a_parent_written_after_its_child_is_emitted_first() -> None:
     assert seqs[146] < seqs[145]
 
 
-@pytest.mark.parametrize("path", FILES, ids=rel)
+@pytest.mark.parametrize("path", sweep(FILES, rel))
 def test_parents_come_first_even_when_the_file_swaps_them(path: Path) -> None:
     lines = path.read_bytes().splitlines()
     objs = [json.loads(line) if line.strip() else {} for line in lines]
@@ -402,7 +419,7 @@ def plain(relays: list[R.Relay]) -> list[dict[str, Any]]:
     return out
 
 
-@pytest.mark.parametrize("path", FILES, ids=rel)
+@pytest.mark.parametrize("path", sweep(FILES, rel))
 def test_streaming_in_random_chunks_equals_the_whole_file(path: Path) -> None:
     data = path.read_bytes()
     whole = translate_session({rel(path): data}).relays

@@ -12,6 +12,7 @@ from _corpus import ROOT
 from relayscope.analysis import Analyzer
 from relayscope.cli import _sniff
 from relayscope.formats import SNIFF_LINES, detect
+from relayscope.inputs import Input
 from relayscope.multifile import group_files
 from relayscope.web.model import Workspace
 
@@ -26,7 +27,7 @@ def formats(data: bytes, tmp_path: Path) -> dict[str, str | None]:
     a.finish()
     ws = Workspace()
     list(ws.load(data))
-    return {"detect": detect(data.split(b"\n")), "analyzer": a.format, "cli": _sniff(str(path)),
+    return {"detect": detect(data.split(b"\n")), "analyzer": a.format, "cli": _sniff(Input(str(path))),
             "group_files": group_files({"input.jsonl": data})[0].format, "web": ws.format}
 
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from _corpus import CORPUS, REAL_STREAM_JSON, ROOT, SEEDS
+from _corpus import FIXTURE_SESSIONS, FIXTURE_STREAM_JSON, ROOT, SEEDS
 
 from relayscope import relay as R
 from relayscope.multifile import audit_input
@@ -122,7 +122,7 @@ def test_empty_input() -> None:
 
 
 def test_real_capture_has_one_lane_per_agent_and_token_totals() -> None:
-    path = next(REAL_STREAM_JSON.glob("SimonErich*014042a4.jsonl"))
+    path = next(FIXTURE_STREAM_JSON.glob("SimonErich*014042a4.jsonl"))
     ws = loaded(path.read_bytes())
     agents = {json.loads(x).get("parent_tool_use_id") for x in path.read_bytes().splitlines()} - {None}
     assert {lane.id for lane in ws.lanes} == agents | {"main"}
@@ -135,7 +135,7 @@ def test_real_capture_has_one_lane_per_agent_and_token_totals() -> None:
 
 
 def test_a_session_folder_links_sub_agent_files() -> None:
-    folder = CORPUS / "real" / "session-jsonl" / "handgemacht-ai__claude-code-log" / "test" / "test_data" \
+    folder = FIXTURE_SESSIONS / "handgemacht-ai__claude-code-log" / "test" / "test_data" \
         / "real_projects" / "-experiments-worktrees"
     files = {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*.jsonl")}
     assert len(files) == 3
@@ -194,7 +194,7 @@ def test_share_round_trip_and_limit() -> None:
     fragment = encode_share(text, state)
     assert fragment is not None and fragment.isascii() and "#" not in fragment and "&" not in fragment
     assert decode_share("#" + fragment) == (text, state)
-    big = (REAL_STREAM_JSON / "lantos1618__better-ui__.agent__claude_output.jsonl").read_text()
+    big = "".join(p.read_text() for p in sorted(FIXTURE_STREAM_JSON.glob("*.jsonl")))
     assert encode_share(big, state) is None and len(big) > SHARE_LIMIT
     with pytest.raises(ValueError):
         decode_share("v1.!!!not-base64")
@@ -234,7 +234,7 @@ def test_progress_is_reported_in_slices_on_big_input(monkeypatch: pytest.MonkeyP
     import relayscope.web.model as model
 
     monkeypatch.setattr(model, "SLICE_BYTES", 10_000)
-    data = next(REAL_STREAM_JSON.glob("ArturoKuang*.jsonl")).read_bytes()
+    data = next(FIXTURE_STREAM_JSON.glob("ArturoKuang*.jsonl")).read_bytes()
     ws = Workspace()
     steps = list(ws.load(data))
     assert len(steps) > 10 and steps[-1] == 1.0
@@ -263,7 +263,7 @@ def test_source_bytes_are_given_back_exactly() -> None:
 
 
 def test_filter_search_index_is_built_in_slices() -> None:
-    ws = loaded(next(REAL_STREAM_JSON.glob("ArturoKuang*.jsonl")).read_bytes())
+    ws = loaded(next(FIXTURE_STREAM_JSON.glob("ArturoKuang*.jsonl")).read_bytes())
     assert not ws.search_ready
     steps = list(ws.prepare_search())
     assert len(steps) >= 1 and ws.search_ready

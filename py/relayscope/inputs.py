@@ -1,0 +1,234 @@
+"""inputs: the command line's inputs, each read once. With ``cli``, the only module that does I/O.
+
+Job: turn what the user named (files, ``-``, pipes, process substitution ``<(...)``, FIFOs,
+folders) into named byte streams, and say plainly what could not be read.
+
+* Every input is read once. Looking at the first lines (to detect the format, or to decide
+  whether files are a session) keeps them in :class:`Input` and hands them out again before the
+  rest: a pipe cannot be read twice. A regular file is closed between that look and the full read
+  (and re-opened at the offset reached), so naming thousands of files never runs out of
+  descriptors.
+* Walking a folder opens only regular files, and never blocks: a FIFO, socket or device, a
+  symlink loop, a dangling link or an unreadable file or folder becomes a :class:`Problem`
+  (``NAME: message``) and is skipped; the rest is read. A FIFO named on the command line is
+  read (its writer is the user's business).
+* Names are shown as text whatever their bytes: :func:`display_name` escapes what is not UTF-8
+  (``bad\\xff.jsonl``), so messages and the ``file`` field of relays never fail to encode.
+
+Must not: translate, print, or decide exit codes (``cli`` does); import the web layer.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import BinaryIO, Final
+
+STDIN: Final = "-"
+STDIN_NAME: Final = "<stdin>"
+TRANSCRIPT_SUFFIXES: Final = (".jsonl", ".ndjson")
+META_SUFFIX: Final = ".meta.json"
+_CHUNK: Final = 1 << 20
+
+
+def display_name(path: str) -> str:
+    """``path`` as printable text: bytes that are not UTF-8 (a POSIX name can hold any) become
+    ``\\xNN``, as Python's own messages show them."""
+    try:
+        path.encode("utf-8")
+        return path
+    except UnicodeEncodeError:
+        return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """An input that could not be read, reported as ``NAME: message`` and skipped."""
+
+    name: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.message}"
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    return "not a regular file"
+
+
+def _why(exc: OSError) -> str:
+    if exc.errno == errno.ELOOP:
+        return "symbolic link loop; skipped"
+    return f"{exc.strerror or exc}; skipped"
+
+
+class Input:
+    """One named input, opened once. ``peek()`` looks at the first lines without losing them;
+    ``lines()`` then yields every line from the first; ``read()`` returns all the bytes."""
+
+    def __init__(self, path: str, stream: BinaryIO | None = None) -> None:
+        self.path = path
+        self.name = STDIN_NAME if path == STDIN else display_name(path)
+        self._stream = stream
+        self._head: list[bytes] = []
+        self._offset = 0  # bytes of a closed regular file already in _head
+        self._regular: bool | None = None
+        self._done = False
+
+    @classmethod
+    def stdin(cls) -> Input:
+        buffer = sys.stdin.buffer if sys.stdin is not None else None  # None: stdin closed (<&-)
+        made = cls(STDIN, buffer)
+        if buffer is None:
+            made._done = True
+        return made
+
+    @property
+    def live(self) -> bool:
+        """Not a regular file (a pipe, a terminal, a FIFO): hand each line on as it arrives."""
+        if self._regular is None:
+            self._open()
+        return not self._regular
+
+    def _open(self) -> BinaryIO | None:
+        if self._done:
+            return None
+        if self._stream is None:
+            self._stream = open(self.path, "rb")  # noqa: SIM115 - closed by close() / the end of lines()
+            if self._offset:
+                self._stream.seek(self._offset)
+        if self._regular is None:
+            try:
+                self._regular = stat.S_ISREG(os.fstat(self._stream.fileno()).st_mode)
+            except (OSError, ValueError, AttributeError):  # a stream with no descriptor (tests)
+                self._regular = False
+        return self._stream
+
+    def peek(self) -> Iterator[bytes]:
+        """The lines from the first, each kept for ``lines()`` / ``read()``: a look at the start
+        (format detection) that reads no further than the caller's loop goes. ``park()`` after."""
+        at = 0
+        while True:
+            if at < len(self._head):
+                yield self._head[at]
+                at += 1
+                continue
+            stream = self._open()
+            line = stream.readline() if stream is not None else b""
+            if not line:
+                return
+            self._head.append(line)
+
+    def park(self) -> None:
+        """Done looking: a regular file is closed until it is read (at the offset reached), so
+        many inputs never hold many descriptors; a pipe stays open (it cannot be reopened)."""
+        if self._regular and self._stream is not None and self.path != STDIN:
+            self._offset = self._stream.tell()
+            self._stream.close()
+            self._stream = None
+
+    def lines(self) -> Iterator[bytes]:
+        """Every line, each with its newline (the last may have none), from the first."""
+        stream = self._open()
+        head, self._head = self._head, []
+        yield from head
+        if stream is None:
+            return
+        try:
+            if self._regular:
+                yield from stream
+            else:  # a pipe: no read-ahead past the line at hand, so output keeps pace with input
+                yield from iter(stream.readline, b"")
+        finally:
+            self.close()
+
+    def read(self) -> bytes:
+        """All the bytes, the lines already looked at included."""
+        stream = self._open()
+        parts = [b"".join(self._head)]
+        self._head = []
+        if stream is not None:
+            try:
+                parts.append(stream.read())
+            finally:
+                self.close()
+        return b"".join(parts)
+
+    def close(self) -> None:
+        self._done = True
+        if self._stream is not None and self.path != STDIN:
+            self._stream.close()
+        self._stream = None
+
+
+def open_named(path: str) -> Input:
+    """An input named on the command line: ``-`` is stdin, anything else a path that is checked
+    to exist and be readable now (so a typo fails before any output) and opened when read."""
+    if path == STDIN:
+        return Input.stdin()
+    st = os.stat(path)  # OSError: the caller's usage error
+    if not stat.S_ISDIR(st.st_mode) and not os.access(path, os.R_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+    return Input(path)
+
+
+def read_regular(path: str) -> bytes | Problem:
+    """A file found while walking a folder, read whole: only if it is a regular file. Checked
+    before it is opened, then opened non-blocking and checked again, so a FIFO (even one swapped
+    in between) never blocks the run."""
+    name = display_name(path)
+    try:
+        mode = os.stat(path).st_mode  # not even opened when it is no regular file: a FIFO's
+        if not stat.S_ISREG(mode):    # writer would see a reader come and go
+            return Problem(name, f"{_kind(mode)}, not a transcript file; skipped")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        return Problem(name, _why(exc))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            return Problem(name, f"{_kind(mode)}, not a transcript file; skipped")
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=True) as stream:
+            fd = -1
+            return stream.read()
+    except OSError as exc:
+        return Problem(name, _why(exc))
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+def _candidate(name: str) -> bool:
+    return name.endswith(TRANSCRIPT_SUFFIXES) or name.endswith(META_SUFFIX)
+
+
+def walk(folder: str) -> tuple[list[str], list[Problem]]:
+    """Transcripts and sub-agent meta files under ``folder`` (sorted, symlinked folders not
+    followed, so no loop), and for a session folder ``<session>/`` the main file
+    ``<session>.jsonl`` beside it; with what could not be looked at. Reads no file."""
+    problems: list[Problem] = []
+
+    def unreadable(exc: OSError) -> None:
+        problems.append(Problem(display_name(exc.filename or folder), _why(exc)))
+
+    found: list[str] = []
+    for here, dirs, names in os.walk(folder, onerror=unreadable):
+        dirs.sort()
+        found.extend(os.path.join(here, n) for n in sorted(names) if _candidate(n))
+    main = os.path.normpath(folder) + ".jsonl"
+    if os.path.lexists(main) and main not in found:
+        found.insert(0, main)
+    return found, problems
