@@ -182,6 +182,7 @@ class SessionTranslator(Translator):
         self._how = ""
         self._usage_file: dict[str, str | None] = {}  # message id -> file of its pending usage row
         self._on_spawn: Callable[[str], list[R.Relay]] | None = None
+        self._files: dict[str, _FileCtx] = {}  # files being read as they grow (feed_file_line)
 
     # -- entry points ---------------------------------------------------------------------
 
@@ -230,10 +231,70 @@ class SessionTranslator(Translator):
         return lane_id
 
     def describe_lane(self, lane_id: str, agent_type: str | None = None, description: str | None = None,
-                      depth: int | None = None, file: str | None = None) -> None:
+                      depth: int | None = None, file: str | None = None, *, over_spawn: bool = False) -> None:
         """Lane metadata known before the spawn is seen (an ``agent-<id>.meta.json``, the
-        sub-agent file that holds the lane's records)."""
+        sub-agent file that holds the lane's records). With ``over_spawn`` it was read after
+        the spawn (a folder read as it grows) and still wins over the call's input, as it does
+        when read first."""
+        if over_spawn:
+            lane = self.lanes.lane(lane_id)
+            lane.agent_type = agent_type or lane.agent_type
+            lane.description = description or lane.description
         self.lanes.describe(lane_id, agent_type, description, depth, file)
+
+    # -- files that grow while they are read (live.LiveFiles: a folder being written) --------
+
+    def feed_file_line(self, name: str, text: Text, lane: str | None = None) -> list[R.Relay]:
+        """One line of file ``name``. Lines of several files may interleave in any order; each
+        file keeps its own line numbers and parent-order queue (streamed: a record waits at most
+        ``HOLD_WINDOW`` lines for a parent written after it). ``lane``, given with a sub-agent
+        file's first line, puts every record of that file in the lane of its spawning call."""
+        ctx = self._files.get(name)
+        if ctx is None:
+            ctx = self._files[name] = _FileCtx(name, lane=lane)
+        outer, outer_file = self._ctx, self.file
+        self._ctx, self.file = ctx, name
+        try:
+            ctx.lines += 1
+            return self.feed(decode_line(text, ctx.lines))
+        finally:
+            self._ctx, self.file = outer, outer_file
+
+    def end_file(self, name: str) -> list[R.Relay]:
+        """No more lines of ``name`` for now (end of input, or the file is read again from its
+        start): the records still waiting for a parent go. Its next line is line 1 again."""
+        ctx = self._files.pop(name, None)
+        if ctx is None:
+            return []
+        outer, outer_file = self._ctx, self.file
+        self._ctx, self.file = ctx, name
+        try:
+            return self._drain(final=True)
+        finally:
+            self._ctx, self.file = outer, outer_file
+
+    def spawned(self, spawn_id: str) -> bool:
+        """Whether the Task/Agent call ``spawn_id`` has been fed."""
+        return spawn_id in self._spawn_seen
+
+    def link_file(self, agent_id: str, first_prompt: str | None,
+                  meta_spawn: str | None = None) -> tuple[str, str] | None:
+        """The spawning call of sub-agent file ``agent-<agent_id>.jsonl`` from what was fed so
+        far, and how it was found, in the order ``multifile.translate_session`` uses: the meta
+        file's ``toolUseId``, a tool result's ``agentId``, then the one fed call whose prompt
+        is the file's first prompt. None while nothing links it (yet)."""
+        if meta_spawn:
+            self._bound.add(meta_spawn)
+            self.links.setdefault(agent_id, meta_spawn)
+            return meta_spawn, "agent-<id>.meta.json toolUseId"
+        if agent_id in self.links:
+            self._bound.add(self.links[agent_id])
+            return self.links[agent_id], "toolUseResult.agentId of the spawn's result"
+        spawn = self._bind_prompt(first_prompt)
+        if spawn is None:
+            return None
+        self.links[agent_id] = spawn
+        return spawn, "the spawning call's prompt is the file's first prompt"
 
     def translate_file(self, name: str | None, lines: Iterable[Text], lane: str | None = None) -> list[R.Relay]:
         """Translate one whole file in its own context (exact parent order), then return to

@@ -39,6 +39,7 @@ from .embed import Links, save_theme, stored_theme, url_theme
 from .model import EXAMPLES, Workspace, decode_share
 from .share import EMBED_PARAMS
 from .timeline import LaneLayout, Timeline
+from .watch import Watcher
 
 SLICE_BUDGET = 0.035  # s of work between two yields to the browser
 AUTO_AUDIT_BYTES = 2_000_000  # inputs up to this size are audited right away; larger on request
@@ -108,6 +109,9 @@ class App:
         self.initial_input()
         # drops made while Python was booting, then every later one
         window.relayscopeFiles.setDropHandler(self.listeners.proxy(self.safe(self.on_drop)))
+        # issue 12: "Watch file…" / "Watch folder…" and window.relayscopeWatch (watch.py)
+        self.watcher = Watcher(self)
+        self.watcher.start()
 
     def initial_input(self) -> None:
         """What the URL or the user (while Python booted) asked for, in this order: a share link,
