@@ -170,6 +170,12 @@ def report(name: str, errors: list[tuple[int, str]], start: int = 0) -> None:
         _err(f"{name}:{line}: {message}")
 
 
+def report_warnings(name: str, warnings: list[tuple[int, str]], start: int = 0) -> None:
+    """Lines kept with a repair (bad bytes, a field of the wrong type): said, never fatal."""
+    for line, message in warnings[start:]:
+        _err(f"{name}:{line}: warning: {message}")
+
+
 def report_files(errors: list[tuple[str | None, int, str]]) -> None:
     for name, line, message in errors:
         _err(f"{name}:{line}: {message}")
@@ -314,12 +320,15 @@ def _stream(source: Input, args: argparse.Namespace, writer: Writer, several: bo
     """One input, line by line, relays out as they come. True when it had errors."""
     _run.name, _run.line = source.name, 0
     a = Analyzer(args.strategy, args.input_format, keep=False, file=source.name if several else None)
-    reported = 0
+    reported = warned = 0
     try:
         writer.live = source.live
         for line in source.lines():
             _run.line += 1
             writer.write(a.feed_line(line))
+            if len(a.warnings) > warned:
+                report_warnings(source.name, a.warnings, warned)
+                warned = len(a.warnings)
             if len(a.errors) > reported:
                 report(source.name, a.errors, reported)
                 reported = len(a.errors)
@@ -330,6 +339,7 @@ def _stream(source: Input, args: argparse.Namespace, writer: Writer, several: bo
     finally:
         source.close()
     writer.write(a.finish())
+    report_warnings(source.name, a.warnings, warned)
     report(source.name, a.errors, reported)
     _unlisted(source.name, a.translator)
     return bool(a.errors)
@@ -368,6 +378,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
         a.feed_line(line)
     a.finish()
     _write_out(steps_to_json(a.trace) + b"\n" if args.json else render_table(a.trace).encode())
+    report_warnings(_run.name or "", a.warnings)
     report(_run.name or "", a.errors)
     _unlisted(_run.name or "", a.translator)
     return INPUT_ERRORS if a.errors else OK

@@ -392,3 +392,20 @@ def test_issue_7_reproducers_through_the_cli_are_input_not_bugs(data: bytes) -> 
     p = run("translate", "-", stdin=data + MULTI.read_bytes())
     assert p.returncode in (0, 1) and b"internal error" not in p.stderr
     assert len(p.stdout.splitlines()) > len(MULTI.read_bytes().splitlines())  # the good lines after it too
+
+
+def test_lines_kept_with_a_repair_are_warned_about_on_stderr_without_failing() -> None:
+    """Issue 7: a field of the wrong type is reported, never blanked in silence; a bad byte keeps
+    its line. Both are warnings (stderr, and a warning relay), not errors: the exit code stays 0."""
+    data = (b'{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":12345}]}}\n'
+            b'{"type":"assistant","message":{"id":"n","content":[{"type":"text","text":"caf\xe9"}]}}\n')
+    for args in (["translate", "-"], ["trace", "-"]):
+        proc = run(*args, stdin=data)
+        assert proc.returncode == 0, proc.stderr
+        lines = proc.stderr.decode().splitlines()
+        assert lines[0].startswith("<stdin>:1: warning: ") and "$.message.content[0].text" in lines[0]
+        assert lines[1] == "<stdin>:2: warning: bytes that are not UTF-8 replaced with U+FFFD"
+    out = relays_of(run("translate", "-", stdin=data).stdout)
+    assert [r["type"] for r in out if r["type"] in ("warning", "text_delta")] == [
+        "warning", "text_delta", "warning", "text_delta"]
+    assert out[-1]["type"] == "text_delta" and out[-1]["text"] == "caf\ufffd"
