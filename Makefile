@@ -22,13 +22,14 @@ PYTHON_LOCK ?= $(shell for p in $(PYTHON) python3.13 python3.12 \
 	"$$p" -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1 \
 	&& { command -v "$$p"; break; }; done)
 
-.PHONY: help site serve dist test lint chromium clean
+.PHONY: help site serve dist test lint fuzz chromium clean
 
 help:
 	@echo "make serve   build the site and serve it at http://127.0.0.1:$(PORT)/ (PORT=...)"
 	@echo "make test    install what is needed, build the site, run pytest tests/ (unit + browser)"
 	@echo "make site    fill static/vendor/ and update pyodide-lock.json"
 	@echo "make lint    ruff on everything, mypy --strict on py/relayscope (make test runs it first)"
+	@echo "make fuzz    the property tests, randomized, FUZZ_EXAMPLES=3000 examples each (long)"
 	@echo "make dist    self-contained copy of the site in dist/site/ for any static host"
 
 $(VENV)/.stamp: pyproject.toml
@@ -70,6 +71,13 @@ lint: $(VENV)/.stamp
 
 test: chromium lint site
 	$(VPY) -m pytest tests/
+
+# The property tests with random examples (make test runs them derandomized: the "ci" profile in
+# tests/conftest.py). A failure prints the example and a @reproduce_failure line to pin it.
+FUZZ_EXAMPLES ?= 3000
+fuzz: $(VENV)/.stamp
+	HYPOTHESIS_PROFILE=fuzz FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(VPY) -m pytest -q -p no:cacheprovider \
+		tests/unit/test_robustness.py tests/unit/test_properties.py
 
 clean:
 	rm -rf static/vendor build dist

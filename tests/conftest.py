@@ -1,10 +1,26 @@
-"""Shared test set-up: import the package from the source tree."""
+"""Shared test set-up: import the package from the source tree; hypothesis profiles.
+
+Property tests run under the ``ci`` profile unless ``HYPOTHESIS_PROFILE`` says otherwise:
+derandomized (the same examples on every run, so ``make test`` never fails by chance) and
+without an example database (a clone behaves like any other). ``make fuzz`` selects ``fuzz``:
+random examples, many of them, and the deadline still off (CI machines are slow and shared)."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
+
+from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT / "py") not in sys.path:
     sys.path.insert(0, str(ROOT / "py"))
+
+_SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+settings.register_profile("ci", derandomize=True, database=None, deadline=None, max_examples=100,
+                          suppress_health_check=_SLOW_OK, print_blob=True)
+settings.register_profile("fuzz", derandomize=False, database=None, deadline=None,
+                          max_examples=int(os.environ.get("FUZZ_EXAMPLES", "3000")),
+                          suppress_health_check=_SLOW_OK, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

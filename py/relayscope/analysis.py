@@ -54,7 +54,13 @@ class Analyzer:
 
     @property
     def errors(self) -> list[tuple[int, str]]:
+        """(line, message) of the first ``emitter.ERRORS_KEPT`` unreadable lines."""
         return self.translator.errors if self.translator else []
+
+    @property
+    def warnings(self) -> list[tuple[int, str]]:
+        """(line, message) of the first lines read with a repair (see the ``warning`` relay)."""
+        return self.translator.warnings if self.translator else []
 
     @property
     def lanes(self) -> Mapping[str, Lane]:
@@ -83,9 +89,11 @@ class Analyzer:
             out.extend(self.feed_line(line))
         return out
 
-    def feed_steps(self, lines: Sequence[str | bytes], slice_bytes: int = SLICE_BYTES) -> Iterator[float]:
-        """Feed whole lines and finish, yielding progress in [0, 1) after each slice of about
-        ``slice_bytes`` (callers that must stay responsive pause there)."""
+    def feed_steps(self, lines: Sequence[str | bytes], slice_bytes: int = SLICE_BYTES, *,
+                   finish: bool = True) -> Iterator[float]:
+        """Feed whole lines and finish (unless told: more will come), yielding progress in
+        [0, 1) after each slice of about ``slice_bytes`` (callers that must stay responsive
+        pause there)."""
         total = len(lines) or 1
         budget = 0
         for i, line in enumerate(lines):
@@ -94,7 +102,8 @@ class Analyzer:
             if budget >= slice_bytes:
                 budget = 0
                 yield i / total
-        self.finish()
+        if finish:
+            self.finish()
 
     def feed_line(self, line: str | bytes) -> list[R.Relay]:
         t = self.translator

@@ -30,6 +30,7 @@ from typing import Any
 import msgspec
 
 from . import relay as R
+from .wire import repair_escapes
 
 Key = tuple[Any, ...]
 
@@ -89,10 +90,7 @@ class Inventory:
             self.items[key] = Item(key, line, self.file)
 
     def add_line(self, number: int, raw: str | bytes) -> None:
-        try:
-            obj = json.loads(raw)
-        except ValueError:
-            return
+        obj = _load(raw)
         if not isinstance(obj, dict):
             return
         add = self.add
@@ -104,7 +102,7 @@ class Inventory:
                 content = [{"type": "text", "text": content}]
             for block in content if isinstance(content, list) else []:
                 if isinstance(block, dict):
-                    add(_block_key(message.get("id"), block), number)
+                    add(_block_key(_str(message.get("id")), block), number)
         elif kind == "user":
             if isinstance(content, str):
                 content = [{"type": "text", "text": content}]
@@ -113,7 +111,7 @@ class Inventory:
                 if not isinstance(block, dict):
                     continue
                 if block.get("type") == "tool_result":
-                    add(("tool_result", block.get("tool_use_id") or ""), number)
+                    add(("tool_result", _str(block.get("tool_use_id")) or ""), number)
                 else:
                     add(("user_text", number, position, *self.where), number)
                     position += 1
@@ -122,23 +120,31 @@ class Inventory:
 
     def _stream(self, number: int, obj: dict[str, Any]) -> None:
         event = obj["event"]
-        lane = obj.get("parent_tool_use_id")
+        lane = _str(obj.get("parent_tool_use_id"))
         etype = event.get("type")
         current = self.current
+        index = event.get("index", 0)
+        if not isinstance(index, int):
+            index = 0
         if etype == "message_start":
-            current[lane] = (event.get("message") or {}).get("id") or f"stream@{number}"
+            message = event.get("message")
+            mid = _str(message.get("id")) if isinstance(message, dict) else None
+            current[lane] = mid or f"stream@{number}"
         elif etype == "content_block_start" and lane in current:
-            block = event.get("content_block") or {}
-            if block.get("type") in ("text", "thinking"):
-                text = block.get("text") or block.get("thinking") or ""
-                self.streams[(current[lane], event.get("index", 0))] = [block["type"], [text], number]
+            block = event.get("content_block")
+            block = block if isinstance(block, dict) else {}
+            btype = block.get("type")
+            if btype in ("text", "thinking"):
+                text = _str(block.get("text")) or _str(block.get("thinking")) or ""
+                self.streams[(current[lane], index)] = [btype, [text], number]
             else:
                 self.add(_block_key(current[lane], block), number)
         elif etype == "content_block_delta" and lane in current:
-            delta = event.get("delta") or {}
-            entry = self.streams.get((current[lane], event.get("index", 0)))
+            delta = event.get("delta")
+            delta = delta if isinstance(delta, dict) else {}
+            entry = self.streams.get((current[lane], index))
             if entry is not None and delta.get("type") in ("text_delta", "thinking_delta"):
-                entry[1].append(delta.get("text") or delta.get("thinking") or "")
+                entry[1].append(_str(delta.get("text")) or _str(delta.get("thinking")) or "")
 
     def finish(self) -> dict[Key, Item]:
         for (mid, _index), (btype, parts, number) in self.streams.items():
@@ -147,18 +153,38 @@ class Inventory:
         return self.items
 
 
+def _load(raw: str | bytes) -> Any:
+    """One line as JSON, or None. Text is repaired as the translator repairs it (bytes that
+    are not UTF-8 and lone surrogates become U+FFFD), so that both see the same blocks."""
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    if "\\u" in text:
+        text = repair_escapes(text) or text  # type: ignore[assignment]
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _str(value: Any) -> str | None:
+    """A field as the translator reads it: a value of the wrong type is no value."""
+    return value if isinstance(value, str) else None
+
+
 def _block_key(mid: str | None, block: dict[str, Any]) -> Key:
-    btype = block.get("type")
+    btype = _str(block.get("type"))
     if btype == "tool_use":
-        return ("tool_use", block.get("id") or "")
+        return ("tool_use", _str(block.get("id")) or "")
     if btype == "thinking":
-        thinking = block.get("thinking")
-        return ("block", mid, btype, thinking or block.get("text") or "")
+        thinking = _str(block.get("thinking"))
+        return ("block", mid, btype, thinking or _str(block.get("text")) or "")
     if btype == "text":
-        return ("block", mid, btype, block.get("text") or "")
+        return ("block", mid, btype, _str(block.get("text")) or "")
     if btype == "redacted_thinking":
         return ("block", mid, btype, "")
-    return ("block", mid, btype, json.dumps(block, sort_keys=True))
+    try:
+        return ("block", mid, btype, json.dumps(block, sort_keys=True))
+    except (ValueError, RecursionError):  # cannot happen for a block json.loads made; be safe
+        return ("block", mid, btype, repr(sorted(block)))
 
 
 def relay_keys(relays: Iterable[R.Relay]) -> list[tuple[Key, R.Relay]]:
@@ -191,8 +217,8 @@ def relay_keys(relays: Iterable[R.Relay]) -> list[tuple[Key, R.Relay]]:
             texts[len(out)] = "" if btype == "redacted_thinking" else relay.text
             out.append((("block", relay.message_id, btype, texts[len(out)]), relay))
         elif isinstance(relay, R.ContentBlock):
-            block = json.loads(bytes(relay.data))
-            out.append((_block_key(relay.message_id, block), relay))
+            block = _load(bytes(relay.data))
+            out.append((_block_key(relay.message_id, block if isinstance(block, dict) else {}), relay))
     return out
 
 

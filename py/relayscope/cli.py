@@ -34,7 +34,7 @@ from typing import Any, BinaryIO, Final
 
 import msgspec
 
-from . import __version__
+from . import __version__, follow
 from . import relay as R
 from .analysis import AUTO, Analyzer
 from .audit import render
@@ -170,6 +170,12 @@ def report(name: str, errors: list[tuple[int, str]], start: int = 0) -> None:
         _err(f"{name}:{line}: {message}")
 
 
+def report_warnings(name: str, warnings: list[tuple[int, str]], start: int = 0) -> None:
+    """Lines kept with a repair (bad bytes, a field of the wrong type): said, never fatal."""
+    for line, message in warnings[start:]:
+        _err(f"{name}:{line}: warning: {message}")
+
+
 def report_files(errors: list[tuple[str | None, int, str]]) -> None:
     for name, line, message in errors:
         _err(f"{name}:{line}: {message}")
@@ -269,7 +275,26 @@ def gather(items: list[Named]) -> tuple[dict[str, bytes], list[Problem]]:
 # --- the commands ----------------------------------------------------------------------------
 
 
+def _follow(command: str, args: argparse.Namespace, paths: list[str]) -> int | None:
+    """``--follow``: tail one file or folder as it grows (``follow.py``); None without it."""
+    if not args.follow:
+        return None
+    if len(paths) != 1 or paths[0] == STDIN:
+        raise UsageError("--follow takes one FILE or DIR (stdin is always read live)")
+    if not os.path.exists(paths[0]):
+        raise UsageError(f"{display_name(paths[0])}: No such file or directory")
+    if not (os.path.isfile(paths[0]) or os.path.isdir(paths[0])):
+        raise UsageError(f"{display_name(paths[0])}: --follow reads a regular file or a folder "
+                         "(a pipe is read live without it)")
+    writer = Writer(stdout(), args.format, live=True) if command == "translate" else None
+    outcome = follow.run(paths[0], args, writer)
+    return INTERRUPTED if outcome.interrupted else INPUT_ERRORS if outcome.failed else OK
+
+
 def cmd_translate(args: argparse.Namespace) -> int:
+    followed = _follow("translate", args, args.files)
+    if followed is not None:
+        return followed
     items = named(args.files)
     if is_batch(items, args.input_format):
         writer = Writer(stdout(), args.format, live=False)  # first: Ctrl-C while reading still gives []
@@ -295,12 +320,15 @@ def _stream(source: Input, args: argparse.Namespace, writer: Writer, several: bo
     """One input, line by line, relays out as they come. True when it had errors."""
     _run.name, _run.line = source.name, 0
     a = Analyzer(args.strategy, args.input_format, keep=False, file=source.name if several else None)
-    reported = 0
+    reported = warned = 0
     try:
         writer.live = source.live
         for line in source.lines():
             _run.line += 1
             writer.write(a.feed_line(line))
+            if len(a.warnings) > warned:
+                report_warnings(source.name, a.warnings, warned)
+                warned = len(a.warnings)
             if len(a.errors) > reported:
                 report(source.name, a.errors, reported)
                 reported = len(a.errors)
@@ -311,6 +339,7 @@ def _stream(source: Input, args: argparse.Namespace, writer: Writer, several: bo
     finally:
         source.close()
     writer.write(a.finish())
+    report_warnings(source.name, a.warnings, warned)
     report(source.name, a.errors, reported)
     _unlisted(source.name, a.translator)
     return bool(a.errors)
@@ -330,6 +359,9 @@ def _many(paths: list[str]) -> bool:
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
+    followed = _follow("trace", args, args.file)
+    if followed is not None:
+        return followed
     if _many(args.file):
         files, problems = gather(named(args.file))
         failed = report_problems(problems)
@@ -346,6 +378,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
         a.feed_line(line)
     a.finish()
     _write_out(steps_to_json(a.trace) + b"\n" if args.json else render_table(a.trace).encode())
+    report_warnings(_run.name or "", a.warnings)
     report(_run.name or "", a.errors)
     _unlisted(_run.name or "", a.translator)
     return INPUT_ERRORS if a.errors else OK
@@ -403,6 +436,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"relayscope {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
+    def follow_options(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--follow", action="store_true",
+                        help="keep reading FILE or DIR as it grows, like tail -f (Ctrl-C ends; exit 130)")
+        sp.add_argument("--idle-exit", type=float, metavar="SECONDS", default=None,
+                        help="with --follow: stop after SECONDS with nothing new")
+        sp.add_argument("--poll-interval", type=float, metavar="SECONDS", default=0.25,
+                        help="with --follow: how often to look for new bytes (default: 0.25)")
+
     def common(sp: argparse.ArgumentParser, strategy: bool = True) -> None:
         if strategy:
             sp.add_argument("-s", "--strategy", choices=list(STRATEGIES), default="lineage",
@@ -420,6 +461,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("-f", "--format", choices=["ndjson", "json", "text"], default="ndjson",
                    help="output format (default: ndjson)")
     common(t)
+    follow_options(t)
     t.set_defaults(run=cmd_translate)
 
     tr = sub.add_parser("trace", help="the per-line de-dup trace",
@@ -429,6 +471,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a transcript; or a session's files, or a directory, traced together")
     tr.add_argument("--json", action="store_true", help="JSON array instead of a table")
     common(tr)
+    follow_options(tr)
     tr.set_defaults(run=cmd_trace)
 
     au = sub.add_parser("audit", help="compare the strategies on one transcript",

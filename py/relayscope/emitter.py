@@ -5,25 +5,30 @@
 space per instance, a lane's first relay preceded by its ``lane_start`` when the subclass
 emits lane events, one :class:`~relayscope.trace.TraceStep` per input line when tracing.
 
-State: the next seq, the lanes started, the trace and the errors, for one translator's whole
-input; nothing resets (seqs and the trace span turns and files). Must not know any input
+State: the next seq, the lanes started, the trace, the errors and warnings, for one
+translator's whole input; nothing resets (seqs and the trace span turns and files). Bounded:
+``errors`` and ``warnings`` keep the first ``ERRORS_KEPT`` entries (a garbage file of millions
+of lines must not cost a gigabyte of messages), ``error_count`` and ``warning_count`` count them
+all, and every one still gets its relay. Must not know any input
 format or de-dup rule; must not import the translator or anything above it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from . import relay as R
 from . import trace as T
 from .lanes import MAIN, Lane
 
-__all__ = ["Emitter"]
+__all__ = ["ERRORS_KEPT", "Emitter"]
+
+ERRORS_KEPT: Final = 200  # errors (and warnings) listed; the rest are counted only
 
 
 class Emitter:
-    """What every translator shares: seq numbering, the trace, the error list."""
+    """What every translator shares: seq numbering, the trace, the error and warning lists."""
 
     lane_events = False  # start lanes implicitly on their first relay
 
@@ -31,6 +36,10 @@ class Emitter:
         self.tracing = trace
         self.trace: list[T.TraceStep] = []
         self.errors: list[tuple[int, str]] = []  # (line, message) of unreadable input
+        self.warnings: list[tuple[int, str]] = []  # (line, message) of lines read with repairs
+        self.error_count = 0
+        self.warning_count = 0
+        self.internal_errors = 0
         self.file = file
         self.lines = 0
         self._seq = 0
@@ -80,7 +89,31 @@ class Emitter:
             self.trace.append(step)
 
     def _error(self, step: T.TraceStep, line: int, text: str | bytes, message: str) -> None:
-        self.errors.append((line, message))
-        shown = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
-        self.emit(step, R.Error, line, MAIN, message=message, raw=shown[:200])
+        self.error_count += 1
+        if len(self.errors) < ERRORS_KEPT:
+            self.errors.append((line, message))
+        self.emit(step, R.Error, line, MAIN, message=message, raw=_shown(text))
         step.decision, step.reason = T.ERROR, message
+
+    def warn(self, step: T.TraceStep, line: int, text: str | bytes, message: str, lane: str = MAIN) -> None:
+        """The line is translated, but not exactly as written: say so in a ``warning`` relay."""
+        self.warning_count += 1
+        if len(self.warnings) < ERRORS_KEPT:
+            self.warnings.append((line, message))
+        self.emit(step, R.Warning, line, lane, message=message, raw=_shown(text))
+        if self.tracing:
+            step.note = f"{step.note}; {message}" if step.note else message
+
+    def _internal_error(self, step: T.TraceStep, line: int, text: str | bytes, exc: Exception) -> None:
+        """Never raise on input: a bug becomes an ``error`` relay that says it is one (and
+        ``internal_errors`` counts them, for a caller that must tell bugs from bad input)."""
+        self.internal_errors += 1
+        self._error(step, line, text, f"internal error (a bug in relayscope; please report it): "
+                                      f"{type(exc).__name__}: {str(exc)[:200]}")
+
+
+def _shown(text: str | bytes) -> str:
+    """The start of a line, for ``raw`` fields: 200 characters, whatever the line's encoding."""
+    head = text[:800]
+    shown = head.decode("utf-8", "replace") if isinstance(head, bytes) else head
+    return shown.rstrip("\r\n")[:200].encode("utf-8", "replace").decode("utf-8")

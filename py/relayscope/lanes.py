@@ -18,8 +18,12 @@ type, description, spawning call, depth, parent, file), ``LaneTracker.lane`` /
 :func:`lane_label`. Nobody else parses a spawn's input or words a lane's label.
 
 State: a :class:`LaneTracker` holds the lanes, the spawn calls (open or closed) and, when
-inferring, the context -> lane bindings, for one translator's whole input; it never resets
-(lanes span turns: a sub-agent's lane id stays its spawning call's id).
+inferring, the context -> lane bindings. Lanes and spawns span the whole input (a sub-agent's
+lane id stays its spawning call's id; a background sub-agent's result may come after its run's
+``result``); the inference state - which calls a new context may bind to, and the bindings made
+- belongs to one run and is dropped by :meth:`LaneTracker.end_run` (the translator's reset
+table: ``init`` and ``result``), so a run killed with sub-agent calls open cannot pull the next
+run's events into its lanes.
 """
 
 from __future__ import annotations
@@ -94,7 +98,7 @@ def spawn_input(raw_input: msgspec.Raw | bytes | None) -> SpawnInput:
         return SpawnInput()
     try:
         return _spawn_decoder.decode(raw_input)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):  # ValidationError is a DecodeError
         return SpawnInput()
 
 
@@ -104,9 +108,15 @@ class LaneTracker:
     lanes: dict[str, Lane] = field(default_factory=lambda: {MAIN: Lane(MAIN)})
     spawns: dict[str, _Spawn] = field(default_factory=dict)
     tool_lane: RecentMap[str, str] = field(default_factory=RecentMap)  # tool_use id -> lane it ran in
-    contexts: dict[str, str] = field(default_factory=dict)  # inferred: context key -> lane
+    contexts: RecentMap[str, str] = field(default_factory=RecentMap)  # inferred: context key -> lane
     _open: list[str] = field(default_factory=list)  # open spawn ids, spawn order
     _last_bound: str | None = None
+
+    def end_run(self) -> None:
+        """A run ended (or a new one starts): no context of the next run binds to its calls."""
+        self._open.clear()
+        self.contexts.clear()
+        self._last_bound = None
 
     def lane(self, lane_id: str) -> Lane:
         found = self.lanes.get(lane_id)

@@ -61,7 +61,7 @@ def summary(r: R.Relay) -> str:
         return f"{r.label or r.lane} (depth {r.depth}{', inferred' if r.inferred else ''})"
     if isinstance(r, R.LaneEnd):
         return f"lane ends{' with an error' if r.is_error else ''}" + (f" · {r.total_tokens} tokens" if r.total_tokens else "")
-    if isinstance(r, R.Error):
+    if isinstance(r, R.Error | R.Warning):
         return r.message
     if isinstance(r, R.System):
         return r.subtype or "system"

@@ -167,6 +167,16 @@ class Error(Relay, tag="error", kw_only=True, frozen=True):
     raw: str = ""  # the start of the offending line
 
 
+class Warning(Relay, tag="warning", kw_only=True, frozen=True):
+    """An input line that was translated, but not exactly as written: bytes that are not UTF-8
+    or lone surrogates replaced with U+FFFD, fields of the wrong type ignored, a value out of
+    range. Comes before the relays of that line."""
+
+    type: ClassVar[str] = "warning"
+    message: str
+    raw: str = ""  # the start of the offending line
+
+
 class ToolCall(Relay, tag="tool_call", kw_only=True, frozen=True):
     """Arbiter's ``tool_call``: a tool ran (no id or input on that wire)."""
 
@@ -204,6 +214,7 @@ AnyRelay = (
     | System
     | Passthrough
     | Error
+    | Warning
     | ToolCall
     | SubAgentResponse
     | File

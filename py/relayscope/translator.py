@@ -82,6 +82,34 @@ messages and ids), the lanes (``lanes.LaneTracker``, never reset), the usage of 
 flushed (per lane, the message being written), and what ``emitter.Emitter`` holds (seqs, the
 trace, the errors, the lanes started). Which of it resets on which event is the reset table.
 
+The reset table
+---------------
+A run ends with ``result`` (or the documented ``system/result``); a new run starts with
+``system/init`` - also after a run killed without its ``result`` (``tee -a`` logs hold several
+runs back to back, PROTOCOL.md 1). Each row is applied by ``Translator._reset`` from ``RESETS``
+(stream-json) and by ``FleetTranslator`` from ``sse.RESETS`` (Arbiter); tests/unit/test_hostile.py
+tests every row.
+
+=======================  ==========  =============  ==========  ==========  ====================
+event                    strategy    lane           usage       SSE replay  SSE open lanes
+                         state       inference                  ids
+=======================  ==========  =============  ==========  ==========  ====================
+``system/init``          reset       reset          flushed     -           -
+``result``               reset       reset          flushed     -           -
+``system/result``        reset       reset          flushed     -           -
+SSE ``request_received`` -           -              -           reset       reset (lane_start
+                                                                            again)
+SSE ``done``             -           -              -           reset       reset
+=======================  ==========  =============  ==========  ==========  ====================
+
+*strategy state*: ``index``'s index, ``fingerprint``'s index and fingerprint, ``lineage``'s
+messages, tool ids and result ids. *lane inference*: the calls a context without
+``parent_tool_use_id`` may bind to and the bindings made (``LaneTracker.end_run``); the lanes
+themselves and their spawn calls stay (a background sub-agent's result may follow its run's
+``result`` and still ends its lane). *usage flushed*: the usage of every open message is written
+then, and the message being written per lane forgotten. Never reset: seqs, the trace, the errors,
+the lanes started, the ids whose usage was written.
+
 Layer: imports ``wire``, ``relay``, ``trace``, ``lanes``, ``emitter`` and ``_bounded`` only;
 must not import the formats or anything above them.
 """
@@ -478,7 +506,7 @@ class LineageDedup(Strategy):
                 try:
                     _any.decode(raw)
                     data = Raw(raw.encode())
-                except msgspec.DecodeError:
+                except (msgspec.DecodeError, RecursionError):
                     data = EMPTY_OBJECT
                     step.note = "streamed tool input was not complete JSON"
                 tool = Block(type="tool_use", id=rec.tool_id, name=ms.stream_names.get(index, ""), input=data)
@@ -549,6 +577,25 @@ class _Pending(msgspec.Struct, gc=False):  # one per assistant line: a Struct, a
     usage: WireUsage
 
 
+MAX_BLOCK_INDEX: Final = 1 << 12  # content blocks of one streamed message; real ones have dozens
+_BLOCK_EVENTS: Final = frozenset({"content_block_start", "content_block_delta", "content_block_stop"})
+
+
+class Reset(NamedTuple):
+    """One row of the reset table: what an event resets."""
+
+    strategy: bool  # the strategy's de-dup state (index, fingerprint, lineage's messages and ids)
+    lanes: bool  # lane inference: open calls a new context may bind to, the bindings made
+    usage: bool  # usage of open messages flushed (written now), the message per lane forgotten
+
+
+RESETS: Final[dict[str, Reset]] = {
+    "system/init": Reset(strategy=True, lanes=True, usage=True),
+    "result": Reset(strategy=True, lanes=True, usage=True),
+    "system/result": Reset(strategy=True, lanes=True, usage=True),
+}
+
+
 class Translator(Emitter):
     """Claude Code stream-json in, relay events out. One instance per input stream."""
 
@@ -582,7 +629,12 @@ class Translator(Emitter):
         step = T.TraceStep(frame.line, frame.kind, file=self.file) if self.tracing else self._scratch
         if frame.kind == "event" and frame.event is not None:
             step.note = frame.note
-            self._event(step, frame, frame.event)
+            try:
+                if frame.warning is not None:
+                    self.warn(step, frame.line, frame.text, frame.warning)
+                self._event(step, frame, frame.event)
+            except Exception as exc:  # a bug: report it on its line, keep the stream going
+                self._internal_error(step, frame.line, frame.text, exc)
             if self.tracing and step.seqs and step.decision in (T.IGNORE, T.SKIP):
                 step.decision = T.EMIT if step.decision == T.IGNORE else T.PARTIAL
         elif frame.kind == "blank":
@@ -656,13 +708,12 @@ class Translator(Emitter):
         elif kind == "system":
             step.kind = f"system/{ev.subtype}"
             if ev.subtype == "init":
-                self._flush_all(step)
+                self._reset(step, "system/init")
                 self.emit(step, R.SessionMeta, f.line, MAIN, session_id=ev.session_id, model=ev.model,
                           tools=ev.tools or [], cwd=ev.cwd, version=ev.claude_code_version, source="init")
                 step.reason = "session starts"
             elif ev.subtype == "result":  # the documented end-of-turn marker
-                self._flush_all(step)
-                self.strategy.turn_end(step)
+                self._reset(step, "system/result")
                 step.decision, step.reason = T.IGNORE, "system/result: end of turn"
             else:
                 lane = ev.tool_use_id if ev.tool_use_id in self.lanes.spawns else _explicit_lane(ev) or MAIN
@@ -749,9 +800,11 @@ class Translator(Emitter):
             step.reason = f"{emitted} item(s)"
 
     def _result(self, step: T.TraceStep, f: Frame, ev: Event) -> None:
-        self._flush_all(step)
-        self.strategy.turn_end(step)
-        usage = _any.decode(ev.usage) if ev.usage else None
+        self._reset(step, "result")
+        try:
+            usage = _any.decode(ev.usage) if ev.usage else None
+        except (msgspec.DecodeError, RecursionError):
+            usage = None
         cost = ev.total_cost_usd if ev.total_cost_usd is not None else ev.cost_usd
         self.emit(step, R.TurnComplete, f.line, MAIN, subtype=ev.subtype, is_error=bool(ev.is_error),
                   result=unwrap_result(ev.result), cost_usd=cost,
@@ -767,6 +820,14 @@ class Translator(Emitter):
         step.lane = lane
         if inner is None:
             step.decision, step.reason = T.IGNORE, "stream_event without an event"
+            return
+        index = inner.index
+        if index is not None and not 0 <= index < MAX_BLOCK_INDEX and kind in _BLOCK_EVENTS:
+            # lineage keeps a message's blocks by position: -1 would name the last block, and
+            # 50,000,000 would pad the message with that many placeholders
+            message = f"{kind}: content block index {index} is out of range (0 to {MAX_BLOCK_INDEX - 1}); ignored"
+            self.warn(step, f.line, f.text, message, lane)
+            step.reason = message
             return
         if kind == "message_start" and inner.message is not None and inner.message.id:
             m = inner.message
@@ -819,6 +880,16 @@ class Translator(Emitter):
         for msg_id in [m for m, p in self._pending.items() if p.lane == lane]:
             self._flush_usage(step, msg_id)
 
+    def _reset(self, step: T.TraceStep, event: str) -> None:
+        """Apply ``event``'s row of the reset table (``RESETS``, the module doc)."""
+        row = RESETS[event]
+        if row.usage:
+            self._flush_all(step)
+        if row.strategy:
+            self.strategy.turn_end(step)
+        if row.lanes:
+            self.lanes.end_run()
+
     def _flush_all(self, step: T.TraceStep) -> None:
         for msg_id in list(self._pending):
             self._flush_usage(step, msg_id)
@@ -846,7 +917,8 @@ def _raw_block(f: Frame, b: Block) -> Raw:
         content = f.event.message.content  # type: ignore[union-attr]
         position = next(i for i, c in enumerate(content) if c is b)  # type: ignore[arg-type]
         return Raw(_enc.encode(obj["message"]["content"][position]))
-    except (msgspec.DecodeError, KeyError, IndexError, TypeError, AttributeError, StopIteration):
+    except (msgspec.DecodeError, KeyError, IndexError, TypeError, AttributeError, StopIteration,
+            RecursionError, UnicodeError):
         return Raw(_enc.encode({k: v for k, v in msgspec.structs.asdict(b).items() if v and not isinstance(v, Raw)}))
 
 
@@ -861,6 +933,6 @@ def _agent_result(ev: Event) -> tuple[str | None, int | None]:
         return None, None
     try:
         info = msgspec.json.decode(raw, type=_AgentResult)
-    except (msgspec.ValidationError, msgspec.DecodeError):
+    except (msgspec.DecodeError, RecursionError):
         return None, None
     return info.agentId, info.totalTokens

@@ -15,7 +15,12 @@ payloads we pass on unchanged (``tool_use.input``, ``tool_result.content``, ``re
 
 A line that is valid JSON but does not fit the Structs (``"type": 5``, a block that is a
 string, ...) is decoded generically and *salvaged* field by field: what fits is kept, what
-does not is dropped and named in ``Frame.note``. Odd-but-valid lines are never lost.
+does not is dropped and named in ``Frame.warning``. Odd-but-valid lines are never lost.
+
+Damaged text keeps its line too, with a ``Frame.warning`` naming what was repaired: bytes that
+are not UTF-8 become U+FFFD, and so do lone surrogates (``"\\ud83d"``, an emoji cut in half by
+a JavaScript producer), which msgspec rejects. A line nested deeper than the decoder can follow
+(``[[[[...`` a thousand deep) is an error frame, never a ``RecursionError``.
 
 This module knows nothing about de-duplication, lanes or output; it must not import any
 other relayscope module. No state: every line is decoded on its own (``split_lines`` and
@@ -24,6 +29,7 @@ other relayscope module. No state: every line is decoded on its own (``split_lin
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from types import UnionType
 from typing import Any, Final, Union, get_args, get_origin, get_type_hints
@@ -42,6 +48,7 @@ __all__ = [
     "Usage",
     "decode_line",
     "iter_lines",
+    "repair_escapes",
     "split_lines",
     "strip_line",
     "tool_result_content",
@@ -174,7 +181,8 @@ class Frame(Struct, gc=False):
     text: str | bytes
     event: Event | None = None
     error: str | None = None
-    note: str | None = None  # set when the line was salvaged
+    note: str | None = None  # for the trace: how the line was read, when not plainly
+    warning: str | None = None  # the line was kept but altered (salvaged fields, repaired text)
 
 
 _decoder: Final = msgspec.json.Decoder(Event)
@@ -215,27 +223,96 @@ def decode_line(text: str | bytes, line: int) -> Frame:
     A trailing newline stays on ``Frame.text`` for events: JSON allows trailing white space,
     and copying every line to strip it would cost more than the rest of the decode. Use
     ``strip_line`` where the line is shown or passed on. The common case - a JSON object that
-    fits - is one decode; BOMs, blank lines and errors are sorted out only when it fails."""
+    fits - is one decode; BOMs, blank lines, repairs and errors are sorted out only when it fails."""
     try:
-        return Frame(line, "event", text, _decoder.decode(text))
+        event = _decoder.decode(text)
+        # msgspec checks the UTF-8 of the strings it decodes, not of keys it skips or of Raw
+        # payloads, which are passed on: check the rest (isascii is nearly free; the common case)
+        if type(text) is bytes and not text.isascii():
+            text.decode("utf-8")
+        return Frame(line, "event", text, event)
     except msgspec.ValidationError as exc:
-        first_problem = str(exc)
+        return _salvaged(text, line, str(exc))
     except msgspec.DecodeError as exc:
         return _undecodable(text, line, exc)
+    except UnicodeError:  # bytes that are not UTF-8, or a str holding lone surrogates
+        return _repaired(text, line, _repair_encoding(text))
+    except RecursionError:
+        return _too_deep(text, line)
+
+
+def _salvaged(text: str | bytes, line: int, first_problem: str) -> Frame:
+    """A line that is JSON but does not fit the Structs: keep every field that does."""
     try:
         obj = _any_decoder.decode(text)
     except msgspec.DecodeError as exc:  # the typed decode stopped before the bad part
         return _undecodable(text, line, exc)
+    except UnicodeError:
+        return _repaired(text, line, _repair_encoding(text))
+    except RecursionError:
+        return _too_deep(text, line)
     if not isinstance(obj, dict):
         return Frame(line, "error", strip_line(text), error=f"not a JSON object (a {_json_kind(obj)})")
     dropped: list[str] = []
-    event = _salvage(obj, Event, "$", dropped)
+    try:
+        event = _salvage(obj, Event, "$", dropped)
+    except RecursionError:
+        return _too_deep(text, line)
     note = f"salvaged: {first_problem}; dropped {', '.join(dropped) or 'nothing'}"
-    return Frame(line, "event", text, event, note=note)
+    warning = (f"field(s) of the wrong type ignored: {', '.join(dropped[:5])}"
+               f"{f' and {len(dropped) - 5} more' if len(dropped) > 5 else ''} ({first_problem})")
+    return Frame(line, "event", text, event, note=note, warning=warning if dropped else None)
+
+
+def _too_deep(text: str | bytes, line: int) -> Frame:
+    return Frame(line, "error", strip_line(text), error="nested too deeply to decode (arrays or objects "
+                 "inside each other hundreds of levels deep)")
+
+
+# A JSON string escape of a lone UTF-16 surrogate (an escaped backslash is consumed first, so
+# ``\\ud83d`` - a backslash, then text - is left alone; a valid pair is kept).
+_ESCAPES: Final = re.compile(
+    r"\\\\|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|(\\u[dD][89a-fA-F][0-9a-fA-F]{2})")
+_ESCAPES_B: Final = re.compile(_ESCAPES.pattern.encode())
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def _repair_encoding(text: str | bytes) -> str:
+    """Text that msgspec cannot read as UTF-8, with the bad parts replaced by U+FFFD."""
+    if isinstance(text, bytes):
+        return text.decode("utf-8", "replace")
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def repair_escapes(text: str | bytes) -> str | bytes | None:
+    """``text`` with its lone surrogate escapes replaced by U+FFFD's; None if it has none."""
+    count = 0
+
+    def one(m: re.Match[Any]) -> Any:
+        nonlocal count
+        if m.group(1) is None:
+            return m.group(0)
+        count += 1
+        return b"\\ufffd" if isinstance(text, bytes) else "\\ufffd"
+
+    if isinstance(text, bytes):
+        fixed: str | bytes = _ESCAPES_B.sub(one, text)
+    else:
+        fixed = _ESCAPES.sub(one, text)
+    return fixed if count else None
+
+
+def _repaired(text: str | bytes, line: int, fixed: str | bytes, what: str = "bytes that are not UTF-8") -> Frame:
+    """Decode the repaired text of a line. An event's frame carries the text as repaired (every
+    repair: one may uncover the next), so that what is passed on whole is valid UTF-8."""
+    frame = decode_line(fixed, line)
+    message = f"{what} replaced with U+FFFD"
+    frame.warning = f"{message}; {frame.warning}" if frame.warning else message
+    return frame
 
 
 def _undecodable(text: str | bytes, line: int, exc: msgspec.DecodeError) -> Frame:
-    """A line msgspec would not decode: blank, behind a byte-order mark, or bad."""
+    """A line msgspec would not decode: blank, behind a byte-order mark, repairable or bad."""
     if isinstance(text, bytes):
         unmarked: str | bytes = text.removeprefix(b"\xef\xbb\xbf")
     else:
@@ -244,6 +321,10 @@ def _undecodable(text: str | bytes, line: int, exc: msgspec.DecodeError) -> Fram
         return Frame(line, "blank", strip_line(unmarked))
     if len(unmarked) < len(text):
         return decode_line(unmarked, line)
+    if "surrogate" in str(exc) or "truncated" in str(exc):
+        fixed = repair_escapes(text)
+        if fixed is not None:
+            return _repaired(text, line, fixed, "lone surrogate escape(s)")
     return Frame(line, "error", strip_line(text), error=f"not valid JSON: {exc}")
 
 
@@ -303,7 +384,10 @@ def unwrap_result(raw: Raw) -> str | None:
     string is kept. A non-string ``result`` is returned as compact JSON text."""
     if not raw:
         return None
-    value = _any_decoder.decode(raw)
+    try:
+        value = _any_decoder.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        return bytes(raw).decode("utf-8", "replace")
     if value is None:
         return None
     if not isinstance(value, str):
@@ -350,7 +434,7 @@ def tool_result_text(raw: Raw) -> tuple[str, list[str]]:
         return "", []
     try:
         content = _parts_decoder.decode(raw)
-    except msgspec.ValidationError:  # an odd shape: show its JSON rather than lose it
+    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):  # an odd shape: show its JSON
         return bytes(raw).decode("utf-8", "replace"), ["json"]
     if content is None:
         return "", []
@@ -378,7 +462,7 @@ def _summarise_part(kind: str, item: Part) -> str:
     if item.source:
         try:
             source = msgspec.json.decode(item.source, type=_Source)
-        except (msgspec.ValidationError, msgspec.DecodeError):
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
             source = _Source()
         size = f", {len(source.data)} base64 chars" if source.data is not None else ""
         return f"[{kind}: {source.media_type or source.type or '?'}{size}]"

@@ -2,7 +2,7 @@
 functions. Read from the source with ``ast``, so a new module or import is checked as it lands.
 
     wire, relay, _bounded -> trace, lanes, present -> emitter, translator -> formats
-    -> analysis, audit -> multifile -> cli (and its inputs), web
+    -> analysis, audit -> multifile, live -> cli (and its inputs, follow), web
 """
 
 from __future__ import annotations
@@ -32,8 +32,10 @@ LAYERS: dict[str, int] = {
     "relayscope.analysis": 4,
     "relayscope.audit": 4,
     "relayscope.multifile": 5,
+    "relayscope.live": 5,
     "relayscope.cli": 6,
     "relayscope.inputs": 6,  # the command line's file reading: I/O, so nothing in the core may use it
+    "relayscope.follow": 6,  # --follow's polling: I/O, like inputs
     "relayscope.__main__": 6,
     "relayscope.web": 6,
     "relayscope.web.model": 6,

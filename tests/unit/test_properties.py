@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from relayscope import relay as R
@@ -77,7 +77,6 @@ def tool_ids(lines: list[str]) -> set[str]:
     return ids
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(transcripts(), st.sampled_from(sorted(STRATEGIES)))
 def test_never_raises_and_every_line_is_accounted_for(lines: list[str], strategy: str) -> None:
     t = Translator(strategy, trace=True)
@@ -94,7 +93,6 @@ def test_never_raises_and_every_line_is_accounted_for(lines: list[str], strategy
             assert any(isinstance(r, R.Error) and r.line == s.line for r in relays)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(transcripts())
 def test_lineage_emits_every_tool_use_exactly_once_in_its_lane(lines: list[str]) -> None:
     t = Translator("lineage")
@@ -106,7 +104,6 @@ def test_lineage_emits_every_tool_use_exactly_once_in_its_lane(lines: list[str])
         assert r.lane == ("main" if lane == "None" else lane)
 
 
-@settings(max_examples=100, deadline=None)
 @given(transcripts())
 def test_lineage_never_emits_a_whole_text_block_twice(lines: list[str]) -> None:
     t = Translator("lineage")
@@ -115,7 +112,6 @@ def test_lineage_never_emits_a_whole_text_block_twice(lines: list[str]) -> None:
     assert len(whole) == len(set(whole))
 
 
-@settings(max_examples=200, deadline=None)
 @given(st.one_of(st.text(max_size=200), st.binary(max_size=200)))
 def test_any_line_at_all_is_survived(line: str | bytes) -> None:
     for name in STRATEGIES:

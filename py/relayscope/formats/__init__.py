@@ -49,13 +49,15 @@ def sniff_line(raw: str | bytes) -> str | None:
         return "sse"
     try:
         obj = _any.decode(text)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, UnicodeError, RecursionError):  # a bad line proves nothing
         return None
     if not isinstance(obj, dict):
         return None
-    if "parentUuid" in obj or "isSidechain" in obj or obj.get("type") in _SESSION_TYPES:
+    kind = obj.get("type")
+    kind = kind if isinstance(kind, str) else None  # {"type": {}} is not hashable
+    if "parentUuid" in obj or "isSidechain" in obj or kind in _SESSION_TYPES:
         return "session"
-    if "session_id" in obj or obj.get("type") in ("system", "assistant", "user", "result", "stream_event"):
+    if "session_id" in obj or kind in ("system", "assistant", "user", "result", "stream_event"):
         return "stream-json"
     return None
 

@@ -52,7 +52,7 @@ methods (``link_agent``, ``reserve_spawns``, ``describe_lane``, ``own_lane``, ``
 
 State, on top of the stream-json translator's (see ``translator``): the lane of every record fed
 (by uuid), the spawn calls seen and their prompts, which calls a sidechain or file is bound to,
-the sessions seen, the agent-id links, and the record queue of the file being read (records
+the sessions seen (all but the links bounded, ``_bounded``), the agent-id links, and the record queue of the file being read (records
 waiting for a parent written after them). None of it resets on ``result``: a session's
 records keep their lanes across turns. The queue empties at the end of each file.
 
@@ -77,6 +77,7 @@ from msgspec import Raw, Struct
 
 from .. import relay as R
 from .. import trace as T
+from .._bounded import Recent, RecentMap
 from ..lanes import MAIN, is_spawn_tool, spawn_input
 from ..translator import Translator
 from ..wire import Event, Frame, decode_line, split_lines
@@ -97,6 +98,7 @@ __all__ = [
 Text = str | bytes
 AGENT_FILE: Final = re.compile(r"^agent-(.+)\.jsonl$")  # a sub-agent's records
 AGENT_META: Final = re.compile(r"^agent-(.+)\.meta\.json$")  # its meta file (2.1.x)
+SIDECHAINS_KEPT: Final = 1024  # inline sidechain lanes remembered (the open ones are the last few)
 COMPACTION: Final = "compaction"
 UNLINKED: Final = "no spawning call found"
 
@@ -120,7 +122,7 @@ def decode_or(decoder: msgspec.json.Decoder[Any], data: Text | Raw, default: Any
     """``decoder.decode(data)``, or ``default`` for anything it cannot read."""
     try:
         return decoder.decode(data)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, RecursionError, UnicodeError):
         return default
 
 
@@ -168,15 +170,19 @@ class SessionTranslator(Translator):
         self.links: dict[str, str] = dict(links or {})  # agent id -> spawning tool_use id
         self.file_errors: list[tuple[str | None, int, str]] = []
         self._ctx = _FileCtx(file)
-        self._lane_of: dict[str, str] = {}  # uuid of every record fed -> its lane
-        self._prompts: dict[str, list[str]] = {}  # Task prompt -> spawn ids, in spawn order
-        self._spawn_seen: set[str] = set()
-        self._bound: set[str] = set()  # spawn ids an inline sidechain or a file is bound to
-        self._sidechains: list[str] = []  # lanes of inline sidechains, in order of appearance
-        self._sessions: set[str] = set()
+        # Bounded as the stream-json translator's ids are (``_bounded``): a record's parent, a
+        # spawn's prompt, a sidechain's call are written close to where they are needed, and a
+        # session file of millions of records must not keep every uuid.
+        self._lane_of: RecentMap[str, str] = RecentMap()  # uuid of every record fed -> its lane
+        self._prompts: RecentMap[str, list[str]] = RecentMap()  # Task prompt -> spawn ids, in spawn order
+        self._spawn_seen: Recent[str] = Recent()
+        self._bound: Recent[str] = Recent()  # spawn ids an inline sidechain or a file is bound to
+        self._sidechains: deque[str] = deque(maxlen=SIDECHAINS_KEPT)  # inline sidechain lanes, in order
+        self._sessions: Recent[str] = Recent()
         self._how = ""
         self._usage_file: dict[str, str | None] = {}  # message id -> file of its pending usage row
         self._on_spawn: Callable[[str], list[R.Relay]] | None = None
+        self._files: dict[str, _FileCtx] = {}  # files being read as they grow (feed_file_line)
 
     # -- entry points ---------------------------------------------------------------------
 
@@ -214,7 +220,8 @@ class SessionTranslator(Translator):
 
     def reserve_spawns(self, spawn_ids: Iterable[str]) -> None:
         """Spawn calls a sub-agent file is linked to: an inline sidechain never binds to them."""
-        self._bound.update(spawn_ids)
+        for spawn in spawn_ids:
+            self._bound.add(spawn)
 
     def own_lane(self, lane_id: str, agent: str | None) -> str:
         """A lane no spawn call is known for (``agent``: its agent id, when it has one)."""
@@ -224,10 +231,70 @@ class SessionTranslator(Translator):
         return lane_id
 
     def describe_lane(self, lane_id: str, agent_type: str | None = None, description: str | None = None,
-                      depth: int | None = None, file: str | None = None) -> None:
+                      depth: int | None = None, file: str | None = None, *, over_spawn: bool = False) -> None:
         """Lane metadata known before the spawn is seen (an ``agent-<id>.meta.json``, the
-        sub-agent file that holds the lane's records)."""
+        sub-agent file that holds the lane's records). With ``over_spawn`` it was read after
+        the spawn (a folder read as it grows) and still wins over the call's input, as it does
+        when read first."""
+        if over_spawn:
+            lane = self.lanes.lane(lane_id)
+            lane.agent_type = agent_type or lane.agent_type
+            lane.description = description or lane.description
         self.lanes.describe(lane_id, agent_type, description, depth, file)
+
+    # -- files that grow while they are read (live.LiveFiles: a folder being written) --------
+
+    def feed_file_line(self, name: str, text: Text, lane: str | None = None) -> list[R.Relay]:
+        """One line of file ``name``. Lines of several files may interleave in any order; each
+        file keeps its own line numbers and parent-order queue (streamed: a record waits at most
+        ``HOLD_WINDOW`` lines for a parent written after it). ``lane``, given with a sub-agent
+        file's first line, puts every record of that file in the lane of its spawning call."""
+        ctx = self._files.get(name)
+        if ctx is None:
+            ctx = self._files[name] = _FileCtx(name, lane=lane)
+        outer, outer_file = self._ctx, self.file
+        self._ctx, self.file = ctx, name
+        try:
+            ctx.lines += 1
+            return self.feed(decode_line(text, ctx.lines))
+        finally:
+            self._ctx, self.file = outer, outer_file
+
+    def end_file(self, name: str) -> list[R.Relay]:
+        """No more lines of ``name`` for now (end of input, or the file is read again from its
+        start): the records still waiting for a parent go. Its next line is line 1 again."""
+        ctx = self._files.pop(name, None)
+        if ctx is None:
+            return []
+        outer, outer_file = self._ctx, self.file
+        self._ctx, self.file = ctx, name
+        try:
+            return self._drain(final=True)
+        finally:
+            self._ctx, self.file = outer, outer_file
+
+    def spawned(self, spawn_id: str) -> bool:
+        """Whether the Task/Agent call ``spawn_id`` has been fed."""
+        return spawn_id in self._spawn_seen
+
+    def link_file(self, agent_id: str, first_prompt: str | None,
+                  meta_spawn: str | None = None) -> tuple[str, str] | None:
+        """The spawning call of sub-agent file ``agent-<agent_id>.jsonl`` from what was fed so
+        far, and how it was found, in the order ``multifile.translate_session`` uses: the meta
+        file's ``toolUseId``, a tool result's ``agentId``, then the one fed call whose prompt
+        is the file's first prompt. None while nothing links it (yet)."""
+        if meta_spawn:
+            self._bound.add(meta_spawn)
+            self.links.setdefault(agent_id, meta_spawn)
+            return meta_spawn, "agent-<id>.meta.json toolUseId"
+        if agent_id in self.links:
+            self._bound.add(self.links[agent_id])
+            return self.links[agent_id], "toolUseResult.agentId of the spawn's result"
+        spawn = self._bind_prompt(first_prompt)
+        if spawn is None:
+            return None
+        self.links[agent_id] = spawn
+        return spawn, "the spawning call's prompt is the file's first prompt"
 
     def translate_file(self, name: str | None, lines: Iterable[Text], lane: str | None = None) -> list[R.Relay]:
         """Translate one whole file in its own context (exact parent order), then return to
@@ -261,6 +328,8 @@ class SessionTranslator(Translator):
                 break
             for f in chain:
                 out.extend(self._feed_now(ctx, f, moved=f is not head))
+        if not q:  # nothing waits: the lines fed out of order can no longer be met again
+            ctx.done.clear()
         return out
 
     def _chain(self, ctx: _FileCtx, head: Frame, give_up: bool) -> list[Frame] | None:
@@ -330,7 +399,10 @@ class SessionTranslator(Translator):
                 self._spawn_seen.add(b.id)
                 prompt = spawn_input(b.input).prompt
                 if prompt:
-                    self._prompts.setdefault(prompt, []).append(b.id)
+                    known = self._prompts.get(prompt)
+                    if known is None:  # assignment, not setdefault: only it keeps the bound
+                        known = self._prompts[prompt] = []
+                    known.append(b.id)
                 found.append(b.id)
         return found
 

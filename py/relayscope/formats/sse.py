@@ -8,6 +8,15 @@ depth and agent), ``stream_end`` closes it; ``token_usage`` becomes ``usage`` an
 becomes ``turn_complete``, both carried through with their numbers. Events re-sent by the
 replay endpoint (an ``id:`` not above the last one seen) are skipped as duplicates.
 
+State resets (the SSE rows of the table in ``translator.py``): ``request_received`` starts a
+request, ``done`` ends one; both forget the replay id (each request numbers its events from
+the start again, so a file holding two requests keeps both) and the open lanes (the next
+request's ``stream_start`` opens its lanes again, with their ``lane_start``).
+
+A field of the wrong type (``"duration_ms": "slow"``, a ``message`` that is an object) is
+reported in a ``warning`` relay; text fields keep a non-string value as its JSON text, number
+fields drop it. Every relay keeps the documented schema.
+
 Every physical line gets a trace step: the lines of an event are ``consumed`` and the
 blank line that dispatches it carries the decision.
 
@@ -18,6 +27,7 @@ Must not import anything above the format layer.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Final
 
 import msgspec
@@ -27,14 +37,62 @@ from .. import relay as R
 from .. import trace as T
 from ..emitter import Emitter
 from ..lanes import MAIN
+from ..wire import repair_escapes
 
 _decoder: Final = msgspec.json.Decoder()
+_encoder: Final = msgspec.json.Encoder()
+
+# The documented fields of Arbiter's events (PROTOCOL.md section 3), by the type they must have.
+_TEXT_FIELDS: Final = frozenset({"request_id", "agent", "message", "delta", "tool", "path", "encoding",
+                                 "content", "model", "error"})
+_NUMBER_FIELDS: Final = frozenset({"depth", "size", "input_tokens", "output_tokens", "cache_read_tokens",
+                                   "cache_create_tokens", "duration_ms"})
+
+
+# The SSE rows of the reset table (translator.py): what each event resets, after it is read.
+RESETS: Final[dict[str, frozenset[str]]] = {
+    "request_received": frozenset({"replay ids", "open lanes"}),
+    "done": frozenset({"replay ids", "open lanes"}),
+}
 
 
 def lane_of(stream_id: Any) -> str:
-    if stream_id in (0, "0", None):
+    if stream_id in (0, "0", None) and not isinstance(stream_id, bool):
         return MAIN
-    return f"stream-{stream_id}"
+    if isinstance(stream_id, str) or (isinstance(stream_id, int) and not isinstance(stream_id, bool)):
+        return f"stream-{stream_id}"
+    return f"stream-{_json(stream_id)}"
+
+
+def _id_order(event_id: str) -> tuple[int, str] | None:
+    """A decimal ``id:`` as a sortable key (any length: no int() of 5,000 digits); None when
+    the id is not a plain ASCII decimal number."""
+    if not (event_id.isascii() and event_id.isdigit()):
+        return None
+    digits = event_id.lstrip("0") or "0"
+    return len(digits), digits
+
+
+def _wrong_types(obj: dict[str, Any]) -> list[str]:
+    wrong = []
+    for key, value in obj.items():
+        if value is None:
+            continue
+        if key in _TEXT_FIELDS and not isinstance(value, str):
+            wrong.append(f"{key} (a {_kind(value)}, expected text)")
+        elif key in _NUMBER_FIELDS and _number(value) is None:
+            wrong.append(f"{key} (a {_kind(value)}, expected a number)")
+        elif key == "ok" and not isinstance(value, bool):
+            wrong.append(f"ok (a {_kind(value)}, expected true or false)")
+        elif key == "stream_id" and (isinstance(value, bool) or not isinstance(value, int | str)):
+            wrong.append(f"stream_id (a {_kind(value)}, expected a number)")
+    return wrong
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    return {dict: "object", list: "array", str: "string", int: "number", float: "number"}.get(type(value), "null")
 
 
 class FleetTranslator(Emitter):
@@ -50,22 +108,39 @@ class FleetTranslator(Emitter):
         self._first = 0
         self._data_line = 0
         self._steps: list[T.TraceStep] = []
-        self._last_id: int | None = None
+        self._last_id: tuple[int, str] | None = None
+        self._damaged: list[int] = []  # lines of the event being read that were not valid UTF-8
         self._depth: dict[str, int] = {MAIN: 0}
         self._open_by_depth: dict[int, str] = {0: MAIN}
+
+    def _reset(self, name: str) -> None:
+        """Apply ``name``'s row of ``RESETS``: replay ids and open lanes belong to one request."""
+        row = RESETS.get(name, frozenset())
+        if "replay ids" in row:
+            self._last_id = None
+        if "open lanes" in row:
+            self._depth = {MAIN: 0}
+            self._open_by_depth = {0: MAIN}
+            self._started.clear()
 
     def feed_line(self, text: str | bytes) -> list[R.Relay]:
         self.lines += 1
         number = self.lines
         self._out = []
-        line = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+        line = _text_of(text)
+        if line is None:  # not UTF-8 (or lone surrogates): keep the line, say so at dispatch
+            line = text.decode("utf-8", "replace") if isinstance(text, bytes) else _fix_surrogates(text)
+            self._damaged.append(number)
         if number == 1 and line.startswith("\ufeff"):
             line = line[1:]
         line = line.rstrip("\r\n")
         step = T.TraceStep(number, "sse", file=self.file)
         if not line.strip():
             if self._name is not None or self._data:
-                self._dispatch(step, number)
+                try:
+                    self._dispatch(step, number)
+                except Exception as exc:  # a bug: report it on its line, keep the stream going
+                    self._internal_error(step, number, line, exc)
             else:
                 step.decision, step.reason = T.IGNORE, "blank line"
         elif line.startswith(":"):
@@ -109,21 +184,46 @@ class FleetTranslator(Emitter):
         step.to_line = number
         step.note = f"event lines {self._first}-{number}"
         event_id, self._id = self._id, None
+        damaged, self._damaged = self._damaged, []
         self._name, self._data, self._steps, self._data_line = None, [], [], 0
-        if event_id is not None and event_id.isdigit():
-            if self._last_id is not None and int(event_id) <= self._last_id:
-                step.decision, step.reason = T.SKIP, f"replayed event id {event_id} (already at {self._last_id})"
+        order = _id_order(event_id) if event_id is not None else None
+        if order is not None and event_id is not None and name != "request_received":
+            if self._last_id is not None and order <= self._last_id:
+                shown = event_id if len(event_id) <= 20 else event_id[:20] + "…"
+                step.decision, step.reason = T.SKIP, f"replayed event id {shown} (not above the last one)"
                 return
-            self._last_id = int(event_id)
+            self._last_id = order
+        warnings = [f"line(s) {', '.join(map(str, damaged))}: bytes that are not UTF-8 replaced with U+FFFD"] \
+            if damaged else []
         try:
             obj = _decoder.decode(data) if data else {}
-        except msgspec.DecodeError as exc:
-            self._error(step, line, data, f"{name} event: data is not valid JSON: {exc}")
-            return
+        except (msgspec.DecodeError, UnicodeError, RecursionError) as exc:
+            fixed = repair_escapes(data)
+            try:
+                obj = _decoder.decode(fixed) if isinstance(fixed, str) else None
+            except (msgspec.DecodeError, UnicodeError, RecursionError):
+                obj = None
+            if obj is None:
+                why = "nested too deeply" if isinstance(exc, RecursionError) else f"not valid JSON: {exc}"
+                self._error(step, line, data, f"{name} event: data is {why}")
+                return
+            data = fixed  # type: ignore[assignment]
+            warnings.append("lone surrogate escape(s) replaced with U+FFFD")
         if not isinstance(obj, dict):
             self._error(step, line, data, f"{name} event: data is not a JSON object")
             return
+        wrong = _wrong_types(obj)
+        if wrong:
+            warnings.append(f"{name} event: field(s) of the wrong type: {', '.join(wrong)}")
+        for message in warnings:
+            self.warn(step, line, data, message, lane_of(obj.get("stream_id")))
+        if name == "request_received":  # a request starts: forget the one before
+            self._reset(name)
+            if order is not None:
+                self._last_id = order
         self._event(step, line, name, obj, data)
+        if name == "done":  # a request ends
+            self._reset(name)
 
     def _event(self, step: T.TraceStep, line: int, name: str, obj: dict[str, Any], data: str) -> None:
         lane = lane_of(obj.get("stream_id"))
@@ -133,7 +233,7 @@ class FleetTranslator(Emitter):
             emit(step, R.SessionMeta, line, MAIN, session_id=_str(obj.get("request_id")), model=None, tools=[],
                  source="request_received")
             if obj.get("message"):
-                emit(step, R.UserMessage, line, MAIN, text=str(obj["message"]))
+                emit(step, R.UserMessage, line, MAIN, text=_json(obj["message"]))
             step.reason = f"request for agent {obj.get('agent')!r}"
         elif name in ("stream_start", "agent_start"):
             if lane in self._started:
@@ -143,7 +243,7 @@ class FleetTranslator(Emitter):
         elif name == "text":
             if lane not in self._started:
                 self._open_lane(step, line, lane, obj)
-            emit(step, R.TextDelta, line, lane, text=str(obj.get("delta") or ""), message_id=None,
+            emit(step, R.TextDelta, line, lane, text=_str(obj.get("delta")) or "", message_id=None,
                  block_index=None, partial=True)
         elif name == "tool_call":
             emit(step, R.ToolCall, line, lane, tool=_str(obj.get("tool")), ok=_bool(obj.get("ok")))
@@ -164,16 +264,16 @@ class FleetTranslator(Emitter):
             if depth is not None and self._open_by_depth.get(depth) == lane:
                 del self._open_by_depth[depth]
         elif name == "error":
-            emit(step, R.Error, line, lane, message=str(obj.get("message") or "error"), raw=data[:200])
+            emit(step, R.Error, line, lane, message=_str(obj.get("message")) or "error", raw=data[:200])
         elif name == "done":
             ok = obj.get("ok") is not False
-            usage = {k: obj[k] for k in ("input_tokens", "output_tokens") if k in obj}
+            usage = {k: obj[k] for k in ("input_tokens", "output_tokens") if _number(obj.get(k)) is not None}
             emit(step, R.TurnComplete, line, MAIN, subtype="success" if ok else "error", is_error=not ok,
                  result=_str(obj.get("content") if ok or obj.get("content") else obj.get("error")), cost_usd=None,
-                 usage=usage or None, duration_ms=obj.get("duration_ms"), num_turns=None,
+                 usage=usage or None, duration_ms=_number(obj.get("duration_ms")), num_turns=None,
                  session_id=_str(obj.get("request_id")))
         else:
-            emit(step, R.Passthrough, line, lane, event_type=name, data=Raw(data.encode()))
+            emit(step, R.Passthrough, line, lane, event_type=name, data=Raw(data.encode()) if data else Raw(b"{}"))
             step.reason = f"{name} event passed through"
         if not step.reason:
             step.reason = f"{name} event"
@@ -188,15 +288,47 @@ class FleetTranslator(Emitter):
         self._open_by_depth.setdefault(depth, lane)
         agent = _str(obj.get("agent"))
         self.emit(step, R.LaneStart, line, lane, parent_lane=parent, depth=depth, agent_type=agent,
-                  description=None, label=f"{agent or 'agent'} (stream {obj.get('stream_id', 0)}, depth {depth})")
+                  description=None, label=f"{agent or 'agent'} (stream {lane.removeprefix('stream-') if lane != MAIN else 0}, depth {depth})")
+
+
+def _json(value: Any) -> str:
+    """Text as is; any other JSON value as its compact JSON text (never a Python repr)."""
+    if isinstance(value, str):
+        return value
+    try:
+        return _encoder.encode(value).decode("utf-8")
+    except (TypeError, ValueError, RecursionError):  # cannot happen for decoded JSON; be safe
+        return "?"
 
 
 def _str(value: Any) -> str | None:
-    return None if value is None else str(value)
+    return None if value is None else _json(value)
+
+
+def _number(value: Any) -> int | float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return value if isinstance(value, int) or math.isfinite(value) else None
 
 
 def _int(value: Any) -> int | None:
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+    number = _number(value)
+    return None if number is None else int(number)
+
+
+def _text_of(text: str | bytes) -> str | None:
+    """The line as text; None when it is not valid UTF-8 (or holds lone surrogates)."""
+    try:
+        if isinstance(text, bytes):
+            return text.decode("utf-8")
+        text.encode("utf-8")
+        return text
+    except UnicodeError:
+        return None
+
+
+def _fix_surrogates(text: str) -> str:
+    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
 def _bool(value: Any) -> bool | None:

@@ -39,6 +39,7 @@ from .embed import Links, save_theme, stored_theme, url_theme
 from .model import EXAMPLES, Workspace, binary_reason, decode_share
 from .share import EMBED_PARAMS
 from .timeline import LaneLayout, Timeline
+from .watch import Watcher
 
 SLICE_BUDGET = 0.035  # s of work between two yields to the browser
 AUTO_AUDIT_BYTES = 2_000_000  # inputs up to this size are audited right away; larger on request
@@ -117,6 +118,9 @@ class App:
         self.initial_input()
         # drops made while Python was booting, then every later one
         window.relayscopeFiles.setDropHandler(self.listeners.proxy(self.safe(self.on_drop)))
+        # issue 12: "Watch file…" / "Watch folder…" and window.relayscopeWatch (watch.py)
+        self.watcher = Watcher(self)
+        self.watcher.start()
 
     def initial_input(self) -> None:
         """What the URL or the user (while Python booted) asked for, in this order: a share link,
@@ -509,7 +513,9 @@ class App:
         if run != self.run:
             return
         notes = [not_transcript, *(notes or [])] if not_transcript else list(notes or [])
-        self.notice(notes, error=bool(not_transcript))
+        if ws.audit_error:
+            notes.append(ws.audit_error)
+        self.notice(notes, error=bool(not_transcript or ws.audit_error))
         self.els["source"].textContent = f"{name} · {fmt_int(size)} bytes · {ws.format or '?'}"
         if source.get("kind") != "example":  # the gallery stays open for the next pick
             self.els["examples-box"].open = False
@@ -546,7 +552,9 @@ class App:
             return
         self.busy = False
         panels.audit(self.els, ws.audit, self.state.strategy, ws.format)
-        self.end(run, "Audit done")
+        if ws.audit_error:
+            self.notice([ws.audit_error], error=True)
+        self.end(run, "Audit failed" if ws.audit_error else "Audit done")
 
     async def present(self, run: int, step: int, row: int | None) -> bool:
         """Draw everything from the workspace after a (re)translation, a slice at a time."""

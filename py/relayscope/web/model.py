@@ -27,6 +27,7 @@ from .. import trace as T
 from ..analysis import SLICE_BYTES, Analyzer
 from ..audit import StrategyAudit
 from ..lanes import MAIN, Lane, lane_label
+from ..live import LiveFiles
 from ..multifile import audit_steps, group_files, merge_audits, translate_session
 from ..present import clip, summary
 from ..translator import STRATEGIES
@@ -245,6 +246,7 @@ class Workspace:
     errors: list[ErrorView] = field(default_factory=list)
     lanes: list[LaneView] = field(default_factory=list)
     audit: list[AuditView] | None = None
+    audit_error: str | None = None  # the audit failed (a bug): the translation stands, this says so
     lines_total: int = 0
     _input: _Input | None = None
     _lane_meta: dict[str, Lane] = field(default_factory=dict)  # lane id -> what the lanes layer knows
@@ -261,6 +263,9 @@ class Workspace:
     _group_end: dict[int, int] = field(default_factory=dict)  # head seq -> last seq of its group
     _member_head: dict[int, int] = field(default_factory=dict)  # other seqs of a group -> head
     _stamps: dict[tuple[str | None, int], str | None] = field(default_factory=dict)
+    _lane_views: dict[str, LaneView] = field(default_factory=dict)
+    _live: Analyzer | LiveFiles | None = None  # the translator a watched input is fed to (issue 12)
+    _live_rest: dict[str | None, bytes] = field(default_factory=dict)  # per file: a partial last line
 
     # -- loading ---------------------------------------------------------------------------
 
@@ -301,6 +306,9 @@ class Workspace:
             raise ValueError(f"unknown strategy {strategy!r}")
         self.strategy = strategy
         self.name = self._input.name
+        if self._live is not None:
+            yield from self._rerun_live(strategy)
+            return
         if self._input.single:
             analyzer = Analyzer(strategy, self._input.fmt, trace=True)
             yield from analyzer.feed_steps(self._input.files[None], SLICE_BYTES)
@@ -352,6 +360,140 @@ class Workspace:
         self.relays, self.trace, self.errors = relays, steps, errors
         self.format = formats[0] if len(set(formats)) == 1 else "mixed"
 
+    # -- watching an input that grows (issue 12) ---------------------------------------------
+
+    def start_live(self, name: str | None = None, *, folder: bool = False, strategy: str = "lineage",
+                   fmt: str = "auto") -> None:
+        """Begin an empty input that :meth:`append` grows: one file, or a folder's files."""
+        if strategy not in STRATEGIES:
+            raise ValueError(f"unknown strategy {strategy!r}")
+        self._input = _Input({} if folder else {None: []}, fmt, name, not folder)
+        self.strategy, self.name, self.audit = strategy, name, None
+        self._live_rest = {}
+        self._live = self._new_live(strategy)
+        self.relays, self.trace, self.errors, self.lines_total = [], [], [], 0
+        self.format = None
+        for _ in self._index():
+            pass
+
+    @property
+    def live(self) -> bool:
+        return self._live is not None
+
+    def append(self, data: Text | Mapping[str, Text]) -> range:
+        """New bytes of the watched input (for a folder, ``{file: new bytes}``); complete lines
+        are translated at once, a partial last line waits. Returns the seqs of the new relays.
+        Nothing is translated twice; the lookups grow by what is new."""
+        if self._live is None or self._input is None:
+            raise ValueError("not watching: call start_live first")
+        first = len(self.relays)
+        steps = len(self.trace)
+        if isinstance(data, Mapping):
+            changes = {str(k): self._take_lines(str(k), _as_bytes(v)) for k, v in data.items()}
+            self._feed_live(changes)
+        else:
+            self._feed_live({None: self._take_lines(None, _as_bytes(data))})
+        self._grow_index(first, steps)
+        return range(first, len(self.relays))
+
+    def finish_live(self) -> range:
+        """The watch ends: a last line without a newline, and the usage of messages still
+        open, as translating the finished input would give. Returns the seqs of the new relays."""
+        live, input_ = self._live, self._input
+        if live is None or input_ is None:
+            return range(len(self.relays), len(self.relays))
+        first, steps = len(self.relays), len(self.trace)
+        rests = {k: v for k, v in self._live_rest.items() if v}
+        self._live_rest = {}
+        for key, rest in rests.items():
+            input_.files.setdefault(key, []).append(rest)
+            input_.trailing_newline = False
+        if isinstance(live, Analyzer):
+            live.feed_text(rests.get(None, b""))
+            live.finish()
+        else:
+            self.relays.extend(live.feed_many({str(k): v for k, v in rests.items()}))
+            self.relays.extend(live.finish())
+        self._live = None
+        self._sync_live(live)
+        self._grow_index(first, steps)
+        return range(first, len(self.relays))
+
+    def _new_live(self, strategy: str) -> Analyzer | LiveFiles:
+        assert self._input is not None
+        if self._input.single:
+            return Analyzer(strategy, self._input.fmt, trace=True)
+        return LiveFiles(strategy, self._input.fmt, trace=True)
+
+    def _take_lines(self, key: str | None, data: bytes) -> bytes:
+        """Keep the complete lines of ``data`` for raw views and re-runs; returns them."""
+        assert self._input is not None
+        rest = self._live_rest.get(key, b"") + data
+        cut = rest.rfind(b"\n") + 1
+        self._live_rest[key] = rest[cut:]
+        whole = rest[:cut]
+        if whole:
+            self._input.files.setdefault(key, []).extend(whole[:-1].split(b"\n"))
+            self._input.trailing_newline = True  # what is kept ends with a line's newline
+        return whole
+
+    def _feed_live(self, changes: Mapping[str | None, bytes]) -> None:
+        live = self._live
+        if isinstance(live, Analyzer):
+            live.feed_text(changes[None])  # complete lines: the analyzer keeps the relays
+        elif live is not None:
+            self.relays.extend(live.feed_many({k: v for k, v in changes.items() if k is not None and v}))
+        if live is not None:
+            self._sync_live(live)
+
+    def _sync_live(self, live: Analyzer | LiveFiles) -> None:
+        assert self._input is not None
+        if isinstance(live, Analyzer):
+            self.format = live.format
+            self.relays, self.trace = live.relays, live.trace
+            self.errors = [ErrorView(None, line, msg) for line, msg in live.errors]
+            self._lane_meta = dict(live.lanes)
+        else:
+            self.trace = live.trace
+            self.errors = [ErrorView(f, line, msg) for f, line, msg in live.errors]
+            formats = live.formats()
+            self.format = formats.pop() if len(formats) == 1 else ("mixed" if formats else None)
+            self._lane_meta = live.lanes()
+        self.lines_total = sum(len(lines) for lines in self._input.files.values())
+
+    def _rerun_live(self, strategy: str) -> Iterator[float]:
+        """Another strategy while watching: what was read so far, again, and on from there."""
+        assert self._input is not None
+        live = self._live = self._new_live(strategy)
+        if isinstance(live, Analyzer):
+            yield from live.feed_steps(self._input.files[None], SLICE_BYTES, finish=False)
+        else:
+            self.relays = live.feed_many({str(k): b"".join(x + b"\n" for x in v)
+                                          for k, v in self._input.files.items() if k is not None})
+            yield 0.9
+        self._sync_live(live)
+        yield from self._index()
+        yield 1.0
+
+    def _grow_index(self, first: int, steps: int) -> None:
+        """The lookups of :meth:`_index`, for relays from ``first`` and steps from ``steps`` on."""
+        new = self.relays[first:]
+        self._step_of_seq.extend([0] * len(new))
+        for i in range(steps, len(self.trace)):
+            s = self.trace[i]
+            for q in s.seqs:
+                self._step_of_seq[q] = i
+            self._step_index.setdefault((s.file, s.line), i)
+        for r in new:
+            if isinstance(r, R.ToolUse):
+                self._by_tool_use[r.id] = r.seq
+            elif isinstance(r, R.ToolResult):
+                self._by_tool_result[r.tool_use_id] = r.seq
+        if self._haystack is not None:
+            self._haystack.extend(_searchable(r) for r in new)
+        self.lanes = self._grow_lanes(new)
+        self._lane_ids = {lane.id for lane in self.lanes}
+
     # -- derived views ---------------------------------------------------------------------
 
     def _index(self) -> Iterator[float]:
@@ -381,8 +523,13 @@ class Workspace:
         self._lane_ids = {lane.id for lane in self.lanes}
 
     def _build_lanes(self) -> list[LaneView]:
-        lanes: dict[str, LaneView] = {}
-        for r in self.relays:
+        self._lane_views = {}
+        return self._grow_lanes(self.relays)
+
+    def _grow_lanes(self, relays: list[R.Relay]) -> list[LaneView]:
+        """The lane cards, with ``relays`` (new since the last call) counted in."""
+        lanes = self._lane_views
+        for r in relays:
             lane = lanes.get(r.lane)
             if lane is None:
                 lane = lanes[r.lane] = self._new_lane(r.lane)
@@ -758,12 +905,17 @@ class Workspace:
             source = self._input.files[None]
         else:
             source = {k: b"\n".join(v) for k, v in self._input.files.items() if k is not None}
-        groups = yield from audit_steps(source, fmt=self._input.fmt)
-        self.audit = [_audit_view(a) for a in merge_audits(groups)]
+        self.audit, self.audit_error = None, None
+        try:
+            groups = yield from audit_steps(source, fmt=self._input.fmt)
+            self.audit = [_audit_view(a) for a in merge_audits(groups)]
+        except Exception as exc:  # a bug in the audit must not cost the translation shown beside it
+            self.audit_error = (f"The audit could not be completed ({type(exc).__name__}: {str(exc)[:200]}); "
+                                "the translation above is complete and unaffected.")
+            groups = []
         # one group (one stream, or one session): its inventory is that of the relays shown
         self._items = groups[0].items if len(groups) == 1 and groups[0].items else None
-        if self._items is not None:
-            self.fates = F.compute(self.relays, self.trace, self._items, self._step_index)
+        self.fates = None if self._items is None else F.compute(self.relays, self.trace, self._items, self._step_index)
         yield 1.0
 
     # -- export ----------------------------------------------------------------------------
@@ -843,7 +995,9 @@ def fmt_size(n: int) -> str:
 
 
 def _as_bytes(value: Text) -> bytes:
-    return value.encode("utf-8") if isinstance(value, str) else bytes(value)
+    # surrogatepass: text from JavaScript may hold lone surrogates (an emoji cut in half); their
+    # bytes reach the translator, which reads them as U+FFFD with a warning, not as a crash
+    return value.encode("utf-8", "surrogatepass") if isinstance(value, str) else bytes(value)
 
 
 def detail(r: R.Relay) -> str:
@@ -853,7 +1007,7 @@ def detail(r: R.Relay) -> str:
     if isinstance(r, R.ToolUse):
         try:
             pretty = json.dumps(_any.decode(r.input), indent=2, ensure_ascii=False)
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError, ValueError):
             pretty = bytes(r.input).decode("utf-8", "replace")
         return f"{r.name} ({r.id})\n{pretty}"
     if isinstance(r, R.ToolResult):
@@ -882,7 +1036,7 @@ def content_keys(raw: str) -> list[str]:
     """The content array of a raw input line, as short block keys (``text:Hello…``)."""
     try:
         obj = _any.decode(raw) if raw.strip() else None
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError, UnicodeError):
         return []
     if not isinstance(obj, dict):
         return []
@@ -968,7 +1122,7 @@ def decode_share(fragment: str) -> tuple[str, dict[str, object]]:
         raise ValueError(damaged)
     try:
         payload = json.loads(raw.decode("utf-8"))
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise ValueError(damaged) from exc
     if not isinstance(payload, dict) or not isinstance(payload.get("text"), str):
         raise ValueError("This link carries no transcript.")

@@ -1,0 +1,351 @@
+"""live: a set of transcript files that grow while they are read; bytes in, relays out.
+
+Job: what ``relayscope translate --follow DIR`` and the web app's "Watch folder" share. Callers
+hand over each file's new bytes as they land (:meth:`LiveFiles.feed`, sans-IO: no file is opened
+here); complete lines are translated at once, a partial last line waits for its newline.
+
+* A file's format is detected from its first lines, as ``Analyzer`` does. A file that is no
+  session transcript gets an ``Analyzer`` of its own.
+* Session files are grouped as :func:`~relayscope.multifile.group_files` groups them
+  (``<session>/subagents/agent-*.jsonl`` with ``<session>.jsonl``, else by ``sessionId``), one
+  :class:`~relayscope.formats.session.SessionTranslator` per session, each file read in its own
+  context (``SessionTranslator.feed_file_line``).
+* A sub-agent file joins as a lane when something links it to its spawning call, by the rules
+  ``multifile.translate_session`` uses (meta file, a result's ``agentId``, the call's prompt):
+  until then, and until that call has been fed, its lines wait. A spawn's result is never fed
+  before the lines of its sub-agent file at hand (:meth:`LiveFiles._children_first`; a file only
+  that result's ``agentId`` links is linked there), so its lane ends at the result as in the
+  one-shot translation. At :meth:`finish` a file nothing linked gets a lane of its own (as the
+  one-shot translation gives orphans).
+
+Order: relays come in the order their lines arrive, so parallel sub-agents interleave as they
+run. Translating the finished files at once (``multifile.translate_files``) emits each
+sub-agent file right after its spawning call instead; per file, the relays are the same, in the
+same order (the tests compare them). All groups share one seq space, in arrival order.
+
+State: per file, its partial last line and the lines not fed yet (format unknown, sub-agent not
+linked); per session, its translator; the trace and errors so far. Nothing resets.
+
+Must not: do I/O, or re-translate what was fed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Final
+
+import msgspec
+
+from . import relay as R
+from . import trace as T
+from .analysis import AUTO, Analyzer
+from .formats import FORMATS, sniff_line
+from .formats.session import SessionTranslator
+from .lanes import Lane
+from .multifile import agent_file_id, file_head, meta_file_id, read_meta, result_links
+
+_SNIFF_LINES: Final = 8
+TRANSCRIPT_SUFFIXES: Final = (".jsonl", ".ndjson")
+
+
+def is_meta(name: str) -> bool:
+    return meta_file_id(name) is not None
+
+
+def wanted(name: str) -> bool:
+    """Whether a file in a followed folder is read: transcripts and sub-agent meta files."""
+    return name.endswith(TRANSCRIPT_SUFFIXES) or is_meta(name)
+
+
+def _dirname(name: str) -> str:
+    name = name.replace("\\", "/")
+    return name.rsplit("/", 1)[0] if "/" in name else ""
+
+
+@dataclass(slots=True, eq=False)
+class _Session:
+    t: SessionTranslator
+    main: str | None = None
+    session_id: str | None = None
+    waiting: list[_File] = field(default_factory=list)  # sub-agent files not linked yet
+
+
+@dataclass(slots=True, eq=False)
+class _File:
+    name: str
+    rest: bytes = b""
+    pending: list[bytes] = field(default_factory=list)  # complete lines not fed yet
+    kind: str | None = None  # None (not known yet), "other", "main", "agent"
+    analyzer: Analyzer | None = None
+    session: _Session | None = None
+    lane: str | None = None  # a linked sub-agent file's lane
+    agent_id: str | None = None
+    busy: bool = False  # its lines are being fed (a child file fed first must not come back to it)
+
+
+class LiveFiles:
+    """Files fed by name, in any interleaving; one seq space; ``trace`` and ``errors`` grow
+    with what was fed (a caller that only streams them out may clear them).
+
+    Give everything read in one look at the folder to one :meth:`feed_many` call: a spawn's
+    result is then never translated before the lines of its sub-agent file that were read
+    with it (they were written first), whichever order the files come in."""
+
+    def __init__(self, strategy: str = "lineage", fmt: str = AUTO, *, trace: bool = False) -> None:
+        if fmt != AUTO and fmt not in FORMATS:
+            raise ValueError(f"unknown input format {fmt!r}; choose from auto, {', '.join(FORMATS)}")
+        self.strategy, self.fmt, self.tracing = strategy, fmt, trace
+        self.trace: list[T.TraceStep] = []
+        self.errors: list[tuple[str | None, int, str]] = []
+        self.files: dict[str, _File] = {}
+        self.sessions: dict[str, _Session] = {}  # by main file name (or the name it will have)
+        self._by_sid: dict[str, _Session] = {}
+        self._metas: dict[str, tuple[str | None, str | None, str | None, int | None]] = {}  # agent meta
+        self._meta_text: dict[str, bytes] = {}
+        self._seq = 0
+        self._reported: dict[int, int] = {}  # id(translator) -> errors already taken
+
+    # -- entry points ------------------------------------------------------------------------
+
+    def feed(self, name: str, data: bytes) -> list[R.Relay]:
+        """New bytes appended to file ``name``."""
+        return self.feed_many({name: data})
+
+    def feed_many(self, changes: Mapping[str, bytes]) -> list[R.Relay]:
+        """New bytes of several files, read in one look (meta files included)."""
+        out: list[R.Relay] = []
+        touched: list[_File] = []
+        for name, data in changes.items():
+            if is_meta(name):
+                self._meta(name, data)
+                continue
+            f = self.files.get(name)
+            if f is None:
+                f = self.files[name] = _File(name, agent_id=agent_file_id(name))
+            parts = (f.rest + data).split(b"\n")
+            f.rest = parts.pop()
+            f.pending.extend(parts)
+            touched.append(f)
+        for f in touched:
+            if f.kind is None:
+                out.extend(self._classify(f, final=False))
+        for s in self.sessions.values():
+            out.extend(self._link_waiting(s, final=False))
+        for f in touched:
+            out.extend(self._pump(f))
+        return out
+
+    def meta(self, name: str, data: bytes) -> list[R.Relay]:
+        """New bytes of a sub-agent meta file ``agent-<id>.meta.json`` (used once it parses)."""
+        return self.feed_many({name: data})
+
+    def restart(self, name: str) -> list[R.Relay]:
+        """File ``name`` is read again from its start (truncated or replaced): what it still
+        held goes, then its lines count from 1 again. A session keeps its de-dup state, so
+        blocks already emitted are not repeated."""
+        f = self.files.pop(name, None)
+        if f is None:
+            return []
+        out = self._pump(f) + self._end(f)
+        if f.kind == "agent" and f.lane is not None:
+            self.files[name] = _File(name, agent_id=f.agent_id, kind=f.kind, session=f.session, lane=f.lane)
+        return out
+
+    def finish(self) -> list[R.Relay]:
+        """End of input: last lines without a newline, files still waiting, open messages."""
+        out: list[R.Relay] = []
+        for f in self.files.values():
+            if f.rest:
+                f.pending.append(f.rest)
+                f.rest = b""
+            if f.kind is None:
+                out.extend(self._classify(f, final=True))
+        for s in self.sessions.values():
+            out.extend(self._link_waiting(s, final=True))
+        for f in self.files.values():
+            out.extend(self._pump(f))
+        for f in self.files.values():
+            out.extend(self._end(f))
+        for s in self.sessions.values():
+            out.extend(self._run(s.t, s.t.finish))
+        return out
+
+    # -- what a view shows -------------------------------------------------------------------
+
+    def formats(self) -> set[str]:
+        """The formats of the files whose format is known."""
+        return {("session" if f.kind != "other" else f.analyzer.format if f.analyzer else None) or "stream-json"
+                for f in self.files.values() if f.kind is not None}
+
+    def lanes(self) -> dict[str, Lane]:
+        """Every session's lanes (parent, depth, label), by lane id."""
+        return {k: v for s in self.sessions.values() for k, v in s.t.lanes.snapshot().items()}
+
+    def file_lanes(self) -> dict[str, str]:
+        """Each linked sub-agent file's lane."""
+        return {f.name: f.lane for f in self.files.values() if f.lane is not None}
+
+    # -- lines -------------------------------------------------------------------------------
+
+    def _meta(self, name: str, data: bytes) -> None:
+        agent = meta_file_id(name)
+        if agent is None:
+            return
+        key = f"{_dirname(name)}/{agent}"
+        text = self._meta_text[key] = self._meta_text.get(key, b"") + data
+        found = read_meta(text)
+        if found is not None:
+            self._metas[key] = found
+
+    def _pump(self, f: _File) -> list[R.Relay]:
+        """Feed what ``f`` holds, if it can be fed (format known; a sub-agent file linked)."""
+        if f.busy or not f.pending or f.kind is None or (f.kind == "agent" and f.lane is None):
+            return []
+        if f.kind == "other":
+            a = f.analyzer
+            assert a is not None
+            lines, f.pending = f.pending, []
+            return self._run(a, lambda: [r for line in lines for r in a.feed_line(line)])
+        s = f.session
+        assert s is not None
+        out: list[R.Relay] = []
+        lines, f.pending = f.pending, []
+        f.busy = True
+        try:
+            for line in lines:
+                out.extend(self._children_first(s, line))
+                out.extend(self._run(s.t, lambda: s.t.feed_file_line(f.name, line, f.lane)))  # noqa: B023 - run at once
+                if s.waiting:
+                    out.extend(self._link_waiting(s, final=False))
+        finally:
+            f.busy = False
+        return out
+
+    def _children_first(self, s: _Session, line: bytes) -> list[R.Relay]:
+        """Before a spawn's result: the lines of its sub-agent file read so far. A file that
+        only this result links (its ``agentId``: no meta file, a reworded prompt) is linked
+        here, so that it too comes before the result that ends its lane."""
+        if b"tool_result" not in line:
+            return []
+        out: list[R.Relay] = []
+        if s.waiting and b"agentId" in line:
+            names = {f.agent_id for f in s.waiting}
+            found = {a: spawn for a, spawn in result_links(line).items() if a in names}
+            for agent, spawn in found.items():
+                s.t.link_agent(agent, spawn)
+            if found:
+                out.extend(self._link_waiting(s, final=False))
+        for f in self.files.values():
+            if f.session is s and f.kind == "agent" and f.lane is not None and f.pending \
+                    and f.lane.encode() in line:
+                out.extend(self._pump(f))
+        return out
+
+    def _classify(self, f: _File, final: bool) -> list[R.Relay]:
+        fmt = self.fmt if self.fmt != AUTO else None
+        if fmt is None:
+            proven = next((p for p in map(sniff_line, f.pending) if p is not None), None)
+            if proven is None and not final and sum(1 for h in f.pending if h.strip()) < _SNIFF_LINES:
+                return []
+            fmt = proven or "stream-json"
+        if fmt != "session":
+            f.kind = "other"
+            f.analyzer = Analyzer(self.strategy, fmt, trace=self.tracing, keep=False, file=f.name)
+            return []
+        sid, _ = file_head(f.pending[:_SNIFF_LINES])
+        if f.agent_id is None:
+            f.kind = "main"
+            f.session = s = self._session(f.name)
+            s.main = f.name
+            if sid and s.session_id is None:
+                s.session_id = sid
+                self._by_sid.setdefault(sid, s)
+            return []
+        f.kind = "agent"
+        folder = _dirname(f.name)
+        s_found: _Session | None = None
+        if folder.rsplit("/", 1)[-1] == "subagents":
+            s_found = self._session(_dirname(folder) + ".jsonl")
+        elif sid is not None:
+            s_found = self._by_sid.get(sid)
+            if s_found is None:
+                s_found = self._by_sid[sid] = self._session(f"session {sid}")
+                s_found.session_id = sid
+        f.session = s = s_found or self._session(f.name)
+        s.waiting.append(f)
+        return []
+
+    def _session(self, key: str) -> _Session:
+        s = self.sessions.get(key)
+        if s is None:
+            s = self.sessions[key] = _Session(SessionTranslator(self.strategy, trace=self.tracing))
+        return s
+
+    # -- sub-agent files: link, then feed ----------------------------------------------------
+
+    def _link_waiting(self, s: _Session, final: bool) -> list[R.Relay]:
+        out: list[R.Relay] = []
+        for f in list(s.waiting):
+            if f not in s.waiting:  # linked meanwhile, by a file fed from this loop
+                continue
+            assert f.agent_id is not None
+            meta = self._metas.get(f"{_dirname(f.name)}/{f.agent_id}")
+            prompt = file_head(f.pending[:_SNIFF_LINES])[1]
+            link = s.t.link_file(f.agent_id, prompt, meta[0] if meta else None)
+            if link is not None and not (final or s.t.spawned(link[0])):
+                continue  # its lines wait for the call that spawned it
+            if link is None:
+                if s.main is not None and not final:
+                    continue  # the main file may still name it
+                lane = s.t.own_lane(f"agent-{f.agent_id}", f.agent_id)
+            else:
+                lane = link[0]
+            if meta is not None:
+                s.t.describe_lane(lane, meta[1], meta[2], meta[3], file=f.name, over_spawn=True)
+            else:
+                s.t.describe_lane(lane, file=f.name)
+            s.waiting.remove(f)
+            f.lane = lane
+            out.extend(self._pump(f))
+        return out
+
+    def _end(self, f: _File) -> list[R.Relay]:
+        if f.kind == "other" and f.analyzer is not None:
+            a = f.analyzer
+            return self._run(a, a.finish)
+        if f.session is not None and f.kind is not None and (f.kind == "main" or f.lane is not None):
+            t = f.session.t
+            return self._run(t, lambda: t.end_file(f.name))
+        return []
+
+    # -- one seq space, one trace, one error list ----------------------------------------------
+
+    def _run(self, source: Analyzer | SessionTranslator, work: Callable[[], list[R.Relay]]) -> list[R.Relay]:
+        steps = source.trace
+        before = len(steps)
+        relays = work()
+        offset = self._seq - relays[0].seq if relays else 0
+        if offset:
+            relays = [msgspec.structs.replace(r, seq=r.seq + offset) for r in relays]
+        self._seq += len(relays)
+        new = steps[before:]
+        if offset:
+            for step in new:
+                step.seqs = [q + offset for q in step.seqs]
+        self.trace.extend(new)
+        del steps[before:]  # kept once, here
+        self._take_errors(source)
+        return relays
+
+    def _take_errors(self, source: Analyzer | SessionTranslator) -> None:
+        key = id(source)
+        done = self._reported.get(key, 0)
+        if isinstance(source, SessionTranslator):
+            new = source.file_errors[done:]
+            self.errors.extend(new)
+            self._reported[key] = done + len(new)
+        else:
+            found = source.errors[done:]
+            self.errors.extend((source.file, line, message) for line, message in found)
+            self._reported[key] = done + len(found)

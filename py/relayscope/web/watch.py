@@ -1,0 +1,339 @@
+"""watch: "Watch file…" / "Watch folder…" (issue 12): follow a transcript while it is written.
+
+Theory of operation
+-------------------
+Where the browser has the File System Access API, the buttons open its pickers; the handle
+they give (or one handed to ``window.relayscopeWatch(handle, {intervalMs})``, the hook in
+``static/js/watch.mjs`` that scripts and tests use) is read about once a second: ``getFile()``,
+then ``File.slice(offset)`` for the bytes appended since the last look, which go to
+``Workspace.append`` (complete lines are translated once, a partial last line waits). A folder
+is listed on each look, its files read twice around the listing (as the CLI does), so that a
+spawn's result is never translated before sub-agent lines written ahead of it.
+
+The first look draws the workspace as any input does (``App.present``); later looks only add:
+rows appended to the timeline, lane cards, type counts and the step count redrawn (a handful of
+elements), nothing re-translated. The timeline keeps to the newest row while its reader is at
+the bottom, and the step-through at the newest step while it is on the last one; scrolling or
+stepping away stops that until they come back. Pause stops reading; Stop (or another input)
+ends the watch and flushes what only the end of input settles. A file that shrank is read
+again from its start (reported in the watch bar).
+
+``<html data-watch>``: ``watching`` | ``paused`` | ``stopped``; ``data-watch-bytes``: bytes read
+so far; ``data-watch-ticks``: looks made (also while paused), so a script can wait for the next
+one. ``data-app-state`` turns ``analyzing`` while new bytes are translated, then ``done``.
+
+Must not: re-read bytes already read, re-translate from scratch (except after a shrink or a
+strategy change the user asked for), or build markup from transcript text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from pyscript import document, window
+
+from .. import relay as R
+from ..live import wanted
+from . import panels
+from .dom import fmt_int, show
+from .model import Workspace
+from .timeline import ROW_H, LaneLayout
+
+DEFAULT_INTERVAL = 1.0  # seconds between looks at the watched file or folder
+READ_CAP = 1 << 20  # bytes read from one file per look: a long backlog is taken a slice at a time
+UNSUPPORTED = ("Watching needs the File System Access API, and {reason}. Chrome, Edge and Opera have it; "
+               "Firefox and Safari do not. Open the file instead (it is read once), or on the command line "
+               "run: relayscope translate --follow FILE")
+
+
+class Watcher:
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.root = document.documentElement
+        self.el = {name: document.getElementById(name) for name in (
+            "watch-file", "watch-folder", "watch-unsupported", "watch-bar", "watch-status", "watch-pause",
+            "watch-stop")}
+        self.generation = 0
+        self.ws: Workspace | None = None
+        self.handle: Any = None
+        self.folder = False
+        self.name = ""
+        self.interval = DEFAULT_INTERVAL
+        self.paused = False
+        self.offsets: dict[str, int] = {}  # file path ("" for a single file) -> bytes read
+        self.handles: dict[str, Any] = {}  # a watched folder's files
+        self.bytes = 0
+        self.ticks = 0
+        self.presented = False
+        self.spans: dict[str, list[int]] = {}  # lane -> [first seq, last seq]
+        self.counted: list[R.Relay] | None = None  # the relay list spans were counted on
+        self.last_change = ""  # when new bytes last came
+        self.restarted = ""  # why the input was last read again from its start
+        self.backlog = False  # the last look left bytes unread (READ_CAP)
+
+    # -- wiring ------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        reason = str(window.relayscopeWatchFiles.support())
+        for key in ("watch-file", "watch-folder"):
+            show(self.el[key])
+            self.el[key].disabled = bool(reason)
+        if reason:
+            note = self.el["watch-unsupported"]
+            note.textContent = UNSUPPORTED.format(reason=reason)
+            show(note)
+        on = self.app.listeners.on
+        on(self.el["watch-file"], "click", self.app.safe(lambda _: self.pick(folder=False)))
+        on(self.el["watch-folder"], "click", self.app.safe(lambda _: self.pick(folder=True)))
+        on(self.el["watch-pause"], "click", self.app.safe(lambda _: self.set_paused(not self.paused)))
+        on(self.el["watch-stop"], "click", self.app.safe(lambda _: self.app.spawn(self.stop())))
+        window.relayscopeWatchFiles.setWatchHandler(self.app.listeners.proxy(self.app.safe(self.on_handle)))
+
+    def pick(self, folder: bool) -> None:
+        self.app.spawn(self._pick(folder))
+
+    async def _pick(self, folder: bool) -> None:
+        try:
+            if folder:
+                handle = await window.showDirectoryPicker()
+            else:
+                handle = (await window.showOpenFilePicker())[0]
+        except Exception as exc:  # the user closed the picker (AbortError), or the browser refused
+            if "AbortError" not in str(exc):
+                self.app.notice([f"Could not open the picker: {exc}"], error=True)
+            return
+        self.begin(handle, None)
+
+    def on_handle(self, request: Any) -> None:
+        """``window.relayscopeWatch(handle, options)``, as ``{handle, options}``."""
+        self.begin(request.handle, request.options)
+
+    # -- a watch ------------------------------------------------------------------------------
+
+    def begin(self, handle: Any, options: Any) -> None:
+        self.generation += 1
+        gen = self.generation
+        ms = getattr(options, "intervalMs", None) if options is not None else None
+        self.interval = float(ms) / 1000 if isinstance(ms, int | float) and ms > 0 else DEFAULT_INTERVAL
+        self.handle, self.folder, self.name = handle, str(handle.kind) == "directory", str(handle.name)
+        self.app.set_state("analyzing")
+        self._reset()
+        self.set_paused(False)
+        show(self.el["watch-bar"])
+        self.app.spawn(self.loop(gen))
+
+    def _reset(self) -> None:
+        ws = self.ws = Workspace()
+        ws.start_live(self.name + ("/" if self.folder else ""), folder=self.folder,
+                      strategy=self.app.state.strategy)
+        self.offsets, self.handles, self.bytes = {}, {}, 0
+        self.presented = False
+        self.spans, self.counted = {}, None
+        self.root.dataset.watchBytes = "0"
+
+    def set_paused(self, paused: bool) -> None:
+        self.paused = paused
+        self.root.dataset.watch = "paused" if paused else "watching"
+        self.el["watch-pause"].textContent = "Resume" if paused else "Pause"
+        self.el["watch-pause"].setAttribute("aria-pressed", "true" if paused else "false")
+        self.say()
+
+    async def stop(self) -> None:
+        """End the watch: a last line without a newline, and the usage still open, go."""
+        if self.ws is None or self.root.dataset.watch == "stopped":
+            return
+        self.generation += 1
+        ws = self.ws
+        self.root.dataset.watch = "stopped"
+        show(self.el["watch-bar"], False)
+        if self.app.ws is ws and not self.app.busy:
+            self.app.set_state("analyzing")
+            following, on_last = self.following(), self.on_last_step()
+            self.grow(ws.finish_live(), following, on_last)
+            self.app.status(f"Stopped watching {self.name}: {fmt_int(len(ws.relays))} relay events")
+            self.app.set_state("done")
+
+    async def loop(self, gen: int) -> None:
+        while gen == self.generation:
+            if self.presented and self.app.ws is not self.ws:  # another input was loaded
+                self.generation += 1
+                self.root.dataset.watch = "stopped"
+                show(self.el["watch-bar"], False)
+                return
+            self.backlog = False
+            if not self.paused and not self.app.busy:
+                await self.look(gen)
+            self.ticks += 1
+            self.root.dataset.watchTicks = str(self.ticks)
+            # more waiting (a long file's first look): the next slice as soon as the page has painted
+            await asyncio.sleep(0 if self.backlog else self.interval)
+
+    # -- reading -------------------------------------------------------------------------------
+
+    async def look(self, gen: int) -> None:
+        changes: dict[str, bytes] = {}
+        shrunk: str | None = None
+        if self.folder:
+            shrunk = await self._read_all(changes)
+            listing = await window.relayscopeWatchFiles.list(self.handle)
+            for item in listing:
+                path = f"{self.name}/{item.path}"
+                if path not in self.handles and wanted(path):
+                    self.handles[path] = item.handle
+            shrunk = shrunk or await self._read_all(changes)
+        else:
+            shrunk = await self._read(self.name, self.handle, changes)
+        if gen != self.generation:
+            return
+        if shrunk is not None:
+            self._reset()
+            self.restarted = f"{shrunk}: read again from its start"
+            changes = {}
+            await self.look(gen)
+            return
+        if changes or not self.presented:
+            await self.apply(changes)
+
+    async def _read_all(self, changes: dict[str, bytes]) -> str | None:
+        for path, handle in self.handles.items():
+            shrunk = await self._read(path, handle, changes)
+            if shrunk is not None:
+                return shrunk
+        return None
+
+    async def _read(self, path: str, handle: Any, changes: dict[str, bytes]) -> str | None:
+        """The bytes appended to one file since the last look; a reason if it shrank."""
+        try:
+            f = await handle.getFile()
+        except Exception:
+            return None  # gone for now (being replaced): look again next time
+        size, done = int(f.size), self.offsets.get(path, 0)
+        if size < done:
+            return f"{path} shrank ({fmt_int(size)} bytes, {fmt_int(done)} read)"
+        if size == done:
+            return None
+        end = min(size, done + READ_CAP)
+        self.backlog = self.backlog or end < size
+        data = (await f.slice(done, end).arrayBuffer()).to_bytes()
+        self.offsets[path] = done + len(data)
+        changes[path] = changes.get(path, b"") + data
+        return None
+
+    # -- showing -------------------------------------------------------------------------------
+
+    async def apply(self, changes: dict[str, bytes]) -> None:
+        ws, app = self.ws, self.app
+        assert ws is not None
+        app.set_state("analyzing")
+        following, on_last = self.following(), self.on_last_step()
+        new = ws.append(changes if self.folder else changes.get(self.name, b""))
+        self.bytes += sum(len(v) for v in changes.values())
+        if changes:
+            self.last_change = time.strftime("%H:%M:%S")
+        if not self.presented:
+            await self.present()
+        else:
+            self.grow(new, following, on_last)
+        self.root.dataset.watchBytes = str(self.bytes)
+        self.say()
+        app.set_state("done")
+
+    async def present(self) -> None:
+        """The first look: the workspace drawn as for any input."""
+        ws, app = self.ws, self.app
+        assert ws is not None
+        run = app.begin(f"Watching {self.name}…")
+        app.ws, app.input_size = ws, self.bytes
+        st = app.state
+        st.source, st.row, st.expanded = {"kind": "watch"}, None, False
+        st.text, st.types, st.lane = "", set(), ""
+        app.share_text = None
+        app.notice([])
+        app.els["examples-box"].open = False
+        app.els["source"].textContent = f"{self.name}{'/' if self.folder else ''} · watching"
+        if await app.present(run, step=max(ws.step_count() - 1, 0), row=None):
+            app.end(run, f"Watching {self.name}")
+            self.presented = True
+            self.recount()
+            self.to_bottom()
+
+    def recount(self) -> None:
+        ws = self.ws
+        assert ws is not None
+        self.spans = {}
+        self.counted = ws.relays
+        for r in ws.relays:
+            self._span(r)
+
+    def _span(self, r: R.Relay) -> None:
+        span = self.spans.get(r.lane)
+        if span is None:
+            self.spans[r.lane] = [r.seq, r.seq]
+        else:
+            span[1] = r.seq
+
+    def grow(self, new: range, following: bool, on_last: bool) -> None:
+        """Add the new relays and steps to what is shown."""
+        ws, app = self.ws, self.app
+        assert ws is not None
+        if not new and ws.relays is self.counted:
+            app.go_step(ws.step_count() - 1 if on_last else app.state.step, scroll=False)
+            return
+        if ws.relays is not self.counted:  # re-run with another strategy: counted anew
+            self.recount()
+            app.type_counts = {}
+            new = range(0, len(ws.relays))
+        else:
+            for seq in new:
+                self._span(ws.relays[seq])
+        for seq in new:
+            kind = ws.relays[seq].type
+            app.type_counts[kind] = app.type_counts.get(kind, 0) + 1
+        layout = LaneLayout({k: (v[0], v[1]) for k, v in self.spans.items()}, [lane.id for lane in ws.lanes])
+        app.lane_colors = layout.color
+        app.lane_labels = {lane.id: lane.label for lane in ws.lanes}
+        e, st, tl = app.els, app.state, app.timeline
+        tl.layout, tl.labels = layout, app.lane_labels
+        app.draw_lane_filter()
+        app.draw_type_chips()
+        panels.lanes(e["lanes"], ws.lanes, app.lane_colors, st.lane)
+        panels.errors(e, ws.errors, ws.error_summary())
+        if st.text.strip() or st.types or st.lane or len(tl.seqs) != new.start:
+            app.filter_rows()
+        else:  # everything shown: the new rows go at the end
+            base = len(tl.seqs)
+            tl.seqs.extend(new)
+            tl.index.update({seq: base + i for i, seq in enumerate(new)})
+            e["relay-count"].textContent = str(len(tl.seqs))
+            e["relay-count"].dataset.total = str(len(ws.relays))
+            tl.render()
+        app.go_step(ws.step_count() - 1 if on_last else app.state.step, scroll=False)
+        if following:
+            self.to_bottom()
+
+    def following(self) -> bool:
+        """Whether the timeline shows its last row (the reader has not scrolled away)."""
+        c = self.app.els["timeline"]
+        return bool(c.scrollTop + c.clientHeight >= c.scrollHeight - 2 * ROW_H)
+
+    def on_last_step(self) -> bool:
+        ws = self.ws
+        return ws is None or self.app.state.step >= ws.step_count() - 1
+
+    def to_bottom(self) -> None:
+        c = self.app.els["timeline"]
+        c.scrollTop = c.scrollHeight
+        self.app.timeline.render()
+
+    def say(self) -> None:
+        state = "paused" if self.paused else "watching"
+        what = f"{self.name}/ ({len(self.handles)} files)" if self.folder else self.name
+        text = f"{state.capitalize()} {what} · {fmt_int(self.bytes)} bytes read"
+        if self.last_change:
+            text += f" · last change {self.last_change}"
+        if self.restarted:
+            text += f" · {self.restarted}"
+        self.el["watch-status"].textContent = text
+        self.el["watch-bar"].dataset.following = "true" if self.following() else "false"
