@@ -91,7 +91,7 @@ def of_step(fates: Fates, step: T.TraceStep, raw: str) -> list[BlockFate]:
         return []
     try:
         obj: Any = _line.decode(raw)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):  # RecursionError: nested too deep to read
         return []
     message = obj.get("message") if isinstance(obj, dict) else None
     content = message.get("content") if isinstance(message, dict) else None

@@ -986,7 +986,7 @@ def binary_reason(name: str | None, data: object) -> str | None:
 def pretty_json(raw: str) -> str | None:
     try:
         return json.dumps(_any.decode(raw), indent=2, ensure_ascii=False) if raw.strip() else None
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):  # RecursionError: nested too deep to indent
         return None
 
 

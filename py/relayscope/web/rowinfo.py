@@ -31,7 +31,7 @@ def timestamp(raw: bytes) -> str | None:
     """The line's top-level ``timestamp`` (ISO 8601), if it has one."""
     try:
         value = _stamp.decode(raw).timestamp
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):  # RecursionError: nested too deep
         return None
     return value if value and parse(value) is not None else None
 
@@ -48,7 +48,7 @@ def session_head(raw: bytes) -> tuple[str | None, str | None, str | None]:
     """(cwd, version, git branch) of a session record."""
     try:
         h = _head.decode(raw)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):  # RecursionError: nested too deep
         return None, None, None
     return h.cwd, h.version, h.gitBranch
 
