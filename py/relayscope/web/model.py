@@ -484,6 +484,9 @@ class Workspace:
             for q in s.seqs:
                 self._step_of_seq[q] = i
             self._step_index.setdefault((s.file, s.line), i)
+            if s.fp is not None and s.fp not in self._fp_order:
+                self._fp_order[s.fp] = len(self._fp_order)
+        self._group_and_bookkeeping()  # a whole pass: a group of deltas may continue across appends
         for r in new:
             if isinstance(r, R.ToolUse):
                 self._by_tool_use[r.id] = r.seq
