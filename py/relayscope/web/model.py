@@ -389,7 +389,8 @@ class Workspace:
         first = len(self.relays)
         steps = len(self.trace)
         if isinstance(data, Mapping):
-            changes = {str(k): self._take_lines(str(k), _as_bytes(v)) for k, v in data.items()}
+            changes: dict[str | None, bytes] = {
+                str(k): self._take_lines(str(k), _as_bytes(v)) for k, v in data.items()}
             self._feed_live(changes)
         else:
             self._feed_live({None: self._take_lines(None, _as_bytes(data))})
@@ -832,7 +833,7 @@ class Workspace:
         """Build the text-search index in slices (the first text filter needs it)."""
         if self._haystack is not None:
             return
-        relays, hay = self.relays, []
+        relays, hay = self.relays, list[str]()
         for start in range(0, len(relays), SEARCH_SLICE):
             hay.extend(_searchable(r) for r in relays[start:start + SEARCH_SLICE])
             yield start / max(len(relays), 1)
