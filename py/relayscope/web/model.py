@@ -14,6 +14,7 @@ Everything returned is plain data for ``textContent``: this module never builds 
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
@@ -262,6 +263,7 @@ class Workspace:
     _bookkeeping: set[int] = field(default_factory=set)
     _group_end: dict[int, int] = field(default_factory=dict)  # head seq -> last seq of its group
     _member_head: dict[int, int] = field(default_factory=dict)  # other seqs of a group -> head
+    _group_open: tuple[tuple[Any, ...] | None, int] = (None, -1)  # the run the last relay is in
     _stamps: dict[tuple[str | None, int], str | None] = field(default_factory=dict)
     _lane_views: dict[str, LaneView] = field(default_factory=dict)
     _live: Analyzer | LiveFiles | None = None  # the translator a watched input is fed to (issue 12)
@@ -487,7 +489,7 @@ class Workspace:
             self._step_index.setdefault((s.file, s.line), i)
             if s.fp is not None and s.fp not in self._fp_order:
                 self._fp_order[s.fp] = len(self._fp_order)
-        self._group_and_bookkeeping()  # a whole pass: a group of deltas may continue across appends
+        self._group_and_bookkeeping(first)  # goes on from where the last look stopped
         for r in new:
             if isinstance(r, R.ToolUse):
                 self._by_tool_use[r.id] = r.seq
@@ -615,16 +617,18 @@ class Workspace:
 
     # -- issue 9: rows, time, fingerprints, lost blocks --------------------------------------
 
-    def _group_and_bookkeeping(self) -> None:
-        """One pass: bookkeeping records, and runs of consecutive partial deltas of one block
-        (the timeline shows each run as one row)."""
-        book: set[int] = set()
-        ends: dict[int, int] = {}
-        members: dict[int, int] = {}
-        slot: tuple[Any, ...] | None = None
-        head = -1
+    def _group_and_bookkeeping(self, first: int = 0) -> None:
+        """One pass over the relays from ``first`` on: bookkeeping records, and runs of
+        consecutive partial deltas of one block (the timeline shows each run as one row). A run
+        may go on across live appends, so the open run is kept between calls; ``first=0`` starts
+        afresh."""
+        if first == 0:
+            self._bookkeeping, self._group_end, self._member_head = set(), {}, {}
+            self._group_open = (None, -1)
+        book, ends, members = self._bookkeeping, self._group_end, self._member_head
+        slot, head = self._group_open
         text_types = (R.TextDelta, R.ThinkingDelta)
-        for r in self.relays:
+        for r in itertools.islice(self.relays, first, None):
             t = type(r)
             if t in text_types:
                 here = (t, r.lane, r.message_id, r.block_index)  # type: ignore[attr-defined]
@@ -640,7 +644,7 @@ class Workspace:
                     book.add(r.seq)
             elif t is R.System and r.subtype in BOOKKEEPING:  # type: ignore[attr-defined]
                 book.add(r.seq)
-        self._bookkeeping, self._group_end, self._member_head = book, ends, members
+        self._group_open = (slot, head)
 
     @property
     def bookkeeping_count(self) -> int:

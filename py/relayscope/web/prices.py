@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Final
 
 PRICES_DATE: Final = "2025-11-24"
-PRICES_SOURCE: Final = "https://docs.claude.com/en/docs/about-claude/pricing"
+PRICES_SOURCE: Final = "Anthropic's published API pricing (docs.claude.com, About Claude: Pricing)"
 
 # USD per million tokens: input, output, cache read, cache write (5-minute).
 # Keys are model id prefixes; the longest matching prefix wins.
