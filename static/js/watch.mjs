@@ -6,8 +6,12 @@
 // which every Chromium has even where the pickers are missing). Calls made before Python is
 // ready wait in a queue, as drops do (files.mjs).
 //
-// Why JS: listing a directory handle means async iterators and recursion, which are plain here
-// and awkward through Pyodide's proxies. Python reads the bytes itself (File.slice).
+// The buttons' pickers run here, in the click (a picker needs the reader's gesture, which the
+// worker Python runs in never has); a picker the browser refuses is reported to Python as
+// {error}. Python, in the worker, reads the bytes itself (File.slice) and lists folders with
+// fs-list.mjs.
+import { list } from "./fs-list.mjs";
+
 const queue = [];
 let handler = null;
 
@@ -22,20 +26,6 @@ function relayscopeWatch(handle, options = {}) {
 function setWatchHandler(fn) {
   handler = fn;
   while (queue.length) handler(queue.shift());
-}
-
-// Every file under a directory handle: [{path, handle}], paths relative to it, sorted.
-async function list(dir, prefix = "") {
-  const out = [];
-  const entries = [];
-  for await (const [name, entry] of dir.entries()) entries.push([name, entry]);
-  entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  for (const [name, entry] of entries) {
-    const path = prefix + name;
-    if (entry.kind === "file") out.push({ path, handle: entry });
-    else out.push(...(await list(entry, path + "/")));
-  }
-  return out;
 }
 
 // Browsers show no file picker to a frame from another site.
@@ -57,6 +47,25 @@ function support() {
   }
   return "";
 }
+
+async function pick(folder) {
+  let handle;
+  try {
+    handle = folder ? await window.showDirectoryPicker() : (await window.showOpenFilePicker())[0];
+  } catch (error) {
+    // the reader closed the picker (AbortError): nothing to say
+    if (error?.name !== "AbortError") {
+      const request = { error: String(error?.message ?? error) };
+      if (handler) handler(request);
+      else queue.push(request);
+    }
+    return;
+  }
+  relayscopeWatch(handle);
+}
+
+document.getElementById("watch-file")?.addEventListener("click", () => pick(false));
+document.getElementById("watch-folder")?.addEventListener("click", () => pick(true));
 
 globalThis.relayscopeWatch = relayscopeWatch;
 globalThis.relayscopeWatchFiles = { list, setWatchHandler, support };

@@ -30,13 +30,13 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlencode
 
-from pyscript import document, window
-
 from ..translator import STRATEGIES
 from . import help_panel, legend, panels
 from .dom import Listeners, closest, download, fmt_int, js_object, show
 from .embed import Links, save_theme, stored_theme, url_theme
 from .model import EXAMPLES, Workspace, binary_reason, decode_share
+from .remote import DOCUMENT as document
+from .remote import WINDOW as window
 from .share import EMBED_PARAMS
 from .timeline import LaneLayout, Timeline
 from .watch import Watcher
@@ -182,9 +182,9 @@ class App:
     def safe(self, handler: Any) -> Any:
         """``handler``, with any exception (a bug of ours) reported on the page."""
 
-        def run(event: Any) -> Any:
+        def run(*args: Any) -> Any:
             try:
-                return handler(event)
+                return handler(*args)
             except Exception as exc:
                 traceback.print_exc()
                 self.fail(f"Something went wrong: {exc!r}")
@@ -278,14 +278,10 @@ class App:
 
     def later(self, key: str, ms: int, fn: Any) -> None:
         """Run ``fn`` once, ``ms`` after the last call with the same key (debounce)."""
-        from pyodide.ffi import create_once_callable
-
         old = self.timers.pop(key, None)
         if old is not None:
-            window.clearTimeout(old[0])
-            old[1].destroy()
-        callback = create_once_callable(lambda: (self.timers.pop(key, None), fn()))
-        self.timers[key] = (window.setTimeout(callback, ms), callback)
+            window.clearTimeout(old)
+        self.timers[key] = window.setTimeout(self.safe(lambda: (self.timers.pop(key, None), fn())), ms)
 
     def begin(self, label: str) -> int:
         self.run += 1
@@ -815,9 +811,7 @@ class App:
             self.select_row(seqs[0], expanded=False)
 
     def _unflash(self, card: Any) -> Any:
-        from pyodide.ffi import create_once_callable
-
-        return create_once_callable(lambda: card.classList.remove("flash"))
+        return lambda: card.classList.remove("flash")
 
     # -- clicks on buttons with data-action (delegated) ---------------------------------------------
 
@@ -1035,8 +1029,7 @@ class App:
         """Esc in the filter: the text goes, and so does everything it did (count, rows, URL)."""
         old = self.timers.pop("filter", None)
         if old is not None:
-            window.clearTimeout(old[0])
-            old[1].destroy()
+            window.clearTimeout(old)
         self.els["filter"].value = ""
         if self.state.text:
             self.state.text = ""

@@ -1,8 +1,9 @@
-"""dom: the few DOM helpers the page's Python uses.
+"""dom: the few DOM helpers the page's Python uses (on the page's elements as remote.py mirrors
+them in the worker).
 
 Job: make elements from plain text (``createElement`` + ``textContent``: transcript text is data
-and may hold ``<script>``; nothing here ever parses markup), keep the JS proxies of event
-handlers alive in one place, and hand bytes to the browser as a download.
+and may hold ``<script>``; nothing here ever parses markup), keep the event handlers in one
+place, and hand bytes to the page as a download.
 Must not: set ``innerHTML``, or an ``href``/``src`` from transcript data.
 """
 
@@ -11,11 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from pyodide.ffi import create_once_callable, create_proxy, to_js
-from pyscript import document, window
+from .remote import DOCUMENT as document
+from .remote import PAGE
 
-Element = Any  # a JsProxy of a DOM element
-
+Element = Any  # a remote.Node: an element of the page, seen from the worker
 
 def h(tag: str, text: str | None = None, *, cls: str | None = None,
       attrs: dict[str, object] | None = None, children: Iterable[Element] = ()) -> Element:
@@ -50,47 +50,44 @@ def closest(event: Any, selector: str) -> Element | None:
 
 
 class Listeners:
-    """Every handler the page registers, as one proxy each, kept for the page's lifetime
-    (handlers are bound once, at start; rows use event delegation, so none is made per row)."""
+    """Every handler the page registers (handlers are bound once, at start; rows use event
+    delegation, so none is made per row)."""
 
     def __init__(self) -> None:
-        self._proxies: list[tuple[Element, str, Any]] = []
+        self._handlers: list[tuple[Element, str, Callable[[Any], Any]]] = []
 
     def on(self, target: Element, event: str, handler: Callable[[Any], Any]) -> None:
-        proxy = create_proxy(handler)
-        target.addEventListener(event, proxy)
-        self._proxies.append((target, event, proxy))
+        target.addEventListener(event, handler)
+        self._handlers.append((target, event, handler))
 
     def proxy(self, handler: Callable[..., Any]) -> Any:
-        """A proxy handed to JS that keeps being called (the drop handler)."""
-        proxy = create_proxy(handler)
-        self._proxies.append((None, "", proxy))
-        return proxy
+        """A handler the page keeps calling (drops, watch handles)."""
+        return handler
 
     def destroy(self) -> None:
-        for target, event, proxy in self._proxies:
-            if target is not None:
-                target.removeEventListener(event, proxy)
-            proxy.destroy()
-        self._proxies.clear()
+        for target, event, handler in self._handlers:
+            target.removeEventListener(event, handler)
+        self._handlers.clear()
 
 
-def js_object(values: dict[str, object]) -> Any:
-    return to_js(values, dict_converter=window.Object.fromEntries)
+def js_object(values: dict[str, object]) -> dict[str, object]:
+    return values  # the page makes it a JS object
+
+
+def measure(node: Element, then: Callable[[int], Any]) -> int:
+    """``node``'s height as last measured by the page (0 before); ``then(height)`` once the page
+    has laid it out and measured it."""
+    PAGE.measured[node.rid] = then
+    return int(node.offsetHeight or 0)
 
 
 def download(name: str, data: bytes, mime: str) -> None:
-    """Offer ``data`` as a file named ``name`` (a blob: URL; nothing leaves the page)."""
-    array = window.Uint8Array.new(len(data))
+    """Offer ``data`` as a file named ``name`` (the page makes a blob: URL; nothing leaves it)."""
+    import js  # type: ignore[import-not-found]
+
+    array = js.Uint8Array.new(len(data))  # a copy: a view into Python's memory would clone all of it
     array.assign(data)
-    blob = window.Blob.new(to_js([array]), js_object({"type": mime}))
-    url = window.URL.createObjectURL(blob)
-    link = h("a", attrs={"href": url, "download": name})
-    link.hidden = True
-    document.body.append(link)
-    link.click()
-    link.remove()
-    window.setTimeout(create_once_callable(lambda: window.URL.revokeObjectURL(url)), 60_000)
+    PAGE.post_binary({"kind": "download", "name": name, "mime": mime, "data": array})
 
 
 def fmt_int(n: int) -> str:

@@ -17,10 +17,9 @@ import contextlib
 from typing import Any
 from urllib.parse import parse_qs, urljoin, urlsplit
 
-from pyscript import window
-
 from .dom import fmt_int, show
 from .model import SHARE_LIMIT, encode_share
+from .remote import WINDOW as window
 from .share import (
     Fingerprint,
     embed_params,
@@ -177,15 +176,13 @@ class Links:
         if not clipboard:
             self.select_for_copy()
             return
-        from pyodide.ffi import create_once_callable
-
         def done(_: Any) -> None:
             self.els["copy-link"].textContent = "Copied"
 
         def failed(_: Any) -> None:  # denied (a frame without clipboard-write, say)
             self.select_for_copy()
 
-        clipboard.writeText(link).then(create_once_callable(done), create_once_callable(failed))
+        clipboard.writeText(link).then(done, failed)
 
     def select_for_copy(self) -> None:
         field = self.els["share-link-text"]

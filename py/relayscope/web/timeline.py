@@ -19,7 +19,7 @@ from bisect import bisect_right
 from typing import Any
 
 from . import rowinfo
-from .dom import Element, clear, h
+from .dom import Element, clear, h, measure
 
 ROW_H = 30  # px: keep in step with --row-h in static/css/app.css
 OVERSCAN = 12  # rows made above and below the visible ones
@@ -97,6 +97,10 @@ class Timeline:
             return e
         return int((y - (self.expanded_h - ROW_H)) // ROW_H)
 
+    def content_height(self) -> int:
+        """The container's scrollHeight: all rows, or its own height if they are fewer."""
+        return max(self._height(), int(self.container.clientHeight or 0))
+
     def _height(self) -> int:
         e = self._open_pos()
         return len(self.seqs) * ROW_H + (self.expanded_h - ROW_H if e is not None else 0)
@@ -152,10 +156,20 @@ class Timeline:
                 node = self.nodes[seq] = self._row(seq)
                 c.append(node)
                 if seq == self.selected and self.expanded:
-                    self.expanded_h = max(ROW_H, int(node.offsetHeight))
+                    self.expanded_h = max(ROW_H, measure(node, self._measured(seq, node)))
         self.sizer.style.height = f"{self._height()}px"
         for i in range(first, last + 1):
             self.nodes[self.seqs[i]].style.top = f"{self.top(i)}px"
+
+    def _measured(self, seq: int, node: Element) -> Any:
+        """Once the page has measured the open row: the rows below it move down by its height."""
+
+        def then(height: int) -> None:
+            if self.nodes.get(seq) is node and seq == self.selected and self.expanded:
+                self.expanded_h = max(ROW_H, int(height))
+                self.render()
+
+        return then
 
     # -- selection and highlight -------------------------------------------------------------
 

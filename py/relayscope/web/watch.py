@@ -32,13 +32,13 @@ import asyncio
 import time
 from typing import Any
 
-from pyscript import document, window
-
 from .. import relay as R
 from ..live import wanted
 from . import panels
 from .dom import fmt_int, show
 from .model import Workspace
+from .remote import DOCUMENT as document
+from .remote import WINDOW as window
 from .timeline import ROW_H, LaneLayout
 
 DEFAULT_INTERVAL = 1.0  # seconds between looks at the watched file or folder
@@ -85,30 +85,19 @@ class Watcher:
             note.textContent = UNSUPPORTED.format(reason=reason)
             show(note)
         on = self.app.listeners.on
-        on(self.el["watch-file"], "click", self.app.safe(lambda _: self.pick(folder=False)))
-        on(self.el["watch-folder"], "click", self.app.safe(lambda _: self.pick(folder=True)))
         on(self.el["watch-pause"], "click", self.app.safe(lambda _: self.set_paused(not self.paused)))
         on(self.el["watch-stop"], "click", self.app.safe(lambda _: self.app.spawn(self.stop())))
         window.relayscopeWatchFiles.setWatchHandler(self.app.listeners.proxy(self.app.safe(self.on_handle)))
 
-    def pick(self, folder: bool) -> None:
-        self.app.spawn(self._pick(folder))
-
-    async def _pick(self, folder: bool) -> None:
-        try:
-            if folder:
-                handle = await window.showDirectoryPicker()
-            else:
-                handle = (await window.showOpenFilePicker())[0]
-        except Exception as exc:  # the user closed the picker (AbortError), or the browser refused
-            if "AbortError" not in str(exc):
-                self.app.notice([f"Could not open the picker: {exc}"], error=True)
-            return
-        self.begin(handle, None)
-
     def on_handle(self, request: Any) -> None:
-        """``window.relayscopeWatch(handle, options)``, as ``{handle, options}``."""
-        self.begin(request.handle, request.options)
+        """``window.relayscopeWatch(handle, options)``, as ``{handle, options}``; the buttons'
+        pickers are the page's (static/js/watch.mjs: they need its click), which sends
+        ``{error}`` when the browser refused one (not when the reader closed it)."""
+        error = getattr(request, "error", None)
+        if error:
+            self.app.notice([f"Could not open the picker: {error}"], error=True)
+            return
+        self.begin(request.handle, getattr(request, "options", None))
 
     # -- a watch ------------------------------------------------------------------------------
 
@@ -316,7 +305,7 @@ class Watcher:
     def following(self) -> bool:
         """Whether the timeline shows its last row (the reader has not scrolled away)."""
         c = self.app.els["timeline"]
-        return bool(c.scrollTop + c.clientHeight >= c.scrollHeight - 2 * ROW_H)
+        return bool(c.scrollTop + c.clientHeight >= self.app.timeline.content_height() - 2 * ROW_H)
 
     def on_last_step(self) -> bool:
         ws = self.ws
@@ -324,7 +313,7 @@ class Watcher:
 
     def to_bottom(self) -> None:
         c = self.app.els["timeline"]
-        c.scrollTop = c.scrollHeight
+        c.scrollTop = max(0, self.app.timeline.content_height() - int(c.clientHeight or 0))
         self.app.timeline.render()
 
     def say(self) -> None:
