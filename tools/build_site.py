@@ -42,7 +42,6 @@ VENDOR = ROOT / "static" / "vendor"
 BUILD = ROOT / "build" / "site"
 NODE = ROOT / "node_modules"
 PYODIDE_PKG = NODE / "pyodide"
-PYSCRIPT_DIST = NODE / "@pyscript" / "core" / "dist"
 
 # A fixed timestamp (the earliest a zip can hold), so our wheel's bytes, and so its sha256 in the
 # committed lock, depend only on the sources and never on when or where it was built.
@@ -65,17 +64,6 @@ COMPILE_BYTECODE = ROOT / "tools" / "compile_bytecode.mjs"
 # by static/js/pyodide-local.mjs (not micropip: nothing loads it at boot).
 SITE_PACKAGES_PYC = "wheels/site-packages.pyc.zip"
 NOT_AT_BOOT = ("micropip-",)
-
-# The PyScript files the page imports: the core, and the entry chunk of each default plugin.
-# PyScript imports every plugin for each interpreter type and there is no <mpy-config> to turn
-# them off, so the entries load (a few KB); what they import lazily (codemirror, xterm, the TOML
-# parser, ~1 MB) is left out. Chunk names carry a hash, so they are matched by prefix; the
-# browser tests fail on any 404.
-PYSCRIPT_PREFIXES = (
-    "core.", "core-", "error-", "deprecations-manager-", "donkey-", "py-editor-", "py-game-",
-    "py-terminal-",
-)  # fmt: skip
-
 
 def sha256(path: Path) -> str:
     h = hashlib.sha256()
@@ -231,9 +219,6 @@ def vendor_manifest(wheels: list[Path]) -> dict[str, Path]:
     files[f"pyodide/{STDLIB}"] = stdlib = bytecode("stdlib", STDLIB, [stdlib])
     boot = [w for w in wheels if not w.name.startswith(NOT_AT_BOOT)]
     files[SITE_PACKAGES_PYC] = bytecode("site-packages", Path(SITE_PACKAGES_PYC).name, [stdlib, *boot])
-    for src in sorted(PYSCRIPT_DIST.iterdir()):
-        if src.name.startswith(PYSCRIPT_PREFIXES) and not src.name.endswith(".map"):
-            files[f"pyscript/{src.name}"] = src
     files.update({f"wheels/{w.name}": w for w in wheels})
     missing = [str(src) for src in files.values() if not src.is_file()]
     if missing:

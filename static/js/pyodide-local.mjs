@@ -1,12 +1,10 @@
-// The "interpreter" module PyScript imports (see the config in index.html): the vendored
-// Pyodide, loaded with our lock.
+// Pyodide for the app's worker (worker.mjs imports this module): the vendored runtime, loaded
+// with our lock.
 //
-// Why it exists: PyScript 0.7 (polyscript 0.20) calls loadPyodide() with an indexURL derived
-// from the interpreter's URL and, with packages_cache "passthrough", the package names; it has no
-// setting for lockFileURL, so Pyodide would read static/vendor/pyodide/pyodide-lock.json. This
-// module re-exports Pyodide and pins both: the runtime from static/vendor/pyodide/, the packages
-// from the committed top-level pyodide-lock.json, whose relative file_name entries resolve
-// against the site root. URLs are relative to this file, so the site works under any path.
+// Why it exists: loadPyodide() reads static/vendor/pyodide/pyodide-lock.json unless told
+// otherwise; this module pins both: the runtime from static/vendor/pyodide/, the packages from
+// the committed top-level pyodide-lock.json, whose relative file_name entries resolve against
+// the site root. URLs are relative to this file, so the site works under any path.
 //
 // It also puts the wheels' bytecode (static/vendor/wheels/site-packages.pyc.zip, built by
 // tools/compile_bytecode.mjs) beside their installed sources before Python imports anything
@@ -35,7 +33,7 @@ const fetchBytecode = () =>
 
 export const loadPyodide = async (options = {}) => {
   const bytecode = fetchBytecode();
-  // Our lock always wins: a lock PyScript cached in IndexedDB must not replace it.
+  // Our lock always wins.
   const { lockFileContents, lockFileURL: _, ...rest } = options;
   const pyodide = await loadVendoredPyodide({ ...rest, indexURL, lockFileURL });
   const zip = await bytecode;

@@ -17,6 +17,19 @@ const root = document.documentElement;
 const worker = new Worker(new URL("./worker.mjs", import.meta.url), { type: "module" });
 const post = (message) => worker.postMessage(message);
 
+// What the reader did (events, drops, watch handles) is numbered; the worker acknowledges each
+// once handled, after the ops it made. <html data-inflight>: how many are not yet; "0" when the
+// page shows everything the reader's actions did so far (jobs they started excepted: those
+// are data-app-state's). Scripts and tests wait on it after acting.
+let sent = 0;
+let acked = 0;
+const inflight = () => (root.dataset.inflight = String(sent - acked));
+const act = (message) => {
+  message.seq = ++sent;
+  inflight();
+  post(message);
+};
+
 const refs = new Map(); // rid -> element: the page's own by id, the worker's by number
 const rids = new WeakMap(); // element -> rid
 const listeners = new Map(); // lid -> [target, type, fn]
@@ -87,6 +100,7 @@ function sync(el) {
   post({ kind: "sync", rid, props: { value: el.value } });
 }
 
+inflight();
 post({ kind: "start", snapshot: snapshot() });
 for (const id of ["file-input", "folder-input"]) {
   const input = document.getElementById(id);
@@ -164,7 +178,7 @@ function listen(rid, type, lid) {
     if (type === "click" && target.id === "skip-to-stepper") event.preventDefault();
     const flipped = target !== window && target !== document && startsWork(target, type, event);
     if (flipped && root.dataset.appState !== "loading") root.dataset.appState = "analyzing";
-    post({ kind: "event", lid, e: describe(event), flipped });
+    act({ kind: "event", lid, e: describe(event), flipped });
   };
   target.addEventListener(type, fn);
   listeners.set(lid, [target, type, fn]);
@@ -173,7 +187,7 @@ function listen(rid, type, lid) {
 // A synthetic event for the worker's listeners on a target (the timeline resized: as a resize).
 function fire(target, type) {
   for (const [lid, [t, kind]] of listeners) {
-    if (t === target && kind === type) post({ kind: "event", lid, e: { type, rid: null, self: false }, flipped: false });
+    if (t === target && kind === type) act({ kind: "event", lid, e: { type, rid: null, self: false }, flipped: false });
   }
 }
 
@@ -229,7 +243,7 @@ function download({ name, mime, data }) {
 }
 
 function copy(text, id) {
-  const reply = (ok) => post({ kind: "reply", id, ok });
+  const reply = (ok) => act({ kind: "reply", id, ok });
   if (!navigator.clipboard) return reply(false);
   navigator.clipboard.writeText(text).then(() => reply(true), () => reply(false));
 }
@@ -301,16 +315,20 @@ function apply(ops) {
         copy(op[1], op[2]);
         break;
       case "drops":
-        globalThis.relayscopeFiles.setDropHandler((result) => post({ kind: "drop", result }));
+        globalThis.relayscopeFiles.setDropHandler((result) => act({ kind: "drop", result }));
         break;
       case "watches":
-        globalThis.relayscopeWatchFiles.setWatchHandler((request) => post({ kind: "watch", request }));
+        globalThis.relayscopeWatchFiles.setWatchHandler((request) => act({ kind: "watch", request }));
+        break;
+      case "ack":
+        acked = Math.max(acked, op[1]);
+        inflight();
         break;
     }
   }
   if (measure.length) {
     const sizes = measure.filter((rid) => refs.has(rid)).map((rid) => [rid, refs.get(rid).offsetHeight]);
-    if (sizes.length) post({ kind: "measured", sizes });
+    if (sizes.length) act({ kind: "measured", sizes });
   }
 }
 

@@ -26,6 +26,14 @@ const fatal = (error) => postMessage({ kind: "fatal", message: String(error?.mes
 
 try {
   const pyodide = await loadPyodide({ packages: ["relayscope"] });
+  // Pyodide logs a wheel it could not load and goes on: say which, in the reader's words.
+  const missing = ["msgspec", "relayscope"].filter((name) => !(name in pyodide.loadedPackages));
+  if (missing.length) {
+    throw new Error(
+      `No module named '${missing.at(-1)}': its wheel was not loaded. A wheel that cannot be ` +
+        "fetched, or whose sha256 is not the one pyodide-lock.json gives, is refused (the console says which).",
+    );
+  }
   const main = pyodide.pyimport("relayscope.web.main");
   main.bind();
   // A message Python fails on is a bug of ours: logged, and the next one is taken.

@@ -89,3 +89,80 @@ def cli_ndjson(*paths: Path, strategy: str = "lineage") -> bytes:
     )
     assert run.returncode in (0, 1), run.stderr.decode()
     return run.stdout
+
+
+# -- acting waits for the app to have handled the act ---------------------------------------------
+#
+# Python runs in a web worker: a click is handled a few milliseconds after Playwright's click()
+# returns. The page counts what it has handed the worker and not yet seen handled
+# (<html data-inflight>, static/js/ui.mjs). Every act a test makes through Playwright waits for
+# that count to come back to 0, so that what a test reads next is what the act did, as it was
+# when Python ran on the page's thread. (Work an act starts is waited on through
+# data-app-state, as ever: AppDriver.settle.)
+
+SYNCED = 'html:not([data-inflight]), html[data-inflight="0"]'
+ACTS = ("click", "dblclick", "fill", "press", "press_sequentially", "type", "select_option",
+        "set_input_files", "check", "uncheck", "dispatch_event", "tap", "clear")
+
+
+def synced(page) -> None:
+    from playwright.sync_api import Error
+
+    try:
+        page.wait_for_selector(SYNCED, state="attached", timeout=RUN_TIMEOUT_MS)
+    except Error as exc:
+        if not page.is_closed() and "navigat" not in str(exc) and "closed" not in str(exc):
+            raise
+
+
+class _Keyboard:
+    def __init__(self, page, keyboard) -> None:
+        self._page, self._keyboard = page, keyboard
+
+    def __getattr__(self, name: str):
+        attr = getattr(self._keyboard, name)
+        if name not in ("press", "type", "insert_text", "down", "up"):
+            return attr
+
+        def act(*args, **kwargs):
+            result = attr(*args, **kwargs)
+            synced(self._page)
+            return result
+
+        return act
+
+
+def install_synced_acts() -> None:
+    from playwright.sync_api import Locator, Page
+
+    def wrap(cls, name: str, page_of) -> None:
+        original = getattr(cls, name)
+
+        def act(self, *args, **kwargs):
+            result = original(self, *args, **kwargs)
+            synced(page_of(self))
+            return result
+
+        act.__wrapped__ = original
+        setattr(cls, name, act)
+
+    for name in ACTS:
+        if hasattr(Locator, name):
+            wrap(Locator, name, lambda loc: loc.page)
+        if hasattr(Page, name):
+            wrap(Page, name, lambda page: page)
+    keyboard = Page.keyboard
+    Page.keyboard = property(lambda page: _Keyboard(page, keyboard.fget(page)))
+
+
+def wait_js(page, expression: str, timeout_ms: int = RUN_TIMEOUT_MS) -> None:
+    """Wait until `expression` is truthy in the page. Polled from here through the DevTools
+    protocol, not page.wait_for_function, whose polling evals strings inside the page: the
+    page's Content-Security-Policy (no 'unsafe-eval') refuses that."""
+    import time
+
+    deadline = time.monotonic() + timeout_ms / 1000
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {expression}")
+        page.wait_for_timeout(20)

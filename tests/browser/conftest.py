@@ -22,9 +22,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
-from _app import SETTLED_RUN, AppDriver, cli_ndjson  # noqa: E402
+from _app import SETTLED_RUN, AppDriver, cli_ndjson, install_synced_acts  # noqa: E402
 from browser import CHROMIUM, launch  # noqa: E402
 from serve import serving  # noqa: E402  (tools/ is not a package)
+
+install_synced_acts()
 
 LOCK_PYTHON = ROOT / ".venv-lock" / "bin" / "python"
 BOOT_TIMEOUT_MS = 90_000  # a cold boot takes a few seconds; CI machines can be slow and busy

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from _app import EXAMPLES_DIR, AppDriver, cli_ndjson
+from _app import EXAMPLES_DIR, AppDriver, cli_ndjson, wait_js
 
 REAL_SUBAGENTS = EXAMPLES_DIR / "real-subagents.jsonl"
 REAL_STREAMING = EXAMPLES_DIR / "real-streaming.jsonl"
@@ -96,7 +96,7 @@ def test_the_filter_redraws_at_once_and_esc_clears_it_everywhere(app) -> None:
     relays = cli_relays(REAL_SUBAGENTS)
     page = app.page
     app.testid("filter").fill("Glob")
-    page.wait_for_function(f"document.querySelector('[data-testid=relay-count]').textContent !== '{len(relays)}'")
+    wait_js(page, f"document.querySelector('[data-testid=relay-count]').textContent !== '{len(relays)}'")
     app.settle()
     shown = app.relay_count()
     assert 0 < shown < len(relays)
@@ -107,7 +107,7 @@ def test_the_filter_redraws_at_once_and_esc_clears_it_everywhere(app) -> None:
     assert "q=Glob" in page.url
     app.testid("filter").focus()
     page.keyboard.press("Escape")
-    page.wait_for_function(f"document.querySelector('[data-testid=relay-count]').textContent === '{len(relays)}'")
+    wait_js(page, f"document.querySelector('[data-testid=relay-count]').textContent === '{len(relays)}'")
     assert app.testid("filter").input_value() == ""
     assert "q=" not in page.url
     page.reload()

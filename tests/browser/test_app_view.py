@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from _app import CORPUS, EXAMPLES_DIR, SETTLED_RUN, cli_ndjson
+from _app import CORPUS, EXAMPLES_DIR, SETTLED_RUN, cli_ndjson, wait_js
 
 REAL_SUBAGENTS = EXAMPLES_DIR / "real-subagents.jsonl"
 REAL_TASK = CORPUS / "stream-json" / "ArturoKuang__sandbox_ai_compiler__.repomirror__claude_output.jsonl"
@@ -144,11 +144,11 @@ def test_filter_by_text_type_and_lane(app) -> None:
     app.testid("lane-filter").select_option("")
     assert app.relay_count() == len(relays)
     app.testid("filter").fill("Agent")
-    page.wait_for_function(f"document.querySelector('[data-testid=relay-count]').textContent !== '{len(relays)}'")
+    wait_js(page, f"document.querySelector('[data-testid=relay-count]').textContent !== '{len(relays)}'")
     assert 0 < app.relay_count() < len(relays)
     assert "q=Agent" in page.url
     app.testid("filter").fill("")
-    page.wait_for_function(f"document.querySelector('[data-testid=relay-count]').textContent === '{len(relays)}'")
+    wait_js(page, f"document.querySelector('[data-testid=relay-count]').textContent === '{len(relays)}'")
 
 
 def test_keys_move_the_selection_and_open_a_row_with_its_raw_line(app) -> None:

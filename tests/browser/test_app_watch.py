@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from _app import EXAMPLES_DIR, cli_ndjson
+from _app import EXAMPLES_DIR, cli_ndjson, wait_js
 
 from relayscope.web.model import Workspace
 
@@ -156,7 +156,7 @@ def test_pause_stops_reading_and_resume_catches_up(app) -> None:
     assert page.text_content('[data-testid="watch-pause"]') == "Resume"
     write(page, name, more)
     seen = ticks(page)
-    page.wait_for_function(f"Number(document.documentElement.dataset.watchTicks) >= {seen + 3}")
+    wait_js(page, f"Number(document.documentElement.dataset.watchTicks) >= {seen + 3}")
     assert page.get_attribute("html", "data-watch-bytes") == str(len(head))  # nothing read while paused
     assert app.relay_count() == count
     page.click('[data-testid="watch-pause"]')

@@ -95,5 +95,6 @@ def test_a_wheel_that_does_not_match_the_lock_is_refused(
     (broken / "pyodide-lock.json").write_text(json.dumps(lock), encoding="utf-8")
     with serve(broken) as site:
         page = open_app(site, expect="error")
-    assert "No module named 'relayscope'" in text(page, "status")
-    assert any("integrity" in line for line in request_log.console), request_log.report()
+    status = text(page, "status")
+    assert "No module named 'relayscope'" in status and "sha256" in status, status
+    assert any("Failed to fetch" in line for line in request_log.console), request_log.report()

@@ -702,7 +702,7 @@ def start(snapshot: Any) -> None:
     PAGE.static = data.get("elements", {})
     WINDOW.location.set(str(data.get("href", "http://localhost/")))
     store = data.get("storage")
-    if store is None:
+    if not isinstance(store, dict):  # null (JS null arrives as jsnull): storage denied
         WINDOW.localStorage.denied = True
     else:
         WINDOW.localStorage.values = {k: str(v) for k, v in store.items()}
@@ -715,7 +715,17 @@ def start(snapshot: Any) -> None:
 
 
 def receive(message: Any) -> None:
-    """One message from the page."""
+    """One message from the page. A numbered one (what the reader did) is acknowledged once
+    handled, after the ops it made: the page counts what is still in flight (ui.mjs)."""
+    try:
+        _receive(message)
+    finally:
+        seq = getattr(message, "seq", None)
+        if seq is not None:
+            PAGE.op("ack", int(seq))
+
+
+def _receive(message: Any) -> None:
     kind = str(message.kind)
     if kind == "sync":
         _sync(message.rid, message.props.to_py(), getattr(message, "files", None))
