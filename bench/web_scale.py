@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "py"))
-from browser import launch
+from browser import launch, wait_js
 from serve import serving
 
 sys.path.insert(0, str(ROOT / "bench"))
@@ -114,14 +114,14 @@ def browser_run(browser, url: str, path: Path, audit: bool) -> dict[str, float]:
         # a text filter over every row (the first one builds the search index)
         total = page.text_content('[data-testid="relay-count"]')
         page.fill('[data-testid="filter"]', "error")
-        page.wait_for_function(f"document.querySelector('[data-testid=relay-count]').textContent !== '{total}'",
-                               timeout=600_000)
+        wait_js(page, f"document.querySelector('[data-testid=relay-count]').textContent !== '{total}'",
+                600_000)
         result["filter"] = page.evaluate("performance.now()") - t1
         tasks = page.evaluate("window.__longTasks")
         result["filter_longest"] = max((t["duration"] for t in tasks if t["start"] >= t1), default=0.0)
         page.fill('[data-testid="filter"]', "")
-        page.wait_for_function(f"document.querySelector('[data-testid=relay-count]').textContent === '{total}'",
-                               timeout=600_000)
+        wait_js(page, f"document.querySelector('[data-testid=relay-count]').textContent === '{total}'",
+                600_000)
         t1 = page.evaluate("performance.now()")
         if audit:
             page.click('[data-testid="run-audit"]')

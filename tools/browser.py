@@ -24,3 +24,16 @@ CHROMIUM_ARGS = [
 def launch(playwright: Any) -> Any:
     """A headless Chromium browser from a ``sync_playwright()`` handle."""
     return playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+
+
+def wait_js(page: Any, expression: str, timeout_ms: int = 120_000) -> None:
+    """Wait until `expression` is truthy in the page. Polled from here through the DevTools
+    protocol, not page.wait_for_function, whose polling evals strings inside the page: the
+    app's Content-Security-Policy (no 'unsafe-eval') refuses that."""
+    import time
+
+    deadline = time.monotonic() + timeout_ms / 1000
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {expression}")
+        page.wait_for_timeout(20)

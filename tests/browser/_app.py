@@ -9,6 +9,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+from browser import wait_js  # noqa: E402,F401  (tools/ is not a package; the tests import it from here)
+
 # the real captures the repository carries (tests/fixtures/real/SOURCES.tsv), same layout as shared/corpus/real
 CORPUS = ROOT / "tests" / "fixtures" / "real"
 EXAMPLES_DIR = ROOT / "static" / "examples"
@@ -153,16 +156,3 @@ def install_synced_acts() -> None:
             wrap(Page, name, lambda page: page)
     keyboard = Page.keyboard
     Page.keyboard = property(lambda page: _Keyboard(page, keyboard.fget(page)))
-
-
-def wait_js(page, expression: str, timeout_ms: int = RUN_TIMEOUT_MS) -> None:
-    """Wait until `expression` is truthy in the page. Polled from here through the DevTools
-    protocol, not page.wait_for_function, whose polling evals strings inside the page: the
-    page's Content-Security-Policy (no 'unsafe-eval') refuses that."""
-    import time
-
-    deadline = time.monotonic() + timeout_ms / 1000
-    while not page.evaluate(expression):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {expression}")
-        page.wait_for_timeout(20)

@@ -41,7 +41,7 @@ from .share import EMBED_PARAMS
 from .timeline import LaneLayout, Timeline
 from .watch import Watcher
 
-SLICE_BUDGET = 0.035  # s of work between two yields to the browser
+SLICE_BUDGET = 0.15  # s of work between two yields to the browser
 AUTO_AUDIT_BYTES = 2_000_000  # inputs up to this size are audited right away; larger on request
 PASTE_DELAY_MS = 300
 FILTER_DELAY_MS = 150
