@@ -5,6 +5,11 @@ stream: a fresh translator, as a new ``claude -p`` run would get). For each stra
 whole pipeline is timed - decode, translate, encode NDJSON into memory - and compared with
 ``json.loads`` of every line alone. Best of N runs each, interleaved, so drift affects both.
 
+Two more rows say where lineage's time goes, in the same run: ``wire.decode_line`` of every line
+alone (msgspec's typed decode and the UTF-8 check of the bytes it skips: the floor of any
+translation) and lineage without the NDJSON encoding. Their differences are the translator's own
+Python work and the encoding.
+
     python bench/translate_bench.py [--mb 40] [--runs 3] [--corpus DIR]
 """
 
@@ -24,6 +29,7 @@ import msgspec
 from _inputs import stream_json_dir
 
 from relayscope.translator import STRATEGIES, Translator
+from relayscope.wire import decode_line
 
 
 def load(corpus: Path, mb: float) -> list[list[bytes]]:
@@ -39,6 +45,25 @@ def baseline(streams: list[list[bytes]]) -> float:
     for lines in streams:
         for line in lines:
             loads(line)
+    return time.perf_counter() - t0
+
+
+def decode_only(streams: list[list[bytes]]) -> float:
+    t0 = time.perf_counter()
+    for lines in streams:
+        for n, line in enumerate(lines, 1):
+            decode_line(line, n)
+    return time.perf_counter() - t0
+
+
+def translate_only(streams: list[list[bytes]], strategy: str) -> float:
+    t0 = time.perf_counter()
+    for lines in streams:
+        t = Translator(strategy)
+        feed = t.feed_line
+        for line in lines:
+            feed(line)
+        t.finish()
     return time.perf_counter() - t0
 
 
@@ -70,7 +95,7 @@ def main() -> None:
     nbytes = sum(len(line) for f in streams for line in f)
     nlines = sum(len(f) for f in streams)
     print(f"input: {nbytes / 1e6:.1f} MB, {nlines} lines, {len(streams)} streams; Python {sys.version.split()[0]}")
-    base = float("inf")
+    base = decoded = translated = float("inf")
     best = {s: float("inf") for s in STRATEGIES}
     out_size = {}
     for _ in range(args.runs):
@@ -81,10 +106,18 @@ def main() -> None:
             elapsed, size = pipeline(streams, s)
             best[s] = min(best[s], elapsed)
             out_size[s] = size
+        gc.collect()
+        decoded = min(decoded, decode_only(streams))
+        gc.collect()
+        translated = min(translated, translate_only(streams, "lineage"))
     print(f"{'json.loads (baseline)':<24} {base:7.3f} s  {nbytes / 1e6 / base:7.1f} MB/s  1.00x")
     for s in STRATEGIES:
         print(f"{s + ' + NDJSON':<24} {best[s]:7.3f} s  {nbytes / 1e6 / best[s]:7.1f} MB/s  "
               f"{best[s] / base:.2f}x   ({out_size[s] / 1e6:.1f} MB out)")
+    print("where lineage's time goes:")
+    print(f"{'  decode_line only':<24} {decoded:7.3f} s  {nbytes / 1e6 / decoded:7.1f} MB/s  {decoded / base:.2f}x")
+    print(f"{'  lineage, no encoding':<24} {translated:7.3f} s  {nbytes / 1e6 / translated:7.1f} MB/s  "
+          f"{translated / base:.2f}x")
     print(f"target: lineage <= 0.50x json.loads -> {'met' if best['lineage'] / base <= 0.5 else 'NOT met'}")
 
 
