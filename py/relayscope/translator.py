@@ -794,10 +794,11 @@ class Translator(Emitter):
         step.kind = "user"
         msg = ev.message
         content = msg.content if msg is not None else None
-        explicit = _explicit_lane(ev)
-        infer = self.lanes.infer and ev.parent_tool_use_id is UNSET
-        if explicit is None and not infer:
-            explicit = MAIN
+        parent = ev.parent_tool_use_id
+        if parent is not UNSET:
+            explicit: str | None = parent or MAIN
+        else:  # no parent_tool_use_id key: inferred per item when the strategy infers lanes
+            explicit = None if self.lanes.infer else MAIN
         emitted = skipped = 0
         if isinstance(content, str):
             content = [Block(type="text", text=content)]
