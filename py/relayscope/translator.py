@@ -124,7 +124,7 @@ from msgspec import UNSET, Raw
 
 from . import relay as R
 from . import trace as T
-from ._bounded import Recent
+from ._bounded import Recent, RecentMap
 from .emitter import Emitter
 from .lanes import MAIN, Lane, LaneTracker
 from .wire import (
@@ -209,7 +209,8 @@ class NoDedup(Strategy):
     ) -> None:
         for i, b in enumerate(blocks):
             t.emit_block(step, f, lane, b, msg.id, i)
-        step.reason = f"emitted all {len(blocks)} block(s): no de-duplication"
+        if t.tracing:
+            step.reason = f"emitted all {len(blocks)} block(s): no de-duplication"
 
 
 class IndexDedup(Strategy):
@@ -240,11 +241,12 @@ class IndexDedup(Strategy):
         self.index = max(self.index, len(blocks))
         step.after = self.index
         emitted = len(blocks) - start
+        step.decision = T.SKIP if emitted <= 0 else T.EMIT if start == 0 else T.PARTIAL
+        if not t.tracing:  # untraced, ``step`` is the scratch one: += would grow it line after line
+            return
         if emitted <= 0:
-            step.decision = T.SKIP
             step.reason += f"{len(blocks)} block(s), index {start}: nothing at or after the index"
         else:
-            step.decision = T.EMIT if start == 0 else T.PARTIAL
             step.reason += f"emitted blocks {start}..{len(blocks) - 1}"
 
     def turn_end(self, step: T.TraceStep) -> None:
@@ -347,7 +349,7 @@ class LineageDedup(Strategy):
     WINDOW: ClassVar[int] = 4096  # messages remembered; bounds memory on endless streams
 
     def __init__(self) -> None:
-        self.msgs: dict[tuple[str, str], _Msg] = {}  # insertion order: the oldest first
+        self.msgs: RecentMap[tuple[str, str], _Msg] = RecentMap(self.WINDOW)  # (lane, message key)
         self.tool_ids: Recent[str] = Recent()
         self.result_ids: Recent[str] = Recent()
         self.streaming: dict[str, str] = {}  # lane -> message id being streamed
@@ -357,10 +359,7 @@ class LineageDedup(Strategy):
         return self._new_msg(lane, key) if found is None else found
 
     def _new_msg(self, lane: str, key: str) -> _Msg:
-        msgs = self.msgs
-        found = msgs[lane, key] = _Msg()
-        if len(msgs) > self.WINDOW:
-            del msgs[next(iter(msgs))]
+        self.msgs[lane, key] = found = _Msg()  # past WINDOW, the oldest message is forgotten
         return found
 
     def assistant(
