@@ -60,6 +60,7 @@ class Recent(RecentMap[K, None]):
     """A set that forgets its oldest members past ``limit``."""
 
     def add(self, key: K) -> None:
+        # RecentMap.__setitem__ written out again: a shared helper would be a second call per id
         if key in self:  # re-adding a member keeps its place
             return
         _dict_setitem(self, key, None)
