@@ -5,6 +5,14 @@ stream: a fresh translator, as a new ``claude -p`` run would get). For each stra
 whole pipeline is timed - decode, translate, encode NDJSON into memory - and compared with
 ``json.loads`` of every line alone. Best of N runs each, interleaved, so drift affects both.
 
+Two more rows say where lineage's time goes, in the same run: ``wire.decode_line`` of every line
+alone (msgspec's typed decode and the UTF-8 check of the bytes it skips: the floor of any
+translation) and lineage without the NDJSON encoding. Their differences are the translator's own
+Python work and the encoding. The last row is the command itself, ``relayscope translate`` on the
+same streams written as files (one per stream, all named on its command line: each is streamed
+with its own translator), run in this process with stdout on /dev/null: reading and writing
+included.
+
     python bench/translate_bench.py [--mb 40] [--runs 3] [--corpus DIR]
 """
 
@@ -13,7 +21,9 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -23,7 +33,9 @@ sys.path.insert(0, str(ROOT / "py"))
 import msgspec
 from _inputs import stream_json_dir
 
+from relayscope import cli
 from relayscope.translator import STRATEGIES, Translator
+from relayscope.wire import decode_line
 
 
 def load(corpus: Path, mb: float) -> list[list[bytes]]:
@@ -40,6 +52,44 @@ def baseline(streams: list[list[bytes]]) -> float:
         for line in lines:
             loads(line)
     return time.perf_counter() - t0
+
+
+def decode_only(streams: list[list[bytes]]) -> float:
+    t0 = time.perf_counter()
+    for lines in streams:
+        for n, line in enumerate(lines, 1):
+            decode_line(line, n)
+    return time.perf_counter() - t0
+
+
+def translate_only(streams: list[list[bytes]], strategy: str) -> float:
+    t0 = time.perf_counter()
+    for lines in streams:
+        t = Translator(strategy)
+        feed = t.feed_line
+        for line in lines:
+            feed(line)
+        t.finish()
+    return time.perf_counter() - t0
+
+
+def command(paths: list[str]) -> float:
+    """``relayscope translate PATHS...`` in this process, its stdout on /dev/null."""
+    saved, devnull = os.dup(1), os.open(os.devnull, os.O_WRONLY)
+    sys.stdout.flush()
+    os.dup2(devnull, 1)
+    try:
+        t0 = time.perf_counter()
+        code = cli.main(["translate", *paths])
+        sys.stdout.flush()
+        elapsed = time.perf_counter() - t0
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+    if code != 0:
+        raise SystemExit(f"relayscope translate exited {code}")
+    return elapsed
 
 
 def pipeline(streams: list[list[bytes]], strategy: str) -> tuple[float, int]:
@@ -70,7 +120,14 @@ def main() -> None:
     nbytes = sum(len(line) for f in streams for line in f)
     nlines = sum(len(f) for f in streams)
     print(f"input: {nbytes / 1e6:.1f} MB, {nlines} lines, {len(streams)} streams; Python {sys.version.split()[0]}")
-    base = float("inf")
+    folder = tempfile.TemporaryDirectory(prefix="translate-bench-")
+    paths = []
+    for i, lines in enumerate(streams):
+        path = os.path.join(folder.name, f"{i:04}.jsonl")
+        with open(path, "wb") as f:
+            f.writelines(line + b"\n" for line in lines)
+        paths.append(path)
+    base = decoded = translated = cli_time = float("inf")
     best = {s: float("inf") for s in STRATEGIES}
     out_size = {}
     for _ in range(args.runs):
@@ -81,10 +138,23 @@ def main() -> None:
             elapsed, size = pipeline(streams, s)
             best[s] = min(best[s], elapsed)
             out_size[s] = size
+        gc.collect()
+        decoded = min(decoded, decode_only(streams))
+        gc.collect()
+        translated = min(translated, translate_only(streams, "lineage"))
+        gc.collect()
+        cli_time = min(cli_time, command(paths))
+    folder.cleanup()
     print(f"{'json.loads (baseline)':<24} {base:7.3f} s  {nbytes / 1e6 / base:7.1f} MB/s  1.00x")
     for s in STRATEGIES:
         print(f"{s + ' + NDJSON':<24} {best[s]:7.3f} s  {nbytes / 1e6 / best[s]:7.1f} MB/s  "
               f"{best[s] / base:.2f}x   ({out_size[s] / 1e6:.1f} MB out)")
+    print("where lineage's time goes:")
+    print(f"{'  decode_line only':<24} {decoded:7.3f} s  {nbytes / 1e6 / decoded:7.1f} MB/s  {decoded / base:.2f}x")
+    print(f"{'  lineage, no encoding':<24} {translated:7.3f} s  {nbytes / 1e6 / translated:7.1f} MB/s  "
+          f"{translated / base:.2f}x")
+    print(f"{'relayscope translate':<24} {cli_time:7.3f} s  {nbytes / 1e6 / cli_time:7.1f} MB/s  "
+          f"{cli_time / base:.2f}x   (the command: {len(paths)} files, lineage, NDJSON to /dev/null)")
     print(f"target: lineage <= 0.50x json.loads -> {'met' if best['lineage'] / base <= 0.5 else 'NOT met'}")
 
 

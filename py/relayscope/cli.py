@@ -115,14 +115,35 @@ def _encode_safe(relays: list[R.Relay]) -> bytes:
 
 class Writer:
     """Relays to stdout as NDJSON, a JSON array, or text lines. ``close`` ends a JSON array
-    (``[]`` when nothing came) and may be called again."""
+    (``[]`` when nothing came) and may be called again.
+
+    Live input (a pipe) is written and flushed line by line. Input read whole (files) is written
+    in pieces of ``HOLD`` bytes: a write per input line cost about a tenth of ``translate``.
+    ``drain`` (and ``close``) write what is held; every exit of ``main`` goes through one."""
+
+    HOLD: Final = 1 << 18
 
     def __init__(self, out: BinaryIO, fmt: str, live: bool) -> None:
         self.out, self.fmt, self.live, self.count = out, fmt, live, 0
         self.closed = False
+        self._held: list[bytes] = []
+        self._held_bytes = 0
         _run.writer = self
 
     def _put(self, data: bytes) -> None:
+        self._held.append(data)
+        self._held_bytes += len(data)
+        if self.live or self._held_bytes >= self.HOLD:
+            self.drain()
+
+    def drain(self) -> None:
+        """Write what is held (flushed at once for live input)."""
+        held = self._held
+        if not held:
+            return
+        data = held[0] if len(held) == 1 else b"".join(held)
+        held.clear()
+        self._held_bytes = 0
         try:
             self.out.write(data)
             if self.live:
@@ -158,6 +179,7 @@ class Writer:
             return
         if self.fmt == "json":
             self._put(b"[]\n" if self.count == 0 else b"\n]\n")
+        self.drain()
         self.closed = True
         try:
             self.out.flush()
@@ -510,6 +532,15 @@ def _close_output() -> None:
         _silence_stdout()
 
 
+def _drain_output() -> None:
+    """Write the relays held so far (no array end); a gone reader is no error here."""
+    try:
+        if _run.writer is not None and not _run.writer.closed:
+            _run.writer.drain()
+    except (OutputError, OSError, ValueError):
+        _silence_stdout()
+
+
 def _silence_stdout() -> None:
     """The reader went away (| head): point stdout at /dev/null so Python's own flush at exit
     does not print a traceback about it."""
@@ -532,6 +563,8 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         if _run.writer is not None and _run.writer.count:
             _close_output()  # an array was begun: end it; else a usage error prints nothing
+        elif _run.writer is not None:
+            _drain_output()
         _err(f"relayscope: {exc}")
         return USAGE
     except OutputError as exc:

@@ -68,7 +68,7 @@ class Emitter:
         preceded by its lane_start). Hot paths build relays directly, with this as their
         first keyword argument, then ``push`` them: forwarding ``**fields`` through ``emit``
         costs four times the construction itself."""
-        if self.lane_events and lane not in self._started:
+        if lane not in self._started and self.lane_events:
             self._start_lane(step, line, lane)
         seq = self._seq
         self._seq = seq + 1

@@ -124,7 +124,7 @@ from msgspec import UNSET, Raw
 
 from . import relay as R
 from . import trace as T
-from ._bounded import Recent
+from ._bounded import Recent, RecentMap
 from .emitter import Emitter
 from .lanes import MAIN, Lane, LaneTracker
 from .wire import (
@@ -209,7 +209,8 @@ class NoDedup(Strategy):
     ) -> None:
         for i, b in enumerate(blocks):
             t.emit_block(step, f, lane, b, msg.id, i)
-        step.reason = f"emitted all {len(blocks)} block(s): no de-duplication"
+        if t.tracing:
+            step.reason = f"emitted all {len(blocks)} block(s): no de-duplication"
 
 
 class IndexDedup(Strategy):
@@ -240,11 +241,12 @@ class IndexDedup(Strategy):
         self.index = max(self.index, len(blocks))
         step.after = self.index
         emitted = len(blocks) - start
+        step.decision = T.SKIP if emitted <= 0 else T.EMIT if start == 0 else T.PARTIAL
+        if not t.tracing:  # untraced, ``step`` is the scratch one: += would grow it line after line
+            return
         if emitted <= 0:
-            step.decision = T.SKIP
             step.reason += f"{len(blocks)} block(s), index {start}: nothing at or after the index"
         else:
-            step.decision = T.EMIT if start == 0 else T.PARTIAL
             step.reason += f"emitted blocks {start}..{len(blocks) - 1}"
 
     def turn_end(self, step: T.TraceStep) -> None:
@@ -303,11 +305,22 @@ class _Rec(msgspec.Struct, gc=False, eq=False):
         return f"tool_use:{self.tool_id}" if self.tool_id is not None else f"{self.type}:{self.text[:40]}"
 
 
+class _Streamed(msgspec.Struct, gc=False, eq=False):
+    """A streamed message's tool_use blocks, buffered until their ``content_block_stop``."""
+
+    json: dict[int, list[str]] = msgspec.field(default_factory=dict)  # input fragments, by index
+    names: dict[int, str] = msgspec.field(default_factory=dict)  # tool name, by index
+
+
 class _Msg(msgspec.Struct, gc=False, eq=False):
     blocks: list[_Rec] = msgspec.field(default_factory=list)
     tools: dict[str, _Rec] = msgspec.field(default_factory=dict)
-    stream_json: dict[int, list[str]] = msgspec.field(default_factory=dict)  # streamed tool_use input, by index
-    stream_names: dict[int, str] = msgspec.field(default_factory=dict)  # streamed tool_use name, by index
+    streamed: _Streamed | None = None  # only for a message that came as stream_event: most never do
+
+    def stream(self) -> _Streamed:
+        if self.streamed is None:
+            self.streamed = _Streamed()
+        return self.streamed
 
 
 class Rule(NamedTuple):
@@ -336,18 +349,17 @@ class LineageDedup(Strategy):
     WINDOW: ClassVar[int] = 4096  # messages remembered; bounds memory on endless streams
 
     def __init__(self) -> None:
-        self.msgs: dict[tuple[str, str], _Msg] = {}  # insertion order: the oldest first
+        self.msgs: RecentMap[tuple[str, str], _Msg] = RecentMap(self.WINDOW)  # (lane, message key)
         self.tool_ids: Recent[str] = Recent()
         self.result_ids: Recent[str] = Recent()
         self.streaming: dict[str, str] = {}  # lane -> message id being streamed
 
     def _msg(self, lane: str, key: str) -> _Msg:
-        k = (lane, key)
-        found = self.msgs.get(k)
-        if found is None:
-            found = self.msgs[k] = _Msg()
-            if len(self.msgs) > self.WINDOW:
-                del self.msgs[next(iter(self.msgs))]
+        found = self.msgs.get((lane, key))
+        return self._new_msg(lane, key) if found is None else found
+
+    def _new_msg(self, lane: str, key: str) -> _Msg:
+        self.msgs[lane, key] = found = _Msg()  # past WINDOW, the oldest message is forgotten
         return found
 
     def assistant(
@@ -357,12 +369,21 @@ class LineageDedup(Strategy):
             step.decision, step.reason = T.IGNORE, "no content blocks"
             return
         key = msg.id or "fp:" + fingerprint(blocks[0])
-        ms = self._msg(lane, key)
-        tracing = t.tracing
-        if tracing:
-            step.before = [r.key() for r in ms.blocks]
-        emitted = skipped = 0
+        ms = self.msgs.get((lane, key))
+        if ms is None:
+            ms = self._new_msg(lane, key)
         known = ms.blocks
+        tracing = t.tracing
+        if not known and len(blocks) == 1 and not tracing:
+            # A message's first row with one block: real output's usual line. Nothing is known to
+            # look up, so the table's first rows decide alone (what the loop below would do).
+            b = blocks[0]
+            if b.type != "tool_use" or (b.id or "") not in self.tool_ids:
+                self._new_block(t, step, f, lane, msg.id, ms, b, 0)
+                return
+        if tracing:
+            step.before = [r.key() for r in known]
+        emitted = skipped = 0
         cumulative = bool(known) and _is_block(known[0], blocks[0])
         for i, b in enumerate(blocks):
             rec: _Rec | None
@@ -402,12 +423,7 @@ class LineageDedup(Strategy):
     ) -> str:
         """Carry out a decision of the table; returns its trace reason."""
         if rule is NEW_BLOCK:
-            rec = _Rec(b.type or "", [block_text(b)], b.id if b.type == "tool_use" else None)
-            ms.blocks.append(rec)
-            if rec.tool_id is not None:
-                ms.tools[rec.tool_id] = rec
-                self.tool_ids.add(rec.tool_id)
-            t.emit_block(step, f, lane, b, msg_id, index)
+            self._new_block(t, step, f, lane, msg_id, ms, b, index)
         elif rule is TOOL_COMPLETED:
             assert rec is not None and rec.tool_id is not None
             rec.emitted = True  # the snapshot carries the complete input
@@ -421,6 +437,23 @@ class LineageDedup(Strategy):
             return rule.reason.format(n=len(new_text) - old_len)
         return rule.reason
 
+    def _new_block(
+        self, t: Translator, step: T.TraceStep, f: Frame, lane: str, msg_id: str | None, ms: _Msg, b: Block,
+        index: int,
+    ) -> None:
+        """``NEW_BLOCK``: remember the block in its message, emit it whole."""
+        kind = b.type
+        if kind == "tool_use":
+            tool_id = b.id
+            rec = _Rec("tool_use", [b.text or ""], tool_id)
+            if tool_id is not None:
+                ms.tools[tool_id] = rec
+                self.tool_ids.add(tool_id)
+        else:
+            rec = _Rec(kind or "", [(b.thinking or b.text or "") if kind == "thinking" else (b.text or "")])
+        ms.blocks.append(rec)
+        t.emit_block(step, f, lane, b, msg_id, index)
+
     def turn_end(self, step: T.TraceStep) -> None:
         # A run is over: its messages and ids cannot come back (the next run has new ones).
         step.before = len(self.msgs)
@@ -431,9 +464,10 @@ class LineageDedup(Strategy):
         step.after, step.reset = 0, T.TURN_END
 
     def accept_result(self, tool_use_id: str) -> bool:
-        if tool_use_id in self.result_ids:
+        ids = self.result_ids
+        if tool_use_id in ids:
             return False
-        self.result_ids.add(tool_use_id)
+        ids.add(tool_use_id)
         return True
 
     def stream(self, t: Translator, step: T.TraceStep, f: Frame, lane: str, inner: StreamInner) -> None:
@@ -467,8 +501,9 @@ class LineageDedup(Strategy):
                 ms.blocks.append(rec)
             if is_tool and rec.tool_id is not None:
                 ms.tools[rec.tool_id] = rec
-                ms.stream_json[index] = []
-                ms.stream_names[index] = cb.name or ""
+                streamed = ms.stream()
+                streamed.json[index] = []
+                streamed.names[index] = cb.name or ""
                 step.decision, step.reason = T.IGNORE, "tool_use starts: emitted once its input is complete"
             elif cb.type in ("text", "thinking") and rec.text:
                 t.emit_block(step, f, lane, cb, mid, index, text=rec.text, partial=True)
@@ -493,7 +528,7 @@ class LineageDedup(Strategy):
                 if t.tracing:
                     step.reason = f"{dtype} of block {index}: emitted as it came"
             elif d is not None and dtype == "input_json_delta":
-                ms.stream_json.setdefault(index, []).append(d.partial_json or "")
+                ms.stream().json.setdefault(index, []).append(d.partial_json or "")
                 step.decision, step.reason = T.IGNORE, "tool input fragment (buffered)"
             else:
                 step.decision, step.reason = T.IGNORE, f"{dtype} carries nothing to show"
@@ -502,14 +537,15 @@ class LineageDedup(Strategy):
             if rec.tool_id is not None and not rec.emitted:
                 rec.emitted = True
                 self.tool_ids.add(rec.tool_id)
-                raw = "".join(ms.stream_json.get(index, [])) or "{}"
+                streamed = ms.stream()
+                raw = "".join(streamed.json.get(index, [])) or "{}"
                 try:
                     _any.decode(raw)
                     data = Raw(raw.encode())
                 except (msgspec.DecodeError, RecursionError):
                     data = EMPTY_OBJECT
                     step.note = "streamed tool input was not complete JSON"
-                tool = Block(type="tool_use", id=rec.tool_id, name=ms.stream_names.get(index, ""), input=data)
+                tool = Block(type="tool_use", id=rec.tool_id, name=streamed.names.get(index, ""), input=data)
                 t.emit_block(step, f, lane, tool, mid, index)
                 step.reason = "tool_use complete: emitted with its streamed input"
             else:
@@ -622,26 +658,27 @@ class Translator(Emitter):
         return self.feed(decode_line(text, self.lines))
 
     def feed(self, frame: Frame) -> list[R.Relay]:
-        if frame.line > self.lines:
-            self.lines = frame.line
+        line, kind, ev = frame.line, frame.kind, frame.event
+        if line > self.lines:
+            self.lines = line
         self._out = []
+        tracing = self.tracing
         # Without tracing one scratch step is reused: nothing reads it back.
-        step = T.TraceStep(frame.line, frame.kind, file=self.file) if self.tracing else self._scratch
-        if frame.kind == "event" and frame.event is not None:
-            step.note = frame.note
+        step = T.TraceStep(line, kind, file=self.file, note=frame.note) if tracing else self._scratch
+        if kind == "event" and ev is not None:
             try:
                 if frame.warning is not None:
-                    self.warn(step, frame.line, frame.text, frame.warning)
-                self._event(step, frame, frame.event)
+                    self.warn(step, line, frame.text, frame.warning)
+                self._event(step, frame, ev)
             except Exception as exc:  # a bug: report it on its line, keep the stream going
-                self._internal_error(step, frame.line, frame.text, exc)
-            if self.tracing and step.seqs and step.decision in (T.IGNORE, T.SKIP):
+                self._internal_error(step, line, frame.text, exc)
+            if tracing and step.seqs and step.decision in (T.IGNORE, T.SKIP):
                 step.decision = T.EMIT if step.decision == T.IGNORE else T.PARTIAL
-        elif frame.kind == "blank":
+        elif kind == "blank":
             step.decision, step.reason = T.IGNORE, "blank line"
         else:
-            self._error(step, frame.line, frame.text, frame.error or "unreadable line")
-        if self.tracing:
+            self._error(step, line, frame.text, frame.error or "unreadable line")
+        if tracing:
             self.trace.append(step)
         return self._out
 
@@ -756,35 +793,38 @@ class Translator(Emitter):
         step.kind = "user"
         msg = ev.message
         content = msg.content if msg is not None else None
-        explicit = _explicit_lane(ev)
-        infer = self.lanes.infer and ev.parent_tool_use_id is UNSET
-        if explicit is None and not infer:
-            explicit = MAIN
+        parent = ev.parent_tool_use_id
+        if parent is not UNSET:
+            explicit: str | None = parent or MAIN
+        else:  # no parent_tool_use_id key: inferred per item when the strategy infers lanes
+            explicit = None if self.lanes.infer else MAIN
         emitted = skipped = 0
         if isinstance(content, str):
             content = [Block(type="text", text=content)]
+        line, lanes, accept = f.line, self.lanes, self.strategy.accept_result
         for i, b in enumerate(content or []):
             if b.type == "tool_result":
                 tid = b.tool_use_id or ""
-                lane = explicit or self.lanes.infer_tool_result(tid)
-                if not self.strategy.accept_result(tid):
+                lane = explicit or lanes.infer_tool_result(tid)
+                if not accept(tid):
                     skipped += 1
                     if self.tracing:
                         step.blocks.append(T.BlockStep(i, f"tool_result:{tid}", T.BLOCK_DUP, "result already emitted"))
                     continue
                 body, others = tool_result_content(b.content)
                 self._out.append(R.ToolResult(
-                    seq=self.next_seq(step, f.line, lane), line=f.line, lane=lane, file=self.file,
+                    seq=self.next_seq(step, line, lane), line=line, lane=lane, file=self.file,
                     tool_use_id=tid, content=body, is_error=bool(b.is_error),
                     attachments=tuple(others) if others else ()))
                 emitted += 1
                 # Most results answer an ordinary tool: test before the call to close_spawn.
-                ended = self.lanes.close_spawn(tid) if tid in self.lanes.spawns else None
-                if ended is not None and ended.id in self._started:
-                    self._flush_lane(step, ended.id)
-                    agent_id, tokens = _agent_result(ev)
-                    self.emit(step, R.LaneEnd, f.line, ended.id, tool_use_id=tid, is_error=bool(b.is_error),
-                              agent_id=agent_id, total_tokens=tokens)
+                if tid in lanes.spawns:
+                    ended = lanes.close_spawn(tid)
+                    if ended is not None and ended.id in self._started:
+                        self._flush_lane(step, ended.id)
+                        agent_id, tokens = _agent_result(ev)
+                        self.emit(step, R.LaneEnd, line, ended.id, tool_use_id=tid, is_error=bool(b.is_error),
+                                  agent_id=agent_id, total_tokens=tokens)
             else:
                 lane = explicit or self.lanes.infer_other()
                 text: str | None = b.text if b.type == "text" else f"[{b.type}]"
@@ -859,8 +899,12 @@ class Translator(Emitter):
 
     def _note_usage(self, step: T.TraceStep, line: int, lane: str, msg_id: str, model: str | None,
                     usage: WireUsage) -> None:
-        if self._lane_msg.get(lane) != msg_id:
-            self._lane_msg_switch(step, lane, msg_id)
+        lane_msg = self._lane_msg
+        current = lane_msg.get(lane)
+        if current != msg_id:  # as _lane_msg_switch
+            if current is not None:
+                self._flush_usage(step, current)
+            lane_msg[lane] = msg_id
         if msg_id not in self._flushed:
             self._pending[msg_id] = _Pending(lane, line, model, usage)
 
@@ -869,9 +913,9 @@ class Translator(Emitter):
         if p is None:
             return
         self._flushed.add(msg_id)
-        u = p.usage
+        u, line, lane = p.usage, p.line, p.lane
         self._out.append(R.Usage(
-            seq=self.next_seq(step, p.line, p.lane), line=p.line, lane=p.lane, file=self.file,
+            seq=self.next_seq(step, line, lane), line=line, lane=lane, file=self.file,
             message_id=msg_id, model=p.model, input_tokens=int(u.input_tokens or 0),
             output_tokens=int(u.output_tokens or 0), cache_read_input_tokens=int(u.cache_read_input_tokens or 0),
             cache_creation_input_tokens=int(u.cache_creation_input_tokens or 0)))

@@ -228,7 +228,7 @@ def decode_line(text: str | bytes, line: int) -> Frame:
         event = _decoder.decode(text)
         # msgspec checks the UTF-8 of the strings it decodes, not of keys it skips or of Raw
         # payloads, which are passed on: check the rest (isascii is nearly free; the common case)
-        if type(text) is bytes and not text.isascii():
+        if not text.isascii() and type(text) is bytes:
             text.decode("utf-8")
         return Frame(line, "event", text, event)
     except msgspec.ValidationError as exc:

@@ -300,6 +300,9 @@ def test_a_bug_exits_70_with_one_line_naming_the_input_line(fmt: str) -> None:
     assert line.startswith(f"relayscope: internal error at {MULTI}:3: KeyError: 'simulated bug'"), line
     if fmt == "json":
         assert len(json.loads(p.stdout)) >= 1  # what came before, in a closed array
+    else:  # what came before, though a file's output is written in large pieces (Writer.HOLD)
+        relays = [json.loads(line) for line in p.stdout.splitlines()]
+        assert relays and {r["line"] for r in relays} == {1, 2}
 
 
 def test_a_bug_in_a_folder_names_the_file_and_line_too(tmp_path: Path) -> None:
@@ -351,6 +354,26 @@ def test_relays_python_cannot_encode_as_utf8_are_written_escaped() -> None:
             assert json.loads(data)[0]["text"] == "cut emoji \ud83d"
         else:
             assert b"cut emoji \\ud83d" in data
+
+
+def test_output_of_a_file_is_held_in_large_pieces_and_of_a_pipe_written_at_once() -> None:
+    import io
+
+    r = R.TextDelta(seq=0, line=1, lane="main", text="x" * 1000, message_id="m", block_index=0)
+    out = io.BytesIO()
+    w = Writer(out, "ndjson", live=False)
+    w.write([r])
+    assert out.getvalue() == b""  # held
+    for _ in range(Writer.HOLD // 1000):
+        w.write([r])
+    assert len(out.getvalue()) >= Writer.HOLD  # a piece written once enough is held
+    w.write([r])
+    w.close()
+    lines = out.getvalue().splitlines()
+    assert len(lines) == Writer.HOLD // 1000 + 2 and all(json.loads(line)["text"] == r.text for line in lines)
+    live = Writer(io.BytesIO(), "ndjson", live=True)  # a pipe: each write goes out at once
+    live.write([r])
+    assert live.out.getvalue().count(b"\n") == 1  # type: ignore[attr-defined]
 
 
 def test_a_closed_stdout_still_reads_everything_and_says_whether_it_was_good() -> None:

@@ -14,6 +14,7 @@ from _schema import check_relays
 
 import relayscope.formats as formats
 from relayscope import relay as R
+from relayscope._bounded import Recent, RecentMap
 from relayscope.analysis import Analyzer, analyze
 from relayscope.audit import inventory
 from relayscope.emitter import ERRORS_KEPT
@@ -337,6 +338,45 @@ def test_session_maps_are_bounded() -> None:
     t.finish()
     assert max(len(t._lane_of), len(t._prompts), len(t._spawn_seen), len(t._sessions)) <= 50
     assert not t._ctx.done
+
+
+def test_bounded_maps_forget_their_oldest_entries_first_and_stay_in_step() -> None:
+    ids: Recent[str] = Recent(limit=3)
+    for key in "abcb":  # re-adding a member keeps its place
+        ids.add(key)
+    ids.add("d")
+    assert list(ids) == ["a", "b", "c", "d"][1:]
+    lanes: RecentMap[str, int] = RecentMap(limit=2)
+    lanes["x"], lanes["y"], lanes["x"], lanes["z"] = 1, 2, 3, 4
+    assert lanes == {"y": 2, "z": 4}
+    for n in range(10_000):  # long past the limit: still the newest, in order
+        ids.add(f"k{n}")
+    assert list(ids) == ["k9997", "k9998", "k9999"] and list(ids._order) == list(ids)
+    ids.clear()
+    ids.add("again")
+    assert list(ids) == ["again"] and list(ids._order) == ["again"]
+
+
+def test_lineage_forgets_messages_past_its_window_oldest_first() -> None:
+    t = Translator("lineage")
+    window = t.strategy.WINDOW  # type: ignore[attr-defined]
+    for n in range(window + 10):
+        t.feed_line(assistant(f"block {n}", mid=f"m{n}"))
+    msgs = t.strategy.msgs  # type: ignore[attr-defined]
+    assert len(msgs) == window and next(iter(msgs)) == ("main", "m10")
+    assert [r.type for r in t.feed_line(assistant("block 9", mid="m9"))] == ["text_delta"]  # forgotten
+    assert t.feed_line(assistant(f"block {window + 9}", mid=f"m{window + 9}")) == []  # remembered
+
+
+@pytest.mark.parametrize("strategy", list(STRATEGIES))
+def test_untraced_translation_keeps_nothing_per_line_in_its_scratch_step(strategy: str) -> None:
+    """Without a trace one scratch step is reused; appending to its reason made ``index`` quadratic
+    in the length of a turn (20,000 events: 12 s)."""
+    t = Translator(strategy)
+    for n in range(2000):
+        t.feed_line(assistant(f"block {n}", mid=f"m{n}"))
+    scratch = t._scratch
+    assert len(scratch.reason) < 200 and not scratch.seqs and not scratch.blocks and not t.trace
 
 
 def test_a_share_link_that_unpacks_too_far_is_refused_in_words() -> None:
