@@ -28,12 +28,15 @@ SLICE_BYTES: Final = 512 * 1024  # input per progress step: a few ms in CPython,
 
 class Analyzer:
     def __init__(self, strategy: str = "lineage", fmt: str = AUTO, *, trace: bool = False,
-                 keep: bool = True, file: str | None = None) -> None:
+                 keep: bool = True, file: str | None = None, marks: bool = False) -> None:
         if fmt != AUTO and fmt not in FORMATS:
             raise ValueError(f"unknown input format {fmt!r}; choose from auto, {', '.join(FORMATS)}")
         self.strategy = strategy
         self.format: str | None = None if fmt == AUTO else fmt
         self.tracing = trace
+        # marks: ``trace.Marks`` instead of the trace where the translator keeps them (stream-json;
+        # they number relays in step order), else the whole trace
+        self.marking = marks and not trace
         self.keep = keep
         self.file = file
         self.relays: list[R.Relay] = []
@@ -46,11 +49,20 @@ class Analyzer:
 
     def _start(self, fmt: str) -> None:
         self.format = fmt
-        self.translator = make_translator(fmt, self.strategy, trace=self.tracing, file=self.file)
+        light = self.marking and fmt == "stream-json"
+        self.translator = make_translator(fmt, self.strategy, trace=self.tracing or (self.marking and not light),
+                                          file=self.file)
+        if light:
+            self.translator.marks = T.Marks()
 
     @property
     def trace(self) -> list[T.TraceStep]:
         return self.translator.trace if self.translator else []
+
+    @property
+    def marks(self) -> T.Marks | None:
+        """The translator's marks, when it keeps marks instead of a trace (see ``marks=``)."""
+        return self.translator.marks if self.translator else None
 
     @property
     def errors(self) -> list[tuple[int, str]]:

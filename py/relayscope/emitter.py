@@ -46,6 +46,8 @@ class Emitter:
         self._out: list[R.Relay] = []
         self._started: set[str] = set()
         self._scratch = T.TraceStep(0, "")
+        # Marks instead of a trace (``trace.Marks``; only where a translator says it keeps them)
+        self.marks: T.Marks | None = None
 
     @property
     def seq(self) -> int:
@@ -87,6 +89,8 @@ class Emitter:
     def _record(self, step: T.TraceStep) -> None:
         if self.tracing:
             self.trace.append(step)
+        elif self.marks is not None:
+            self.marks.add(step, self._seq)
 
     def _error(self, step: T.TraceStep, line: int, text: str | bytes, message: str) -> None:
         self.error_count += 1

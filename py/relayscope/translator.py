@@ -72,7 +72,8 @@ Tool results are de-duplicated globally by ``tool_use_id``. Lineage state (messa
 result ids, the message streaming per lane) is dropped at the end of a turn (``result``,
 ``system/result``) and bounded by ``WINDOW`` / ``_bounded`` in between.
 
-Every line yields one :class:`~relayscope.trace.TraceStep` when tracing is on.
+Every line yields one :class:`~relayscope.trace.TraceStep` when tracing is on; with ``marks`` set
+(a :class:`~relayscope.trace.Marks`), the few fields of it that are kept for every line instead.
 
 State
 -----
@@ -663,8 +664,15 @@ class Translator(Emitter):
             self.lines = line
         self._out = []
         tracing = self.tracing
-        # Without tracing one scratch step is reused: nothing reads it back.
-        step = T.TraceStep(line, kind, file=self.file, note=frame.note) if tracing else self._scratch
+        marks = self.marks
+        # Without tracing one scratch step is reused: nothing reads it back but the marks, whose
+        # fields are cleared for each line.
+        if tracing:
+            step = T.TraceStep(line, kind, file=self.file, note=frame.note)
+        else:
+            step = self._scratch
+            if marks is not None:
+                step.line, step.file, step.lane, step.fp, step.reset = line, self.file, None, None, None
         if kind == "event" and ev is not None:
             try:
                 if frame.warning is not None:
@@ -680,6 +688,8 @@ class Translator(Emitter):
             self._error(step, line, frame.text, frame.error or "unreadable line")
         if tracing:
             self.trace.append(step)
+        elif marks is not None:
+            marks.add(step, self._seq)
         return self._out
 
     def finish(self) -> list[R.Relay]:
@@ -772,7 +782,7 @@ class Translator(Emitter):
             return
         content = msg.content
         blocks = content if isinstance(content, list) else [Block(type="text", text=content)] if content else []
-        if self.tracing:
+        if self.tracing or self.marks is not None:
             fp = fingerprint(blocks[0]) if blocks else None
             step.fp, step.prev_fp = fp, self._prev_fp
             self._prev_fp = fp

@@ -9,7 +9,7 @@ Must not: key blocks by rules of its own, touch the DOM, or change the relays.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -57,25 +57,19 @@ class Fates:
         return [b for b in self.lost if b.line == line and b.file == file]
 
 
-def compute(relays: list[R.Relay], trace: list[T.TraceStep], items: Mapping[Key, Item],
-            step_of_line: Mapping[tuple[str | None, int], int]) -> Fates:
-    """One pass over the relays (their block keys) and one over the trace."""
+def compute(relays: list[R.Relay], step_lanes: Sequence[str | None], upto: Sequence[int],
+            items: Mapping[Key, Item], step_of_line: Mapping[tuple[str | None, int], int]) -> Fates:
+    """One pass over the relays (their block keys). Of each step: its lane, and the highest seq
+    emitted up to it (-1: none yet), after which a lost block's placeholder goes."""
     out = Fates()
     for key, relay in relay_keys(relays):
         out.first_seq.setdefault(key, relay.seq)
-    # the highest seq emitted up to each step: a lost block's placeholder goes right after it
-    upto: list[int] = []
-    top = -1
-    for s in trace:
-        if s.seqs:
-            top = max(top, max(s.seqs))
-        upto.append(top)
     lost = sorted((k for k in items if k not in out.first_seq), key=lambda k: (items[k].file or "", items[k].line))
     out.lost_keys = set(lost)
     for n, key in enumerate(lost):
         item = items[key]
         i = step_of_line.get((item.file, item.line))
-        lane = trace[i].lane if i is not None else None
+        lane = step_lanes[i] if i is not None else None
         before = upto[i] + 1 if i is not None else len(relays)
         block = LostBlock(-(n + 1), item.line, item.file, lane, describe(key), before)
         out.lost.append(block)

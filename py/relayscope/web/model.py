@@ -14,6 +14,7 @@ Everything returned is plain data for ``textContent``: this module never builds 
 from __future__ import annotations
 
 import base64
+import bisect
 import itertools
 import json
 import zlib
@@ -48,6 +49,11 @@ GAP_LOOKBACK: Final = 2000  # relays searched back for the previous row of a lan
 # Relays looked at from each end of a lane for its first and last timestamp: every record of a
 # timed input has one, and an untimed input must not cost a decode of thousands of lines per lane.
 WALL_LOOK: Final = 24
+# Steps made again around the one a reader looks at (``Workspace._replay_around``), before and
+# after it; and how many are kept before they are made again on demand.
+REPLAY_BACK: Final = 64
+REPLAY_AHEAD: Final = 64
+STEPS_KEPT: Final = 4096
 
 Text = str | bytes
 
@@ -223,6 +229,7 @@ class AuditView:
 
 
 RESET_MARKS: Final = T.RESET_LABELS
+_LANE_CARD_TYPES: Final = frozenset({R.LaneStart, R.LaneEnd, R.Usage, R.TurnComplete})  # what a lane card sums
 _any: Final = msgspec.json.Decoder()
 
 
@@ -238,12 +245,20 @@ class _Input:
 
 
 @dataclass(slots=True)
+class _Replay:
+    """A translation of the input again, standing before line ``next`` (0-based)."""
+
+    analyzer: Analyzer
+    next: int = 0
+
+
+@dataclass(slots=True)
 class Workspace:
     strategy: str = "lineage"
     format: str | None = None
     name: str | None = None
     relays: list[R.Relay] = field(default_factory=list)
-    trace: list[T.TraceStep] = field(default_factory=list)
+    _trace: list[T.TraceStep] | None = field(default_factory=list)  # None: not made yet (see ``trace``)
     errors: list[ErrorView] = field(default_factory=list)
     lanes: list[LaneView] = field(default_factory=list)
     audit: list[AuditView] | None = None
@@ -252,7 +267,7 @@ class Workspace:
     _input: _Input | None = None
     _lane_meta: dict[str, Lane] = field(default_factory=dict)  # lane id -> what the lanes layer knows
     _step_of_seq: list[int] = field(default_factory=list)
-    _step_index: dict[tuple[str | None, int], int] = field(default_factory=dict)
+    _step_index_: dict[tuple[str | None, int], int] | None = None  # (file, line) -> first step; see _step_index
     _by_tool_use: dict[str, int] = field(default_factory=dict)
     _by_tool_result: dict[str, int] = field(default_factory=dict)
     _lane_ids: set[str] = field(default_factory=set)
@@ -268,6 +283,18 @@ class Workspace:
     _lane_views: dict[str, LaneView] = field(default_factory=dict)
     _live: Analyzer | LiveFiles | None = None  # the translator a watched input is fed to (issue 12)
     _live_rest: dict[str | None, bytes] = field(default_factory=dict)  # per file: a partial last line
+    # A single stream-json input is translated with marks, not the trace (trace.Marks: its
+    # fields cost a third of the translation); a step is made again when it is looked at.
+    lazy_trace: bool = True
+    _marks: T.Marks | None = None
+    _replay: _Replay | None = None
+    _step_cache: dict[int, T.TraceStep] = field(default_factory=dict)
+    # of each step, what rows and lookups need of every step (the marks' lists, or the trace's)
+    _st_line: list[int] = field(default_factory=list)
+    _st_file: list[str | None] = field(default_factory=list)
+    _st_lane: list[str | None] = field(default_factory=list)
+    _st_fp: list[str | None] = field(default_factory=list)
+    _st_reset: list[str | None] = field(default_factory=list)
 
     # -- loading ---------------------------------------------------------------------------
 
@@ -311,11 +338,21 @@ class Workspace:
         if self._live is not None:
             yield from self._rerun_live(strategy)
             return
+        self._replay, self._step_cache = None, {}
         if self._input.single:
-            analyzer = Analyzer(strategy, self._input.fmt, trace=True)
+            lazy = self.lazy_trace
+            analyzer = Analyzer(strategy, self._input.fmt, trace=not lazy, marks=lazy)
             yield from analyzer.feed_steps(self._input.files[None], SLICE_BYTES)
             self.format = analyzer.format
-            self.relays, self.trace = analyzer.relays, analyzer.trace
+            self.relays = analyzer.relays
+            marks = analyzer.marks
+            lines = len(self._input.files[None])
+            if marks is None:
+                self.trace = analyzer.trace
+            elif len(marks) - lines in (0, 1):  # a step per line, and one at the end for usage still open
+                self._trace, self._marks = None, marks
+            else:  # cannot be (a step per line); should it be, the trace is made whole
+                self._trace, self._marks = None, None
             self.errors = [ErrorView(None, line, msg) for line, msg in analyzer.errors]
             self._lane_meta = dict(analyzer.lanes)
         else:
@@ -361,6 +398,71 @@ class Workspace:
             yield min(done / total, 0.99)
         self.relays, self.trace, self.errors = relays, steps, errors
         self.format = formats[0] if len(set(formats)) == 1 else "mixed"
+
+    @property
+    def trace(self) -> list[T.TraceStep]:
+        """Every step of the translation shown. Kept as marks (``lazy_trace``), the whole trace
+        is made when first asked for: by one more translation of the input, with the trace on."""
+        if self._trace is None:
+            assert self._input is not None and self._input.single
+            a = Analyzer(self.strategy, self._input.fmt, trace=True, keep=False)
+            for _ in a.feed_steps(self._input.files[None], SLICE_BYTES):
+                pass
+            self._trace = a.trace
+        return self._trace
+
+    @trace.setter
+    def trace(self, steps: list[T.TraceStep]) -> None:
+        self._trace, self._marks = steps, None
+
+    def _step(self, i: int) -> T.TraceStep:
+        """Step ``i`` whole: from the trace, or else made again around it (``_replay_around``)."""
+        if self._trace is not None or self._marks is None:
+            return self.trace[i]
+        n = len(self._marks)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(f"step {i} of {n}")
+        found = self._step_cache.get(i)
+        if found is None:
+            self._replay_around(i)
+            found = self._step_cache[i]
+        return found
+
+    def _replay_around(self, i: int) -> None:
+        """Translate again up to step ``i`` without the trace, then the steps from REPLAY_BACK
+        before it to REPLAY_AHEAD after it with the trace on, and keep those: a reader steps
+        through neighbours. Going on forward continues the same translation; a step before
+        where it stands starts it again from the first line. Marks are kept in step with
+        lines (one step per line, then one at the end), which is what makes this exact."""
+        assert self._input is not None and self._marks is not None
+        lines = self._input.files[None]
+        rp = self._replay
+        if rp is None or rp.next > i:
+            rp = self._replay = _Replay(Analyzer(self.strategy, "stream-json", marks=True, keep=False))
+        t = rp.analyzer.translator
+        assert t is not None
+        lo, hi = max(i - REPLAY_BACK, rp.next), min(i + REPLAY_AHEAD + 1, len(self._marks))
+        if len(self._step_cache) > STEPS_KEPT:
+            self._step_cache = {}
+        feed = rp.analyzer.feed_line
+        for k in range(rp.next, lo):
+            feed(lines[k])
+        t.tracing = True
+        try:
+            for k in range(lo, min(hi, len(lines))):
+                feed(lines[k])
+                self._step_cache[k] = t.trace[-1]
+            rp.next = min(hi, len(lines))
+            if hi > len(lines):  # the step at the end of input
+                rp.analyzer.finish()
+                assert len(t.trace) == len(lines) - lo + 1, "no step at the end of input"
+                self._step_cache[len(lines)] = t.trace[-1]
+                rp.next = hi
+        finally:
+            t.tracing = False
+            t.trace.clear()
 
     # -- watching an input that grows (issue 12) ---------------------------------------------
 
@@ -482,19 +584,16 @@ class Workspace:
         """The lookups of :meth:`_index`, for relays from ``first`` and steps from ``steps`` on."""
         new = self.relays[first:]
         self._step_of_seq.extend([0] * len(new))
-        for i in range(steps, len(self.trace)):
-            s = self.trace[i]
+        trace = self.trace
+        for i in range(steps, len(trace)):
+            s = trace[i]
+            self._add_step(s)
             for q in s.seqs:
                 self._step_of_seq[q] = i
             self._step_index.setdefault((s.file, s.line), i)
             if s.fp is not None and s.fp not in self._fp_order:
                 self._fp_order[s.fp] = len(self._fp_order)
         self._group_and_bookkeeping(first)  # goes on from where the last look stopped
-        for r in new:
-            if isinstance(r, R.ToolUse):
-                self._by_tool_use[r.id] = r.seq
-            elif isinstance(r, R.ToolResult):
-                self._by_tool_result[r.tool_use_id] = r.seq
         if self._haystack is not None:
             self._haystack.extend(_searchable(r) for r in new)
         self.lanes = self._grow_lanes(new)
@@ -505,28 +604,73 @@ class Workspace:
     def _index(self) -> Iterator[float]:
         """The lookups rows and steps need; in three passes, with a pause after each."""
         self._haystack = None
-        self._step_of_seq = [0] * len(self.relays)
-        self._step_index = {}
-        order: dict[str, int] = {}
-        self._fp_order = order
         self._stamps = {}
-        for i, s in enumerate(self.trace):
-            for q in s.seqs:
-                self._step_of_seq[q] = i
-            self._step_index.setdefault((s.file, s.line), i)
-            if s.fp is not None and s.fp not in order:
-                order[s.fp] = len(order)
+        self._step_index_ = None
+        marks = self._marks
+        if marks is not None:  # its lists serve as they are; seqs to steps by bisection (_step_at)
+            self._st_line, self._st_file, self._st_lane = marks.line, marks.file, marks.lane
+            self._st_fp, self._st_reset = marks.fp, marks.reset
+            self._step_of_seq = []
+            first_seen = [fp for fp in dict.fromkeys(marks.fp) if fp is not None]
+            self._fp_order = dict(zip(first_seen, range(len(first_seen)), strict=True))
+        else:
+            self._st_line, self._st_file, self._st_lane, self._st_fp, self._st_reset = [], [], [], [], []
+            self._step_of_seq = [0] * len(self.relays)
+            self._step_index_ = {}
+            order: dict[str, int] = {}
+            self._fp_order = order
+            for i, s in enumerate(self.trace):
+                self._add_step(s)
+                for q in s.seqs:
+                    self._step_of_seq[q] = i
+                self._step_index_.setdefault((s.file, s.line), i)
+                if s.fp is not None and s.fp not in order:
+                    order[s.fp] = len(order)
         yield 0.99
         self._group_and_bookkeeping()
         yield 0.99
-        self.fates = None if self._items is None else F.compute(
-            self.relays, self.trace, self._items, self._step_index)
-        yield 0.99
-        self._by_tool_use = {r.id: r.seq for r in self.relays if isinstance(r, R.ToolUse)}
-        self._by_tool_result = {r.tool_use_id: r.seq for r in self.relays if isinstance(r, R.ToolResult)}
+        self.fates = self._fates()
         yield 0.99
         self.lanes = self._build_lanes()
         self._lane_ids = {lane.id for lane in self.lanes}
+
+    @property
+    def _step_index(self) -> dict[tuple[str | None, int], int]:
+        """(file, line) -> the first step of that line; made when first needed from marks."""
+        if self._step_index_ is None:
+            keys = list(zip(self._st_file, self._st_line, strict=True))
+            self._step_index_ = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1), strict=True))  # first wins
+        return self._step_index_
+
+    def _step_at(self, seq: int) -> int:
+        """The step that emitted relay ``seq``."""
+        marks = self._marks
+        if marks is None:
+            return self._step_of_seq[seq]
+        i = bisect.bisect_right(marks.end, seq)  # the first step ending after seq
+        return i if i < len(marks.end) else 0
+
+    def _add_step(self, s: T.TraceStep) -> None:
+        self._st_line.append(s.line)
+        self._st_file.append(s.file)
+        self._st_lane.append(s.lane)
+        self._st_fp.append(s.fp)
+        self._st_reset.append(s.reset)
+
+    def _fates(self) -> F.Fates | None:
+        if self._items is None:
+            return None
+        # the highest seq emitted up to each step: a lost block's placeholder goes right after it
+        upto: list[int] = []
+        if self._marks is not None:
+            upto = [end - 1 for end in self._marks.end]
+        else:
+            top = -1
+            for s in self.trace:
+                if s.seqs:
+                    top = max(top, max(s.seqs))
+                upto.append(top)
+        return F.compute(self.relays, self._st_lane, upto, self._items, self._step_index)
 
     def _build_lanes(self) -> list[LaneView]:
         self._lane_views = {}
@@ -542,6 +686,8 @@ class Workspace:
                 lane.first_seq = r.seq
             lane.relay_count += 1
             lane.last_seq = r.seq
+            if type(r) not in _LANE_CARD_TYPES:  # most relays; isinstance on each is slow in Pyodide
+                continue
             if isinstance(r, R.LaneStart):
                 lane.label = r.label or lane.label
                 lane.agent_type = r.agent_type or lane.agent_type
@@ -559,10 +705,9 @@ class Workspace:
                                        r.cache_read_input_tokens, r.cache_creation_input_tokens)
                 if cost is not None:
                     lane.est_cost_usd = (lane.est_cost_usd or 0.0) + cost
-            elif isinstance(r, R.TurnComplete) and r.cost_usd is not None:
-                lane.cost_usd = (lane.cost_usd or 0.0) + float(r.cost_usd)
-                lane.duration_ms += float(r.duration_ms or 0)
             elif isinstance(r, R.TurnComplete):
+                if r.cost_usd is not None:
+                    lane.cost_usd = (lane.cost_usd or 0.0) + float(r.cost_usd)
                 lane.duration_ms += float(r.duration_ms or 0)
         for lane in lanes.values():
             lane.spawn_seq = self._by_tool_use.get(lane.id)
@@ -587,7 +732,7 @@ class Workspace:
 
     def row(self, seq: int) -> RowView:
         r = self.relays[seq]
-        step = self.trace[self._step_of_seq[seq]] if self.trace else None
+        k = self._step_at(seq) if self._st_line else None
         pair = None
         if isinstance(r, R.ToolUse):
             pair = self._by_tool_result.get(r.id)
@@ -595,7 +740,7 @@ class Workspace:
             pair = self._by_tool_use.get(r.tool_use_id)
         back_to = self._by_tool_result.get(r.tool_use_id) if isinstance(r, R.LaneEnd) and r.tool_use_id else None
         opens = r.id if isinstance(r, R.ToolUse) and r.id in self._lane_ids and r.id != r.lane else None
-        fp = step.fp if step is not None else None
+        fp = self._st_fp[k] if k is not None else None
         mark = self.fp_mark(fp)
         text, fragments, joined = summary(r), 0, None
         end = self._group_end.get(seq)
@@ -610,7 +755,7 @@ class Workspace:
         return RowView(
             seq=r.seq, type=r.type, lane=r.lane, file=r.file, line=r.line, summary=text,
             pair=pair, opens_lane=opens,
-            back_to=back_to, fp=fp, fp_color=mark[0] if mark else None, mark=RESET_MARKS.get(step.reset or "") if step else None,
+            back_to=back_to, fp=fp, fp_color=mark[0] if mark else None, mark=RESET_MARKS.get(self._st_reset[k] or "") if k is not None else None,
             partial=bool(getattr(r, "partial", False)), relay=r, workspace=self,
             fp_label=mark[1] if mark else "●", fragments=fragments, joined=joined,
         )
@@ -618,14 +763,17 @@ class Workspace:
     # -- issue 9: rows, time, fingerprints, lost blocks --------------------------------------
 
     def _group_and_bookkeeping(self, first: int = 0) -> None:
-        """One pass over the relays from ``first`` on: bookkeeping records, and runs of
-        consecutive partial deltas of one block (the timeline shows each run as one row). A run
+        """One pass over the relays from ``first`` on: bookkeeping records, tool calls and results
+        by id, and runs of consecutive partial deltas of one block (the timeline shows each run as
+        one row). A run
         may go on across live appends, so the open run is kept between calls; ``first=0`` starts
         afresh."""
         if first == 0:
             self._bookkeeping, self._group_end, self._member_head = set(), {}, {}
             self._group_open = (None, -1)
+            self._by_tool_use, self._by_tool_result = {}, {}
         book, ends, members = self._bookkeeping, self._group_end, self._member_head
+        uses, results = self._by_tool_use, self._by_tool_result
         slot, head = self._group_open
         text_types = (R.TextDelta, R.ThinkingDelta)
         for r in itertools.islice(self.relays, first, None):
@@ -639,7 +787,11 @@ class Workspace:
                     slot, head = here, r.seq
                 continue
             slot = None
-            if t is R.Passthrough:
+            if t is R.ToolUse:
+                uses[r.id] = r.seq  # type: ignore[attr-defined]
+            elif t is R.ToolResult:
+                results[r.tool_use_id] = r.seq  # type: ignore[attr-defined]
+            elif t is R.Passthrough:
                 if r.event_type in BOOKKEEPING:  # type: ignore[attr-defined]
                     book.add(r.seq)
             elif t is R.System and r.subtype in BOOKKEEPING:  # type: ignore[attr-defined]
@@ -705,8 +857,7 @@ class Workspace:
     def lost_rows_of_step(self, i: int) -> set[int]:
         if self.fates is None or not self.fates.lost:
             return set()
-        s = self.trace[i]
-        return {b.row for b in self.fates.lost_on(s.file, s.line)}
+        return {b.row for b in self.fates.lost_on(self._st_file[i], self._st_line[i])}
 
     def group_of(self, seq: int) -> int | None:
         """The first seq of the group of partial deltas ``seq`` belongs to, if any."""
@@ -875,19 +1026,20 @@ class Workspace:
     # -- step-through --------------------------------------------------------------------------
 
     def step_count(self) -> int:
-        return len(self.trace)
+        return len(self._st_line)
 
     def step_of_seq(self, seq: int) -> int:
-        return self._step_of_seq[seq]
+        return self._step_at(seq)
 
     def step_of_line(self, file: str | None, line: int) -> int:
         found = self._step_index.get((file, line))
         if found is not None:
             return found
-        return next((i for i, s in enumerate(self.trace) if s.line >= line and (file is None or s.file == file)), 0)
+        return next((i for i, (n, f) in enumerate(zip(self._st_line, self._st_file, strict=True))
+                     if n >= line and (file is None or f == file)), 0)
 
     def step(self, i: int) -> StepView:
-        s = self.trace[i]
+        s = self._step(i)
         raw = self.raw_line(s.file, s.line)
         ints = isinstance(s.before, int) or isinstance(s.after, int)
         return StepView(
@@ -923,7 +1075,7 @@ class Workspace:
             groups = []
         # one group (one stream, or one session): its inventory is that of the relays shown
         self._items = groups[0].items if len(groups) == 1 and groups[0].items else None
-        self.fates = None if self._items is None else F.compute(self.relays, self.trace, self._items, self._step_index)
+        self.fates = self._fates()
         yield 1.0
 
     # -- export ----------------------------------------------------------------------------

@@ -1,0 +1,108 @@
+// The page's view model under Pyodide in Node, against the CLI in the same Pyodide: the part of
+// the page's analysis time that is Python, without a browser (bench/web_scale.py times the page).
+//
+//   node bench/pyodide_model.mjs FILE [--runs 3] [--parts] [--profile]
+//
+// Loads Pyodide from node_modules (after `make site`) with msgspec from its vendored wheel, and relayscope from py/ as it is in the work tree (mounted, not the built wheel, so an
+// edit is measured at once). In one run, best of --runs each:
+//   cli     relayscope.cli.main(["translate", "-s", "lineage", FILE]) with stdout to /dev/null;
+//   model   for _ in Workspace().load(data, name=...): pass (what the page's worker runs);
+//   step0   then ws.step(0) and ws.row(0): what the page draws first;
+// printed in ms and as ratios to cli. --parts adds the model's parts (splitting, translating with
+// and without the trace, the lookups); --profile, cProfile's top functions of one model run.
+// Must not: write anywhere but stdout.
+import { readFileSync } from "node:fs";
+import { resolve, basename, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const args = process.argv.slice(2);
+const file = args.find((a) => !a.startsWith("--"));
+if (!file) {
+  console.error("usage: node bench/pyodide_model.mjs FILE [--runs N] [--parts] [--profile]");
+  process.exit(2);
+}
+const runsAt = args.indexOf("--runs");
+const runs = runsAt >= 0 ? Number(args[runsAt + 1]) : 3;
+const profile = args.includes("--profile");
+
+const indexURL = resolve(root, "node_modules/pyodide") + "/";
+const { loadPyodide } = await import(indexURL + "pyodide.mjs");
+const py = await loadPyodide({ indexURL });
+const wheel = readFileSync(resolve(root, "static/vendor/wheels/msgspec-0.22.0-cp314-cp314-pyemscripten_2026_0_wasm32.whl"));
+py.FS.writeFile("/tmp/msgspec.whl", wheel);
+py.FS.mkdirTree("/src");
+py.FS.mount(py.FS.filesystems.NODEFS, { root: resolve(root, "py") }, "/src");
+py.FS.mkdirTree("/data");
+py.FS.mount(py.FS.filesystems.NODEFS, { root: dirname(resolve(file)) }, "/data");
+py.globals.set("PATH", "/data/" + basename(file));
+py.globals.set("RUNS", runs);
+py.globals.set("PROFILE", profile);
+py.globals.set("PARTS", args.includes("--parts"));
+py.runPython(`
+import site, sys, zipfile
+zipfile.ZipFile("/tmp/msgspec.whl").extractall(site.getsitepackages()[0])
+sys.path.insert(0, "/src")
+import contextlib, io, os, time
+from relayscope import cli
+from relayscope.web.model import Workspace
+
+data = open(PATH, "rb").read()
+
+def run_cli():
+    out = open(os.devnull, "w")
+    with contextlib.redirect_stdout(out):
+        cli.main(["translate", "-s", "lineage", PATH])
+
+def run_model():
+    ws = Workspace()
+    for _ in ws.load(data, name="x"):
+        pass
+    return ws
+
+def best(f):
+    times = []
+    for _ in range(RUNS):
+        t = time.perf_counter()
+        result = f()
+        times.append(time.perf_counter() - t)
+        del result
+    return min(times)
+
+cli_s = best(run_cli)
+model_s = best(run_model)
+ws = run_model()
+t = time.perf_counter()
+ws.step(0)
+ws.row(0)
+first = time.perf_counter() - t
+print(f"{os.path.basename(PATH)}: {len(data) / 2**20:.1f} MB, {len(ws.relays)} relays; best of {RUNS} (Pyodide {sys.version.split()[0]})")
+print(f"  cli    {cli_s * 1000:8.0f} ms   x1.00")
+print(f"  model  {model_s * 1000:8.0f} ms   x{model_s / cli_s:.2f}")
+print(f"  step0  {first * 1000:8.0f} ms            (ws.step(0) and ws.row(0) after the load)")
+if PARTS:
+    from relayscope.analysis import Analyzer
+    from relayscope.web.model import _split_into
+    lines = []
+    t = time.perf_counter()
+    for _ in _split_into(data, lines):
+        pass
+    print(f"  split  {(time.perf_counter() - t) * 1000:8.0f} ms")
+    for trace in (True, False):
+        def go():
+            a = Analyzer("lineage", trace=trace)
+            for _ in a.feed_steps(lines):
+                pass
+            return a
+        print(f"  translate (trace={trace!s:5}) {best(go) * 1000:8.0f} ms")
+    t = time.perf_counter()
+    for _ in ws._index():
+        pass
+    print(f"  _index {(time.perf_counter() - t) * 1000:8.0f} ms")
+if PROFILE:
+    import cProfile, pstats
+    del ws
+    ws = Workspace()
+    cProfile.run('for _ in ws.load(data, name="x"): pass', "/tmp/model.prof")
+    pstats.Stats("/tmp/model.prof").sort_stats("tottime").print_stats(25)
+`);
