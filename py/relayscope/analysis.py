@@ -53,7 +53,7 @@ class Analyzer:
         self.translator = make_translator(fmt, self.strategy, trace=self.tracing or (self.marking and not light),
                                           file=self.file)
         if light:
-            self.translator.marks = T.Marks()
+            self.translator.marks = T.Marks(self.file)
 
     @property
     def trace(self) -> list[T.TraceStep]:

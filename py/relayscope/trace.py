@@ -78,36 +78,34 @@ class TraceStep(Struct, omit_defaults=True):
 
 
 class Marks:
-    """Of every step, only what must be known of all steps at once (its line, file, lane,
+    """Of every step, only what must be known of all steps at once (its line, lane,
     fingerprint, reset, and where its seqs end), kept by a translator asked for marks instead
     of a trace: a fraction of the trace's cost, and the whole step can be had again by
     translating up to its line with the trace on (the web page does so for the steps a reader
     looks at). A step's seqs are the range from the previous step's end to its own: a
-    translator that keeps marks numbers its relays in the order of its steps."""
+    translator that keeps marks numbers its relays in the order of its steps. One file."""
 
-    __slots__ = ("end", "file", "fp", "lane", "line", "reset")
+    __slots__ = ("file", "rows")
 
-    def __init__(self) -> None:
-        self.line: list[int] = []
-        self.file: list[str | None] = []
-        self.lane: list[str | None] = []
-        self.fp: list[str | None] = []
-        self.reset: list[str | None] = []
-        self.end: list[int] = []
+    def __init__(self, file: str | None = None) -> None:
+        self.file = file
+        self.rows: list[tuple[int, str | None, str | None, str | None, int]] = []  # line, lane, fp, reset, end
 
     def add(self, step: TraceStep, end: int) -> None:
-        self.line.append(step.line)
-        self.file.append(step.file)
-        self.lane.append(step.lane)
-        self.fp.append(step.fp)
-        self.reset.append(step.reset)
-        self.end.append(end)
+        self.rows.append((step.line, step.lane, step.fp, step.reset, end))
 
     def __len__(self) -> int:
-        return len(self.end)
+        return len(self.rows)
+
+    def columns(self) -> tuple[list[int], list[str | None], list[str | None], list[str | None], list[int]]:
+        """The line, lane, fingerprint, reset and end of every step, as five lists."""
+        if not self.rows:
+            return [], [], [], [], []
+        line, lane, fp, reset, end = map(list, zip(*self.rows, strict=True))
+        return line, lane, fp, reset, end
 
     def seqs(self, i: int) -> range:
-        return range(self.end[i - 1] if i else 0, self.end[i])
+        return range(self.rows[i - 1][4] if i else 0, self.rows[i][4])
 
 
 def steps_to_json(steps: list[TraceStep]) -> bytes:

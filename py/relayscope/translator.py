@@ -672,7 +672,7 @@ class Translator(Emitter):
         else:
             step = self._scratch
             if marks is not None:
-                step.line, step.file, step.lane, step.fp, step.reset = line, self.file, None, None, None
+                step.lane, step.fp, step.reset = None, None, None
         if kind == "event" and ev is not None:
             try:
                 if frame.warning is not None:
@@ -688,8 +688,8 @@ class Translator(Emitter):
             self._error(step, line, frame.text, frame.error or "unreadable line")
         if tracing:
             self.trace.append(step)
-        elif marks is not None:
-            marks.add(step, self._seq)
+        elif marks is not None:  # as Marks.add, without a call: this runs for every line
+            marks.rows.append((line, step.lane, step.fp, step.reset, self._seq))
         return self._out
 
     def finish(self) -> list[R.Relay]:

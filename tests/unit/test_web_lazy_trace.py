@@ -82,8 +82,9 @@ def test_marks_are_the_traces_fields() -> None:
             assert m is not None and not marked.trace
             steps = traced.trace
             assert len(m) == len(steps)
+            line, lane, fp, reset, _ = m.columns()
             for i, s in enumerate(steps):
-                assert (m.line[i], m.file[i], m.lane[i], m.fp[i], m.reset[i]) == (s.line, s.file, s.lane, s.fp, s.reset)
+                assert (line[i], m.file, lane[i], fp[i], reset[i]) == (s.line, s.file, s.lane, s.fp, s.reset)
                 assert list(m.seqs(i)) == s.seqs
 
 

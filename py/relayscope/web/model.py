@@ -295,6 +295,7 @@ class Workspace:
     _st_lane: list[str | None] = field(default_factory=list)
     _st_fp: list[str | None] = field(default_factory=list)
     _st_reset: list[str | None] = field(default_factory=list)
+    _st_end: list[int] = field(default_factory=list)  # with marks: where each step's seqs end
 
     # -- loading ---------------------------------------------------------------------------
 
@@ -608,10 +609,10 @@ class Workspace:
         self._step_index_ = None
         marks = self._marks
         if marks is not None:  # its lists serve as they are; seqs to steps by bisection (_step_at)
-            self._st_line, self._st_file, self._st_lane = marks.line, marks.file, marks.lane
-            self._st_fp, self._st_reset = marks.fp, marks.reset
+            self._st_line, self._st_lane, self._st_fp, self._st_reset, self._st_end = marks.columns()
+            self._st_file = [marks.file] * len(marks)
             self._step_of_seq = []
-            first_seen = [fp for fp in dict.fromkeys(marks.fp) if fp is not None]
+            first_seen = [fp for fp in dict.fromkeys(self._st_fp) if fp is not None]
             self._fp_order = dict(zip(first_seen, range(len(first_seen)), strict=True))
         else:
             self._st_line, self._st_file, self._st_lane, self._st_fp, self._st_reset = [], [], [], [], []
@@ -644,11 +645,11 @@ class Workspace:
 
     def _step_at(self, seq: int) -> int:
         """The step that emitted relay ``seq``."""
-        marks = self._marks
-        if marks is None:
+        if self._marks is None:
             return self._step_of_seq[seq]
-        i = bisect.bisect_right(marks.end, seq)  # the first step ending after seq
-        return i if i < len(marks.end) else 0
+        ends = self._st_end
+        i = bisect.bisect_right(ends, seq)  # the first step ending after seq
+        return i if i < len(ends) else 0
 
     def _add_step(self, s: T.TraceStep) -> None:
         self._st_line.append(s.line)
@@ -663,7 +664,7 @@ class Workspace:
         # the highest seq emitted up to each step: a lost block's placeholder goes right after it
         upto: list[int] = []
         if self._marks is not None:
-            upto = [end - 1 for end in self._marks.end]
+            upto = [end - 1 for end in self._st_end]
         else:
             top = -1
             for s in self.trace:
