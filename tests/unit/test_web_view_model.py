@@ -124,3 +124,16 @@ def test_binary_input_is_told_from_text() -> None:
     cut = ("é" * 5000).encode()  # a character cut at the 8 KiB sample is still text
     assert binary_reason("t.txt", cut) is None
     assert binary_reason("paste", "text") is None
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in EXAMPLES.glob("*.*") if p.suffix != ".md"))
+def test_lane_spans_and_type_counts_are_those_of_the_relays(name: str) -> None:
+    """What the page draws its gutter and type chips from, without a pass over the relays of its own."""
+    ws = loaded(name, audit=False)
+    spans: dict[str, tuple[int, int]] = {}
+    types: dict[str, int] = {}
+    for r in ws.relays:
+        spans[r.lane] = (spans.get(r.lane, (r.seq, r.seq))[0], r.seq)
+        types[r.type] = types.get(r.type, 0) + 1
+    assert list(ws.lane_spans().items()) == list(spans.items()) and len(spans) > 0
+    assert list(ws.type_counts().items()) == list(types.items())

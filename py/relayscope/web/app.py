@@ -559,23 +559,9 @@ class App:
         await asyncio.sleep(0)
         if run != self.run:
             return False
-        # lane spans (first and last seq) and relay types, in one pass over the relays
-        spans: dict[str, list[int]] = {}
-        types: dict[str, int] = {}
-        mark = time.perf_counter()
-        for i, r in enumerate(ws.relays):
-            span = spans.get(r.lane)
-            if span is None:
-                spans[r.lane] = [r.seq, r.seq]
-            else:
-                span[1] = r.seq
-            types[r.type] = types.get(r.type, 0) + 1
-            if i % 2048 == 0:
-                mark = await self.pause(mark)
-                if run != self.run:
-                    return False
+        types = ws.type_counts()
         order = [lane.id for lane in ws.lanes]
-        layout = LaneLayout({k: (v[0], v[1]) for k, v in spans.items()}, order)
+        layout = LaneLayout(ws.lane_spans(), order)
         self.lane_colors = layout.color
         self.lane_labels = {lane.id: lane.label for lane in ws.lanes}
         self.type_counts = types

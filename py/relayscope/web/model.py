@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import bisect
+import collections
 import itertools
 import json
 import zlib
@@ -728,6 +729,15 @@ class Workspace:
         if lane_id != MAIN and view.parent is None and meta is None:
             view.parent, view.depth = MAIN, 1
         return view
+
+    def lane_spans(self) -> dict[str, tuple[int, int]]:
+        """Each lane's first and last seq, in the order lanes first appear."""
+        return {v.id: (v.first_seq, v.last_seq) for v in sorted(self.lanes, key=lambda v: v.first_seq)}
+
+    def type_counts(self) -> dict[str, int]:
+        """How many relays of each type, in the order types first appear."""
+        counts = collections.Counter(map(type, self.relays))  # counted in C
+        return {cls.__struct_config__.tag: n for cls, n in counts.items()}  # type: ignore[attr-defined]
 
     # -- rows --------------------------------------------------------------------------------
 
