@@ -108,8 +108,15 @@ class Analyzer:
         pause there)."""
         total = len(lines) or 1
         budget = 0
+        kept = self.relays.extend if self.keep else None
         for i, line in enumerate(lines):
-            self.feed_line(line)
+            t = self.translator
+            if t is None:
+                self.feed_line(line)
+            elif kept is not None:  # feed_line's work without its call: this runs for every line
+                kept(t.feed_line(line))
+            else:
+                t.feed_line(line)
             budget += len(line)
             if budget >= slice_bytes:
                 budget = 0
