@@ -11,6 +11,7 @@ Data only, plus formatting: no state of its own. It imports no other relayscope 
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any, Final
 
 import msgspec
@@ -99,10 +100,9 @@ class Marks:
 
     def columns(self) -> tuple[list[int], list[str | None], list[str | None], list[str | None], list[int]]:
         """The line, lane, fingerprint, reset and end of every step, as five lists."""
-        if not self.rows:
-            return [], [], [], [], []
-        line, lane, fp, reset, end = map(list, zip(*self.rows, strict=True))
-        return line, lane, fp, reset, end
+        rows = self.rows
+        return (list(map(itemgetter(0), rows)), list(map(itemgetter(1), rows)), list(map(itemgetter(2), rows)),
+                list(map(itemgetter(3), rows)), list(map(itemgetter(4), rows)))
 
     def seqs(self, i: int) -> range:
         return range(self.rows[i - 1][4] if i else 0, self.rows[i][4])
