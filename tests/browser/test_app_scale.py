@@ -9,19 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from _app import CORPUS, SETTLED_RUN, cli_ndjson
+from _app import CORPUS, LONG_TASKS, SETTLED_RUN, cli_ndjson
 
 BIG_BYTES = 4_000_000
-LONG_TASKS = """
-window.__longTasks = [];
-window.__ticks = [];
-setInterval(() => window.__ticks.push(performance.now()), 20);
-new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) window.__longTasks.push({start: e.startTime, duration: e.duration});
-}).observe({type: "longtask", buffered: true});
-"""
-
-
 def big_capture(folder: Path) -> Path:
     """The stream-json fixtures end to end, repeated to 4 MB: one file of several runs, as `tee -a`
     makes (the repository carries no single 4 MB capture: fixtures stay under 1 MB a file)."""
