@@ -26,9 +26,9 @@ boot in the same run; scenario order is rotated between runs.
 e.g. of the main branch), served the same way in the same run: before/after on equal terms.
 
 --profile adds one more cold visit of the app under V8's sampling profiler and prints the time
-under each named JS function (inclusive): the stages of the boot (Pyodide's callMain = Python's
-own start, API.finalizeBootstrap = Pyodide's Python side, receiveInstance = the wasm instance and
-its dynamic libraries, loadPackage, Module.callPyObject = PyScript's and our Python, ...).
+under each named JS function (inclusive) on the page's thread. Since issue 11 Python boots in a
+web worker, which this profiler does not see: what it shows is what the page's thread does
+(parsing, ui.mjs applying the worker's ops).
 
 --breakdown adds, for the cold and warm app visits, where the time goes: when each file the
 page fetches started and finished (Resource Timing; `transfer 0` means it came from the HTTP

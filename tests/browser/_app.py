@@ -17,6 +17,16 @@ CORPUS = ROOT / "tests" / "fixtures" / "real"
 EXAMPLES_DIR = ROOT / "static" / "examples"
 SETTLED_RUN = "html[data-app-state=done], html[data-app-state=error]"
 RUN_TIMEOUT_MS = 120_000
+# The page's long tasks (Long Tasks API, from before its first script) and a 20 ms timer's ticks:
+# add_init_script() it, then read window.__longTasks ({start, duration}) and window.__ticks.
+LONG_TASKS = """
+window.__longTasks = [];
+window.__ticks = [];
+setInterval(() => window.__ticks.push(performance.now()), 20);
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) window.__longTasks.push({start: e.startTime, duration: e.duration});
+}).observe({type: "longtask", buffered: true});
+"""
 
 
 class AppDriver:

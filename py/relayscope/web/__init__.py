@@ -1,5 +1,6 @@
-"""Browser-only code: the PyScript page (index.html) runs main.py on the main thread.
+"""Browser-only code: the page (index.html) runs main.py in a web worker (static/js/worker.mjs),
+which draws through remote.py's mirror of the page's DOM.
 
-It imports the core; the core never imports it. It may relax the core's typing where PyScript's
-dynamic JS objects force it (mypy skips this folder).
+It imports the core; the core never imports it. It may relax the core's typing where dynamic JS
+objects force it (mypy skips the DOM modules of this folder).
 """

@@ -1,24 +1,26 @@
-"""app: the page's controller. DOM references in one ``els`` map, view state in one ``State``,
-the view model (``model.Workspace``) for every number and text shown.
+"""app: the page's controller, run in the web worker (main.py) on remote.py's mirror of the
+page's DOM. DOM references in one ``els`` map, view state in one ``State``, the view model
+(``model.Workspace``) for every number and text shown.
 
 Theory of operation
 -------------------
 Input (paste, files, a folder, an example, ``?src=``, a share link) becomes one call of
 ``Workspace.load``; strategy changes call ``rerun``, the audit ``run_audit``. Those are
-generators; :meth:`App.drive` runs them a slice at a time and hands control back to the browser
-(``await asyncio.sleep(0)``: a ``setTimeout(0)`` task) whenever SLICE_BUDGET has passed, so the
-page keeps painting the progress bar and answering input while a large transcript is read. A
-newer input or strategy cancels a running one (``run`` ids). ``<html data-app-state>`` says
-where we are: ``ready`` (nothing loaded), ``analyzing``, ``done``, ``error``; it turns to
-``analyzing`` synchronously inside the handler that starts work, so a script that waits for
-``done`` after acting never sees the previous ``done``.
+generators; :meth:`App.drive` runs them a slice at a time and yields to the worker's event loop
+(``await asyncio.sleep(0)``) whenever SLICE_BUDGET has passed, so that the progress bar moves and
+what the page sent meanwhile (a newer input, a strategy change) is taken: a newer run cancels a
+running one (``run`` ids). The page's own thread never waits for any of it. ``<html
+data-app-state>`` says where we are: ``ready`` (nothing loaded), ``analyzing``, ``done``,
+``error``; the page turns it to ``analyzing`` in the very event that starts work (static/js/
+ui.mjs) and the handler here confirms it, so a script that waits for ``done`` after acting never
+sees the previous ``done``.
 
 The view state (strategy, step, selected row, filters, which example or URL) is mirrored into
 the query string with ``history.replaceState``; a share link carries the transcript itself,
 compressed, in the fragment (never sent to any server) along with that state.
 
 Must not: parse markup (see dom.py), fetch anything but what the user named (examples and
-``?src=`` are fetched with the page's own ``fetch``), or hold the main thread longer than a slice.
+``?src=`` are fetched with the worker's ``fetch``), or run longer than a slice without a yield.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from .share import EMBED_PARAMS
 from .timeline import LaneLayout, Timeline
 from .watch import Watcher
 
-SLICE_BUDGET = 0.15  # s of work between two yields to the browser
+SLICE_BUDGET = 0.035  # s of work between two yields (the worker then takes what the page sent meanwhile)
 AUTO_AUDIT_BYTES = 2_000_000  # inputs up to this size are audited right away; larger on request
 PASTE_DELAY_MS = 300
 FILTER_DELAY_MS = 150

@@ -155,6 +155,9 @@ def _matches(node: Node, compiled: list[list[tuple[str, str, str]]]) -> bool:
 
 
 class Style:
+    _node: Node
+    _values: dict[str, str]
+
     def __init__(self, node: Node) -> None:
         object.__setattr__(self, "_node", node)
         object.__setattr__(self, "_values", {})
@@ -175,6 +178,8 @@ class Style:
 
 
 class Dataset:
+    _node: Node
+
     def __init__(self, node: Node) -> None:
         object.__setattr__(self, "_node", node)
 
@@ -223,6 +228,16 @@ class Node:
 
     _OWN = frozenset({"rid", "tagName", "attrs", "props", "children", "parentElement", "live",
                       "style", "dataset", "classList"})
+    rid: int | str
+    tagName: str
+    attrs: dict[str, str]
+    props: dict[str, Any]
+    children: list[Node]
+    parentElement: Node | None
+    live: bool
+    style: Style
+    dataset: Dataset
+    classList: ClassList
 
     def __init__(self, rid: int | str, tag: str, live: bool = False,
                  attrs: dict[str, str] | None = None, props: dict[str, Any] | None = None) -> None:
@@ -313,7 +328,8 @@ class Node:
             PAGE.op("attr", self.rid, name, None)
 
     def getAttribute(self, name: str) -> str | None:
-        return self.attrs.get(name)
+        value: str | None = self.attrs.get(name)
+        return value
 
     def hasAttribute(self, name: str) -> bool:
         return name in self.attrs
@@ -639,9 +655,10 @@ class Target:
 
 class Event:
     def __init__(self, data: dict[str, Any]) -> None:
-        near = PAGE.nodes.get(data.get("rid")) if data.get("rid") is not None else None
-        if near is None and isinstance(data.get("rid"), str):
-            near = DOCUMENT.getElementById(data["rid"])
+        rid = data.get("rid")
+        near = PAGE.nodes.get(rid) if isinstance(rid, int | str) else None
+        if near is None and isinstance(rid, str):
+            near = DOCUMENT.getElementById(rid)
         if data.get("self") and near is not None:
             self.target: Any = near
         else:
