@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from relayscope.web import prices, rowinfo
+from relayscope.web import model, prices, rowinfo
 from relayscope.web.model import FP_COLORS, Workspace, binary_reason
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "static" / "examples"
@@ -137,3 +137,17 @@ def test_lane_spans_and_type_counts_are_those_of_the_relays(name: str) -> None:
         types[r.type] = types.get(r.type, 0) + 1
     assert list(ws.lane_spans().items()) == list(spans.items()) and len(spans) > 0
     assert list(ws.type_counts().items()) == list(types.items())
+
+
+@pytest.mark.parametrize("name", ["real-streaming.jsonl", "real-subagents.jsonl", "real-session.jsonl"])
+def test_lookups_made_a_few_relays_at_a_time_are_those_made_at_once(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lookups pause between slices of relays (a 600 MB input has 340,000): runs of deltas,
+    tool ids and lane cards carry across the cuts."""
+    whole = loaded(name, audit=False)
+    monkeypatch.setattr(model, "INDEX_SLICE", 3)
+    cut = loaded(name, audit=False)
+    assert cut.lanes == whole.lanes and whole.lanes
+    assert cut._group_end == whole._group_end and cut._member_head == whole._member_head
+    assert cut._bookkeeping == whole._bookkeeping
+    assert (cut._by_tool_use, cut._by_tool_result) == (whole._by_tool_use, whole._by_tool_result)
+    assert [cut.row(q).summary for q in range(len(cut.relays))] == [whole.row(q).summary for q in range(len(whole.relays))]

@@ -50,6 +50,7 @@ GAP_LOOKBACK: Final = 2000  # relays searched back for the previous row of a lan
 # Relays looked at from each end of a lane for its first and last timestamp: every record of a
 # timed input has one, and an untimed input must not cost a decode of thousands of lines per lane.
 WALL_LOOK: Final = 24
+INDEX_SLICE: Final = 50_000  # relays per pass of the lookups between two pauses (a 600 MB input has 340,000)
 # Steps made again around the one a reader looks at (``Workspace._replay_around``), before and
 # after it; and how many are kept before they are made again on demand.
 REPLAY_BACK: Final = 64
@@ -629,11 +630,17 @@ class Workspace:
                 if s.fp is not None and s.fp not in order:
                     order[s.fp] = len(order)
         yield 0.99
-        self._group_and_bookkeeping()
-        yield 0.99
+        relays = self.relays
+        for start in range(0, max(len(relays), 1), INDEX_SLICE):  # a run may span slices: its state is kept
+            self._group_and_bookkeeping(start, start + INDEX_SLICE)
+            yield 0.99
         self.fates = self._fates()
         yield 0.99
-        self.lanes = self._build_lanes()
+        self._lane_views = {}
+        for start in range(0, len(relays), INDEX_SLICE):
+            self._count_lanes(relays[start:start + INDEX_SLICE])
+            yield 0.99
+        self.lanes = self._finish_lanes()
         self._lane_ids = {lane.id for lane in self.lanes}
 
     @property
@@ -674,12 +681,12 @@ class Workspace:
                 upto.append(top)
         return F.compute(self.relays, self._st_lane, upto, self._items, self._step_index)
 
-    def _build_lanes(self) -> list[LaneView]:
-        self._lane_views = {}
-        return self._grow_lanes(self.relays)
-
     def _grow_lanes(self, relays: list[R.Relay]) -> list[LaneView]:
         """The lane cards, with ``relays`` (new since the last call) counted in."""
+        self._count_lanes(relays)
+        return self._finish_lanes()
+
+    def _count_lanes(self, relays: list[R.Relay]) -> None:
         lanes = self._lane_views
         for r in relays:
             lane = lanes.get(r.lane)
@@ -711,6 +718,10 @@ class Workspace:
                 if r.cost_usd is not None:
                     lane.cost_usd = (lane.cost_usd or 0.0) + float(r.cost_usd)
                 lane.duration_ms += float(r.duration_ms or 0)
+
+    def _finish_lanes(self) -> list[LaneView]:
+        """What is known of each lane only once all its relays are counted in; main first."""
+        lanes = self._lane_views
         for lane in lanes.values():
             lane.spawn_seq = self._by_tool_use.get(lane.id)
             lane.result_seq = self._by_tool_result.get(lane.id)
@@ -773,8 +784,8 @@ class Workspace:
 
     # -- issue 9: rows, time, fingerprints, lost blocks --------------------------------------
 
-    def _group_and_bookkeeping(self, first: int = 0) -> None:
-        """One pass over the relays from ``first`` on: bookkeeping records, tool calls and results
+    def _group_and_bookkeeping(self, first: int = 0, stop: int | None = None) -> None:
+        """One pass over the relays from ``first`` (to ``stop``): bookkeeping records, tool calls and results
         by id, and runs of consecutive partial deltas of one block (the timeline shows each run as
         one row). A run
         may go on across live appends, so the open run is kept between calls; ``first=0`` starts
@@ -787,7 +798,7 @@ class Workspace:
         uses, results = self._by_tool_use, self._by_tool_result
         slot, head = self._group_open
         text_types = (R.TextDelta, R.ThinkingDelta)
-        for r in itertools.islice(self.relays, first, None):
+        for r in itertools.islice(self.relays, first, stop):
             t = type(r)
             if t in text_types:
                 here = (t, r.lane, r.message_id, r.block_index)  # type: ignore[attr-defined]
