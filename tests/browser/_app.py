@@ -166,3 +166,14 @@ def install_synced_acts() -> None:
             wrap(Page, name, lambda page: page)
     keyboard = Page.keyboard
     Page.keyboard = property(lambda page: _Keyboard(page, keyboard.fget(page)))
+
+
+def boot_probed(page, site, request_log) -> None:
+    """Open the app with LONG_TASKS watching from the first script; wait until it is ready."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(site.url)
+    request_log.origin = f"{parts.scheme}://{parts.netloc}"
+    page.add_init_script(LONG_TASKS)
+    page.goto(site.url)
+    page.wait_for_selector("html[data-app-state=ready]", state="attached", timeout=RUN_TIMEOUT_MS)

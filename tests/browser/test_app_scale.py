@@ -7,9 +7,8 @@ milliseconds: a busy machine slows both alike, a page that stopped yielding fail
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import urlsplit
 
-from _app import CORPUS, LONG_TASKS, SETTLED_RUN, cli_ndjson
+from _app import CORPUS, SETTLED_RUN, boot_probed, cli_ndjson
 
 BIG_BYTES = 4_000_000
 def big_capture(folder: Path) -> Path:
@@ -30,11 +29,7 @@ def slices(page) -> tuple[float, float]:
 
 def test_the_page_keeps_yielding_while_a_4mb_capture_is_analyzed(page, site, request_log, tmp_path) -> None:
     big = big_capture(tmp_path)
-    parts = urlsplit(site.url)
-    request_log.origin = f"{parts.scheme}://{parts.netloc}"
-    page.add_init_script(LONG_TASKS)
-    page.goto(site.url)
-    page.wait_for_selector("html[data-app-state=ready]", state="attached", timeout=120_000)
+    boot_probed(page, site, request_log)
     start = page.evaluate("performance.now()")
     runs = []
     page.set_input_files('[data-testid="file-input"]', str(big))

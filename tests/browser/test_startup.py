@@ -12,7 +12,7 @@ import shutil
 import zipfile
 from urllib.parse import urlsplit
 
-from _app import LONG_TASKS
+from _app import boot_probed
 from test_boot import package_version, text
 
 # Loads Pyodide through the page's own shim, as the worker does, then reports what Python had to
@@ -109,11 +109,7 @@ def test_the_page_thread_is_never_held_while_python_boots(page, site, request_lo
     # Asserted as ratios within the boot (bench/web_load.py has the milliseconds): when Pyodide
     # booted on the page's thread, one task was 40-45% of the time to "ready" (cold and warm) and
     # no timer fired during it; in the worker, the page's longest task is a few percent of it.
-    parts = urlsplit(site.url)
-    request_log.origin = f"{parts.scheme}://{parts.netloc}"
-    page.add_init_script(LONG_TASKS)
-    page.goto(site.url)
-    page.wait_for_selector("html[data-app-state=ready]", state="attached", timeout=120_000)
+    boot_probed(page, site, request_log)
     ready = page.evaluate("performance.now()")
     longest = max((t["duration"] for t in page.evaluate("window.__longTasks")), default=0)
     assert longest < 0.2 * ready, f"a {longest:.0f} ms task in a {ready:.0f} ms boot"
