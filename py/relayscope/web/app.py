@@ -119,7 +119,7 @@ class App:
         self.set_state("ready")
         self.initial_input()
         # drops made while Python was booting, then every later one
-        window.relayscopeFiles.setDropHandler(self.listeners.proxy(self.safe(self.on_drop)))
+        window.relayscopeFiles.setDropHandler(self.safe(self.on_drop))
         # issue 12: "Watch file…" / "Watch folder…" and window.relayscopeWatch (watch.py)
         self.watcher = Watcher(self)
         self.watcher.start()

@@ -60,10 +60,6 @@ class Listeners:
         target.addEventListener(event, handler)
         self._handlers.append((target, event, handler))
 
-    def proxy(self, handler: Callable[..., Any]) -> Any:
-        """A handler the page keeps calling (drops, watch handles)."""
-        return handler
-
     def destroy(self) -> None:
         for target, event, handler in self._handlers:
             target.removeEventListener(event, handler)

@@ -69,12 +69,17 @@ class Page:
         self.drop_handler: Handler | None = None
         self.watch_handler: Handler | None = None
         self.next_id = 0
-        self.snapshot: dict[str, Any] = {}
         self.state_writes = 0  # writes of <html data-app-state>: see dispatch()
 
     def new_id(self) -> int:
         self.next_id += 1
         return self.next_id
+
+    def listen(self, rid: int | str, kind: str, handler: Handler) -> None:
+        """``handler`` for ``kind`` events of the page's element ``rid`` (or "document", "window")."""
+        lid = self.new_id()
+        self.listeners[lid] = handler
+        self.op("listen", rid, kind, lid)
 
     def op(self, *args: Any) -> None:
         self.ops.append(list(args))
@@ -282,8 +287,6 @@ class Node:
             return self.props.get("files") or FileList()
         if name in ("value", "scrollTop", "clientHeight", "scrollHeight", "isContentEditable"):
             return self.props.get(name, "" if name == "value" else 0)
-        if name == "length":  # a FileList-like used as a node: never
-            raise AttributeError(name)
         return self.props.get(name)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -449,9 +452,7 @@ class Node:
         self._call("scrollIntoView", *([] if options is None else [options]))
 
     def addEventListener(self, kind: str, handler: Handler) -> None:
-        lid = PAGE.new_id()
-        PAGE.listeners[lid] = handler
-        PAGE.op("listen", self.rid, kind, lid)
+        PAGE.listen(self.rid, kind, handler)
 
     def removeEventListener(self, kind: str, handler: Handler) -> None:
         for lid, fn in list(PAGE.listeners.items()):
@@ -486,9 +487,7 @@ class Document:
         return self.getElementById(m.group(1))
 
     def addEventListener(self, kind: str, handler: Handler) -> None:
-        lid = PAGE.new_id()
-        PAGE.listeners[lid] = handler
-        PAGE.op("listen", "document", kind, lid)
+        PAGE.listen("document", kind, handler)
 
 
 # -- window: what the app asks of it ------------------------------------------------------------
@@ -626,9 +625,7 @@ class Window:
         return js.fetch(urljoin(self.location.href, str(url)))
 
     def addEventListener(self, kind: str, handler: Handler) -> None:
-        lid = PAGE.new_id()
-        PAGE.listeners[lid] = handler
-        PAGE.op("listen", "window", kind, lid)
+        PAGE.listen("window", kind, handler)
 
 
 WINDOW = Window()
@@ -715,7 +712,6 @@ def _sync(rid: str | int, props: dict[str, Any], files: Any = None) -> None:
 def start(snapshot: Any) -> None:
     """The page's first message: its elements, address, storage, what it can do."""
     data = snapshot.to_py()
-    PAGE.snapshot = data
     PAGE.static = data.get("elements", {})
     WINDOW.location.set(str(data.get("href", "http://localhost/")))
     store = data.get("storage")

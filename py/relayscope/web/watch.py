@@ -87,7 +87,7 @@ class Watcher:
         on = self.app.listeners.on
         on(self.el["watch-pause"], "click", self.app.safe(lambda _: self.set_paused(not self.paused)))
         on(self.el["watch-stop"], "click", self.app.safe(lambda _: self.app.spawn(self.stop())))
-        window.relayscopeWatchFiles.setWatchHandler(self.app.listeners.proxy(self.app.safe(self.on_handle)))
+        window.relayscopeWatchFiles.setWatchHandler(self.app.safe(self.on_handle))
 
     def on_handle(self, request: Any) -> None:
         """``window.relayscopeWatch(handle, options)``, as ``{handle, options}``; the buttons'
