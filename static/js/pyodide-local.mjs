@@ -33,9 +33,7 @@ const fetchBytecode = () =>
 
 export const loadPyodide = async (options = {}) => {
   const bytecode = fetchBytecode();
-  // Our lock always wins.
-  const { lockFileContents, lockFileURL: _, ...rest } = options;
-  const pyodide = await loadVendoredPyodide({ ...rest, indexURL, lockFileURL });
+  const pyodide = await loadVendoredPyodide({ ...options, indexURL, lockFileURL });
   const zip = await bytecode;
   if (zip) {
     try {
