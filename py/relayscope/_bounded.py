@@ -15,8 +15,10 @@ entry deleted before it, which at the limit cost ~5 us per insertion for 4,096 e
 Entries leave only that way or by ``clear``: no ``del``/``pop`` of single keys, and insertions go
 through ``[key] = value`` / ``add`` (``setdefault`` and ``update`` would bypass the bound).
 
-State: whatever each instance holds, up to its limit; cleared only by its owner. Imports nothing
-from relayscope.
+State: whatever each instance holds, up to its limit; cleared only by its owner. ``checkpoint``
+gives it as immutable values (the keys oldest first, their values) and ``restore`` puts such values
+back: a tuple of keys is a quarter of a copy's size and ~4 times faster to take (the web page keeps
+checkpoints of a translator, ``Translator.checkpoint``). Imports nothing from relayscope.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ LIMIT: Final = 1 << 16
 
 _dict_setitem: Final = dict.__setitem__
 _dict_clear: Final = dict.clear
+_dict_update: Final = dict.update
 
 
 class RecentMap(dict[K, V], Generic[K, V]):
@@ -55,9 +58,31 @@ class RecentMap(dict[K, V], Generic[K, V]):
         _dict_clear(self)
         self._order.clear()
 
+    def checkpoint(self) -> tuple[int, tuple[K, ...], tuple[V, ...]]:
+        """The limit, the keys oldest first and their values: immutable, for ``restore``. The
+        values themselves are the map's: an owner whose values change in place copies them."""
+        # the dict's order is the keys' (insertion order; only the oldest leave), so values() pairs up
+        return self.limit, tuple(self._order), tuple(self.values())
+
+    def restore(self, checkpoint: tuple[int, tuple[K, ...], tuple[V, ...]]) -> None:
+        """Hold what ``checkpoint`` held, and nothing else."""
+        self.limit, keys, values = checkpoint
+        _dict_clear(self)
+        _dict_update(self, zip(keys, values, strict=True))
+        self._order = deque(keys)
+
 
 class Recent(RecentMap[K, None]):
     """A set that forgets its oldest members past ``limit``."""
+
+    def checkpoint(self) -> tuple[int, tuple[K, ...], tuple[None, ...]]:
+        return self.limit, tuple(self._order), ()  # the values are all None: not kept
+
+    def restore(self, checkpoint: tuple[int, tuple[K, ...], tuple[None, ...]]) -> None:
+        self.limit, keys, _ = checkpoint
+        _dict_clear(self)
+        _dict_update(self, dict.fromkeys(keys))
+        self._order = deque(keys)
 
     def add(self, key: K) -> None:
         # RecentMap.__setitem__ written out again: a shared helper would be a second call per id

@@ -9,7 +9,8 @@ State: the next seq, the lanes started, the trace, the errors and warnings, for 
 translator's whole input; nothing resets (seqs and the trace span turns and files). Bounded:
 ``errors`` and ``warnings`` keep the first ``ERRORS_KEPT`` entries (a garbage file of millions
 of lines must not cost a gigabyte of messages), ``error_count`` and ``warning_count`` count them
-all, and every one still gets its relay. Must not know any input
+all, and every one still gets its relay. ``checkpoint`` / ``restore``: its part of a translator's
+checkpoint. Must not know any input
 format or de-dup rule; must not import the translator or anything above it.
 """
 
@@ -48,6 +49,23 @@ class Emitter:
         self._scratch = T.TraceStep(0, "")
         # Marks instead of a trace (``trace.Marks``; only where a translator says it keeps them)
         self.marks: T.Marks | None = None
+
+    def checkpoint(self) -> tuple[Any, ...]:
+        """What this holds that decides what comes next, as immutable values: for a
+        subclass's ``checkpoint`` (``Translator.checkpoint``). Not the record of what came
+        before: the trace and the marks (a checkpoint is taken with the trace off; a translator
+        restored from it records from there on)."""
+        return (self.tracing, self.file, self.lines, self._seq, tuple(self.errors), tuple(self.warnings),
+                self.error_count, self.warning_count, self.internal_errors, frozenset(self._started),
+                self.lane_events, self.marks is not None)
+
+    def restore(self, checkpoint: tuple[Any, ...]) -> None:
+        """Hold what ``checkpoint`` held, with an empty trace (and empty marks, when it kept marks)."""
+        (self.tracing, self.file, self.lines, self._seq, errors, warnings, self.error_count, self.warning_count,
+         self.internal_errors, started, self.lane_events, marking) = checkpoint
+        self.errors, self.warnings, self._started = list(errors), list(warnings), set(started)
+        self.trace, self._out, self._scratch = [], [], T.TraceStep(0, "")
+        self.marks = T.Marks(self.file) if marking else None
 
     @property
     def seq(self) -> int:

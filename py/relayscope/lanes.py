@@ -23,13 +23,15 @@ lane id stays its spawning call's id; a background sub-agent's result may come a
 ``result``); the inference state - which calls a new context may bind to, and the bindings made
 - belongs to one run and is dropped by :meth:`LaneTracker.end_run` (the translator's reset
 table: ``init`` and ``result``), so a run killed with sub-agent calls open cannot pull the next
-run's events into its lanes.
+run's events into its lanes. ``checkpoint`` / ``restore`` give and take all of it (the web page's
+step-through restarts translations from checkpoints).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Final
+import operator
+from dataclasses import dataclass, field, fields
+from typing import Any, Final
 
 import msgspec
 
@@ -76,6 +78,12 @@ class _Spawn:
     bound: int = 0  # contexts bound to it (inference only)
 
 
+# A lane's or a spawn's fields as a tuple, in the order their constructor takes them: what a
+# checkpoint keeps of them (copy.copy of a slots dataclass is seven times slower).
+_lane_fields: Final = operator.attrgetter(*(f.name for f in fields(Lane)))
+_spawn_fields: Final = operator.attrgetter(*(f.name for f in fields(_Spawn)))
+
+
 class SpawnInput(msgspec.Struct):
     """The fields of a Task/Agent call's input that name the sub-agent it starts."""
 
@@ -111,6 +119,22 @@ class LaneTracker:
     contexts: RecentMap[str, str] = field(default_factory=RecentMap)  # inferred: context key -> lane
     _open: list[str] = field(default_factory=list)  # open spawn ids, spawn order
     _last_bound: str | None = None
+
+    def checkpoint(self) -> tuple[Any, ...]:
+        """Everything this tracker holds, as immutable values (a lane or a spawn as the tuple of
+        its fields), for :meth:`restore`: see ``Translator.checkpoint``."""
+        return (self.infer, tuple((k, _lane_fields(v)) for k, v in self.lanes.items()),
+                tuple((k, _spawn_fields(v)) for k, v in self.spawns.items()), self.tool_lane.checkpoint(),
+                self.contexts.checkpoint(), tuple(self._open), self._last_bound)
+
+    def restore(self, checkpoint: tuple[Any, ...]) -> None:
+        """Hold what ``checkpoint`` held, and nothing else."""
+        self.infer, lanes, spawns, tool_lane, contexts, opened, self._last_bound = checkpoint
+        self.lanes = {k: Lane(*v) for k, v in lanes}
+        self.spawns = {k: _Spawn(*v) for k, v in spawns}
+        self.tool_lane.restore(tool_lane)
+        self.contexts.restore(contexts)
+        self._open = list(opened)
 
     def end_run(self) -> None:
         """A run ended (or a new one starts): no context of the next run binds to its calls."""

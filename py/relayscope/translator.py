@@ -118,7 +118,7 @@ must not import the formats or anything above them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar, Final, NamedTuple
+from typing import Any, ClassVar, Final, NamedTuple
 
 import msgspec
 from msgspec import UNSET, Raw
@@ -201,6 +201,14 @@ class Strategy:
     def turn_end(self, step: T.TraceStep) -> None:
         pass
 
+    def checkpoint(self) -> tuple[Any, ...]:
+        """The de-dup state as immutable values (or values no live strategy holds), for
+        ``restore``: see ``Translator.checkpoint``."""
+        return ()
+
+    def restore(self, checkpoint: tuple[Any, ...]) -> None:
+        """Hold what ``checkpoint`` held, in objects of its own (it may be restored again)."""
+
 
 class NoDedup(Strategy):
     name = "none"
@@ -254,6 +262,12 @@ class IndexDedup(Strategy):
         step.before, self.index, step.after = self.index, 0, 0
         step.reset = T.TURN_END
 
+    def checkpoint(self) -> tuple[Any, ...]:
+        return (self.index,)
+
+    def restore(self, checkpoint: tuple[Any, ...]) -> None:
+        (self.index,) = checkpoint
+
 
 class FingerprintDedup(IndexDedup):
     """seeds/000: the index, reset when the first block's fingerprint changes."""
@@ -278,6 +292,12 @@ class FingerprintDedup(IndexDedup):
     def turn_end(self, step: T.TraceStep) -> None:
         super().turn_end(step)
         self.fp = None
+
+    def checkpoint(self) -> tuple[Any, ...]:
+        return self.index, self.fp
+
+    def restore(self, checkpoint: tuple[Any, ...]) -> None:
+        self.index, self.fp = checkpoint
 
 
 # The per-block and per-message records below are created for most input lines, so they are
@@ -317,11 +337,24 @@ class _Msg(msgspec.Struct, gc=False, eq=False):
     blocks: list[_Rec] = msgspec.field(default_factory=list)
     tools: dict[str, _Rec] = msgspec.field(default_factory=dict)
     streamed: _Streamed | None = None  # only for a message that came as stream_event: most never do
+    gen: int = 0  # LineageDedup's generation it belongs to: an older one is a checkpoint's too
 
     def stream(self) -> _Streamed:
         if self.streamed is None:
             self.streamed = _Streamed()
         return self.streamed
+
+
+def _copy_msg(ms: _Msg, gen: int) -> _Msg:
+    """A message with records of its own, sharing only strings with ``ms``, of generation ``gen``:
+    a record in both its blocks and its tools stays one record."""
+    copies = {id(r): _Rec(r.type, list(r.parts), r.tool_id, r.emitted, r.open, r.streamed) for r in ms.blocks}
+    for r in ms.tools.values():
+        if id(r) not in copies:  # a tool_use a stream restarted at its index: no longer in blocks
+            copies[id(r)] = _Rec(r.type, list(r.parts), r.tool_id, r.emitted, r.open, r.streamed)
+    st = ms.streamed
+    return _Msg([copies[id(r)] for r in ms.blocks], {k: copies[id(r)] for k, r in ms.tools.items()},
+                None if st is None else _Streamed({k: list(v) for k, v in st.json.items()}, dict(st.names)), gen)
 
 
 class Rule(NamedTuple):
@@ -354,13 +387,25 @@ class LineageDedup(Strategy):
         self.tool_ids: Recent[str] = Recent()
         self.result_ids: Recent[str] = Recent()
         self.streaming: dict[str, str] = {}  # lane -> message id being streamed
+        # Messages are shared with checkpoints, not copied for them (4,096 messages cost 30 ms to
+        # copy): a checkpoint starts a new generation, and a message of an older one is copied
+        # before it is changed (``_own``). Everything that changes a message gets it from ``_msg``,
+        # or as ``assistant`` does.
+        self._gen = 0
 
     def _msg(self, lane: str, key: str) -> _Msg:
         found = self.msgs.get((lane, key))
-        return self._new_msg(lane, key) if found is None else found
+        if found is None:
+            return self._new_msg(lane, key)
+        return found if found.gen == self._gen else self._own(lane, key, found)
 
     def _new_msg(self, lane: str, key: str) -> _Msg:
-        self.msgs[lane, key] = found = _Msg()  # past WINDOW, the oldest message is forgotten
+        self.msgs[lane, key] = found = _Msg(gen=self._gen)  # past WINDOW, the oldest message is forgotten
+        return found
+
+    def _own(self, lane: str, key: str, shared: _Msg) -> _Msg:
+        """A copy of a message a checkpoint holds, in its place: the checkpoint's stays as it was."""
+        self.msgs[lane, key] = found = _copy_msg(shared, self._gen)  # a key already there keeps its place
         return found
 
     def assistant(
@@ -373,6 +418,8 @@ class LineageDedup(Strategy):
         ms = self.msgs.get((lane, key))
         if ms is None:
             ms = self._new_msg(lane, key)
+        elif ms.gen != self._gen:  # _msg without its call: this runs for every assistant line
+            ms = self._own(lane, key, ms)
         known = ms.blocks
         tracing = t.tracing
         if not known and len(blocks) == 1 and not tracing:
@@ -463,6 +510,20 @@ class LineageDedup(Strategy):
         self.result_ids.clear()
         self.streaming.clear()
         step.after, step.reset = 0, T.TURN_END
+
+    def checkpoint(self) -> tuple[Any, ...]:
+        gen = self._gen
+        self._gen = gen + 1  # from now on, every message there is is the checkpoint's too
+        return (self.msgs.checkpoint(), gen, self.tool_ids.checkpoint(), self.result_ids.checkpoint(),
+                tuple(self.streaming.items()))
+
+    def restore(self, checkpoint: tuple[Any, ...]) -> None:
+        msgs, gen, tool_ids, result_ids, streaming = checkpoint
+        self.msgs.restore(msgs)
+        self._gen = gen + 1  # the checkpoint's messages are of ``gen`` or older: copied before a change
+        self.tool_ids.restore(tool_ids)
+        self.result_ids.restore(result_ids)
+        self.streaming = dict(streaming)
 
     def accept_result(self, tool_use_id: str) -> bool:
         ids = self.result_ids
@@ -651,6 +712,39 @@ class Translator(Emitter):
 
     def lane_map(self) -> Mapping[str, Lane]:
         return self.lanes.snapshot()
+
+    def checkpoint(self) -> tuple[Any, ...]:
+        """Everything that decides what this translator does with the lines after the last one
+        fed, as values no translator holds (immutable, or copies): ``Translator.restore`` of it
+        into a new translator gives one that goes on exactly as this one would, however often
+        it is restored. Not the trace or the marks so far (``Emitter.checkpoint``). The web
+        page's step-through keeps checkpoints along the input, to make a step again from the
+        nearest one instead of from the first line (``Workspace._replay_around``)."""
+        if type(self) is not Translator:  # a subclass's own state would be missing (SessionTranslator's)
+            raise TypeError(f"{type(self).__name__} keeps state a Translator checkpoint does not hold")
+        # _pending's records are replaced, never changed in place: shared with the checkpoint
+        return (Emitter.checkpoint(self), self.strategy_name, self.strategy.checkpoint(), self.lanes.checkpoint(),
+                self._prev_fp, tuple(self._pending.items()), tuple(self._lane_msg.items()), self._flushed.checkpoint())
+
+    def checkpoint_size(self) -> int:
+        """How many entries (ids, lanes, a message's records) a checkpoint now holds: what its
+        memory and the time to take it grow with."""
+        lanes, strategy = self.lanes, self.strategy
+        size = (len(self._flushed) + len(self._pending) + len(lanes.lanes) + len(lanes.spawns)
+                + len(lanes.tool_lane) + len(lanes.contexts))
+        if isinstance(strategy, LineageDedup):
+            size += len(strategy.msgs) + len(strategy.tool_ids) + len(strategy.result_ids)
+        return size
+
+    def restore(self, checkpoint: tuple[Any, ...]) -> None:
+        """Hold what ``checkpoint`` held (any translator's, of any strategy) and nothing else."""
+        emitter, name, strategy, lanes, self._prev_fp, pending, lane_msg, flushed = checkpoint
+        Emitter.restore(self, emitter)
+        self.strategy_name, self.strategy = name, STRATEGIES[name]()
+        self.strategy.restore(strategy)
+        self.lanes.restore(lanes)
+        self._pending, self._lane_msg = dict(pending), dict(lane_msg)
+        self._flushed.restore(flushed)
 
     # -- entry points -------------------------------------------------------------------
 

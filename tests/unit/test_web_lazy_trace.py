@@ -1,6 +1,8 @@
 """The view model's lazy trace: a single stream-json input is translated with marks only
-(trace.Marks) and each step is made again when looked at. Everything the page reads of steps
-and rows must be what the whole trace gives, whatever the order the steps are looked at in."""
+(trace.Marks) and each step is made again when looked at, from the nearest checkpoint of the
+translator the load took. Everything the page reads of steps and rows must be what the whole trace
+gives, whatever the order the steps are looked at in, and a jump anywhere translates again only a
+bounded stretch of the input."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import pytest
 from _corpus import FIXTURE_STREAM_JSON, ROOT, SEEDS
 
 from relayscope.analysis import Analyzer
-from relayscope.translator import STRATEGIES
+from relayscope.translator import STRATEGIES, Translator
 from relayscope.web import model as M
 from relayscope.web.model import Workspace
 
@@ -19,8 +21,8 @@ INPUTS = sorted(FIXTURE_STREAM_JSON.glob("*.jsonl")) + sorted(SEEDS.glob("*.ndjs
     (ROOT / "static" / "examples").glob("*.*"))
 
 
-def loaded(data: bytes, strategy: str, lazy: bool) -> Workspace:
-    ws = Workspace(lazy_trace=lazy)
+def loaded(data: bytes, strategy: str, lazy: bool, checkpoint_bytes: int = 0) -> Workspace:
+    ws = Workspace(lazy_trace=lazy, checkpoint_bytes=checkpoint_bytes)
     for _ in ws.load(data, strategy=strategy):
         pass
     for _ in ws.run_audit():
@@ -92,3 +94,115 @@ def test_marks_are_the_traces_fields() -> None:
 def test_other_formats_keep_the_whole_trace(name: str) -> None:
     ws = loaded((ROOT / "static" / "examples" / name).read_bytes(), "lineage", True)
     assert ws.format != "stream-json" and ws._marks is None and ws._trace
+
+
+STREAM_JSON = [p for p in INPUTS if p.suffix in (".jsonl", ".ndjson") and p.name != "real-session.jsonl"]
+
+
+class FedLines:
+    """A spy on Translator.feed_line: what each translation fed, and whether with the trace on."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.fed: list[tuple[int, bool]] = []  # (bytes, tracing)
+        feed = Translator.feed_line
+
+        def spy(t: Translator, text: str | bytes) -> object:
+            self.fed.append((len(text), t.tracing))
+            return feed(t, text)
+
+        monkeypatch.setattr(Translator, "feed_line", spy)
+
+    def take(self) -> tuple[int, int]:
+        """Bytes fed with the trace off, lines fed with it on, since the last call."""
+        fed, self.fed = self.fed, []
+        return sum(n for n, tracing in fed if not tracing), sum(1 for _, tracing in fed if tracing)
+
+
+def jumps(n: int, seed: str) -> list[int]:
+    """Every step once in a random (seeded) order, then far jumps back and forth between the ends."""
+    order = random.Random(seed).sample(range(n), n)
+    return order + [k for pair in zip(range(n), reversed(range(n)), strict=True) for k in pair][: 2 * min(n, 20)]
+
+
+@pytest.mark.parametrize("path", STREAM_JSON, ids=lambda p: p.name)
+@pytest.mark.parametrize("strategy", list(STRATEGIES))
+def test_far_jumps_start_from_the_nearest_checkpoint(path: Path, strategy: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Checkpoints every ~1/30 of the input: every step made again from one of them is the whole
+    trace's step, whatever the order, and no jump translates more than the stretch between two
+    checkpoints (2 x spacing + the longest line, as the load only stops between slices) with the
+    trace off, and the window around the step with it on."""
+    monkeypatch.setattr(M, "REPLAY_BACK", 2)
+    monkeypatch.setattr(M, "REPLAY_AHEAD", 3)
+    monkeypatch.setattr(M, "STEPS_KEPT", 0)  # every step outside the last window is made again
+    monkeypatch.setattr(M, "CHECKPOINT_BYTES_PER_ENTRY", 0)  # spaced by bytes only, to test the bound
+    data = path.read_bytes()
+    spacing = max(len(data) // 30, 64)
+    lazy, eager = loaded(data, strategy, True, spacing), loaded(data, strategy, False)
+    cps = lazy._checkpoints
+    assert cps is not None and lazy._marks is not None
+    lines = data.split(b"\n")
+    if len(lines) > 8:
+        assert len(cps.lines) >= 3, "the input crosses several checkpoints"
+    bound = 2 * spacing + max(map(len, lines))
+    spy = FedLines(monkeypatch)
+    n = eager.step_count()
+    for i in jumps(n, path.name):
+        assert lazy.step(i) == eager.step(i), i
+        untraced, traced = spy.take()
+        assert untraced <= bound, (i, untraced, bound)
+        assert traced <= M.REPLAY_BACK + M.REPLAY_AHEAD + 1
+
+
+@pytest.mark.parametrize("strategy", list(STRATEGIES))
+def test_a_restored_checkpoint_shares_nothing(strategy: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A step made again from a checkpoint, then one before it (from an earlier checkpoint), then
+    the first again, from the same checkpoint: the same steps each time, so the translation that
+    went on from a checkpoint changed nothing the checkpoint holds (nor the load's translator, nor
+    a checkpoint it shares messages with)."""
+    monkeypatch.setattr(M, "REPLAY_BACK", 1)
+    monkeypatch.setattr(M, "REPLAY_AHEAD", 1)
+    monkeypatch.setattr(M, "STEPS_KEPT", 0)
+    for path in STREAM_JSON:
+        data = path.read_bytes()
+        lazy, eager = loaded(data, strategy, True, max(len(data) // 20, 32)), loaded(data, strategy, False)
+        n = eager.step_count()
+        for far in range(n - 1, 5, -max(1, n // 7)):
+            for i in (far, far // 2, far, far - 3, far):
+                assert lazy.step(i) == eager.step(i), (path.name, far, i)
+
+
+def test_checkpoints_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past CHECKPOINTS_KEPT (or CHECKPOINT_ENTRIES entries), every other checkpoint goes and the
+    spacing doubles; steps are still exact."""
+    monkeypatch.setattr(M, "CHECKPOINTS_KEPT", 4)
+    monkeypatch.setattr(M, "CHECKPOINT_BYTES_PER_ENTRY", 0)
+    path = ROOT / "static" / "examples" / "real-subagents.jsonl"
+    data = path.read_bytes()
+    lazy, eager = loaded(data, "lineage", True, 1000), loaded(data, "lineage", False)
+    cps = lazy._checkpoints
+    assert cps is not None and 2 <= len(cps.lines) <= 4 and cps.spacing >= 8 * 1000
+    for i in jumps(eager.step_count(), "bounded"):
+        assert lazy.step(i) == eager.step(i), i
+    monkeypatch.setattr(M, "CHECKPOINTS_KEPT", 512)
+    monkeypatch.setattr(M, "CHECKPOINT_ENTRIES", 50)
+    lazy = loaded(data, "lineage", True, 1000)
+    cps = lazy._checkpoints
+    assert cps is not None and (sum(cps.sizes) <= 50 or len(cps.lines) == 1) and len(cps.lines) < 40
+
+
+def test_a_big_state_spaces_its_checkpoints(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Taking a checkpoint costs its entries: the next one waits CHECKPOINT_BYTES_PER_ENTRY input
+    bytes per entry, so that taking them stays a small part of the load."""
+    data = (ROOT / "static" / "examples" / "real-subagents.jsonl").read_bytes()
+    monkeypatch.setattr(M, "CHECKPOINT_BYTES_PER_ENTRY", 0)
+    plain = loaded(data, "lineage", True, 1000)._checkpoints
+    monkeypatch.setattr(M, "CHECKPOINT_BYTES_PER_ENTRY", 10_000)
+    spaced = loaded(data, "lineage", True, 1000)._checkpoints
+    assert plain is not None and spaced is not None and 0 < len(spaced.lines) < len(plain.lines)
+
+
+def test_no_checkpoints_without_marks() -> None:
+    for name in ("fleet-parallel.sse", "real-session.jsonl"):
+        ws = loaded((ROOT / "static" / "examples" / name).read_bytes(), "lineage", True, 100)
+        assert ws._checkpoints is None and ws._marks is None

@@ -33,7 +33,7 @@ from ..lanes import MAIN, Lane, lane_label
 from ..live import LiveFiles
 from ..multifile import audit_steps, group_files, merge_audits, translate_session
 from ..present import clip, summary
-from ..translator import STRATEGIES
+from ..translator import STRATEGIES, Translator
 from . import fates as F
 from . import prices, rowinfo
 
@@ -56,6 +56,19 @@ INDEX_SLICE: Final = 50_000  # relays per pass of the lookups between two pauses
 REPLAY_BACK: Final = 64
 REPLAY_AHEAD: Final = 64
 STEPS_KEPT: Final = 4096
+# Checkpoints of that translation (``_Checkpoints``), taken as the load passes every
+# CHECKPOINT_BYTES of input, so that a step far from the last one looked at is made again from the
+# nearest checkpoint before it instead of from the first line: a jump translates again at most about
+# twice that much input, wherever it goes. Bounded: past CHECKPOINTS_KEPT of them, or
+# CHECKPOINT_ENTRIES entries in all (``Translator.checkpoint_size``, ~11 bytes each), every other
+# one goes and the spacing doubles. A checkpoint of a big state (tens of thousands of ids, in a long
+# turn) is spaced by its size too, CHECKPOINT_BYTES_PER_ENTRY bytes of input per entry, so that
+# taking checkpoints costs the load ~1% whatever the state (an entry takes ~30 ns, a byte ~15 ns
+# to translate; bench/jump_bench.py --unique).
+CHECKPOINT_BYTES: Final = 2 << 20
+CHECKPOINTS_KEPT: Final = 512
+CHECKPOINT_ENTRIES: Final = 4_000_000
+CHECKPOINT_BYTES_PER_ENTRY: Final = 128
 
 Text = str | bytes
 
@@ -250,8 +263,44 @@ class _Input:
 class _Replay:
     """A translation of the input again, standing before line ``next`` (0-based)."""
 
-    analyzer: Analyzer
+    translator: Translator
     next: int = 0
+
+
+@dataclass(slots=True)
+class _Checkpoints:
+    """Checkpoints of the load's translator (``Translator.checkpoint``) about every ``spacing``
+    bytes of input: a step is made again from the nearest one at or before it. The load's
+    translator keeps marks, as the one that makes steps again does: their states are the same."""
+
+    spacing: int
+    lines: list[int] = field(default_factory=list)  # the line (0-based) each stands before, ascending
+    states: list[tuple[Any, ...]] = field(default_factory=list)
+    sizes: list[int] = field(default_factory=list)  # entries of each (``Translator.checkpoint_size``)
+    _line: int = 0  # the load stood before this line when last passing
+    _offset: int = 0  # bytes of input before _line
+    _next: int = 0  # the offset from which the next is taken
+
+    def passed(self, t: Translator, lines: list[bytes]) -> None:
+        """The load stands before line ``t.lines``: take a checkpoint there if it is time."""
+        now = t.lines
+        self._offset += sum(map(len, lines[self._line:now])) + now - self._line
+        self._line = now
+        if self._offset < self._next:
+            return
+        size = t.checkpoint_size()
+        self.lines.append(now)
+        self.states.append(t.checkpoint())
+        self.sizes.append(size)
+        while len(self.lines) > 1 and (len(self.lines) > CHECKPOINTS_KEPT or sum(self.sizes) > CHECKPOINT_ENTRIES):
+            del self.lines[1::2], self.states[1::2], self.sizes[1::2]
+            self.spacing *= 2
+        self._next = self._offset + max(self.spacing, size * CHECKPOINT_BYTES_PER_ENTRY)
+
+    def before(self, line: int) -> tuple[int, tuple[Any, ...] | None]:
+        """The last checkpoint at or before ``line``: (its line, its state); (0, None) if none."""
+        k = bisect.bisect_right(self.lines, line) - 1
+        return (self.lines[k], self.states[k]) if k >= 0 else (0, None)
 
 
 @dataclass(slots=True)
@@ -291,6 +340,8 @@ class Workspace:
     _marks: T.Marks | None = None
     _replay: _Replay | None = None
     _step_cache: dict[int, T.TraceStep] = field(default_factory=dict)
+    checkpoint_bytes: int = CHECKPOINT_BYTES  # 0: no checkpoints (every far jump from the first line)
+    _checkpoints: _Checkpoints | None = None
     # of each step, what rows and lookups need of every step (the marks' lists, or the trace's)
     _st_line: list[int] = field(default_factory=list)
     _st_file: list[str | None] = field(default_factory=list)
@@ -341,19 +392,25 @@ class Workspace:
         if self._live is not None:
             yield from self._rerun_live(strategy)
             return
-        self._replay, self._step_cache = None, {}
+        self._replay, self._step_cache, self._checkpoints = None, {}, None
         if self._input.single:
             lazy = self.lazy_trace
             analyzer = Analyzer(strategy, self._input.fmt, trace=not lazy, marks=lazy)
-            yield from analyzer.feed_steps(self._input.files[None], SLICE_BYTES)
+            lines = self._input.files[None]
+            spacing = self.checkpoint_bytes if lazy else 0
+            cps = _Checkpoints(spacing, _next=spacing) if spacing > 0 else None
+            for p in analyzer.feed_steps(lines, min(SLICE_BYTES, spacing or SLICE_BYTES)):
+                t = analyzer.translator
+                if cps is not None and analyzer.marks is not None and isinstance(t, Translator):
+                    cps.passed(t, lines)
+                yield p
             self.format = analyzer.format
             self.relays = analyzer.relays
             marks = analyzer.marks
-            lines = len(self._input.files[None])
             if marks is None:
                 self.trace = analyzer.trace
-            elif len(marks) - lines in (0, 1):  # a step per line, and one at the end for usage still open
-                self._trace, self._marks = None, marks
+            elif len(marks) - len(lines) in (0, 1):  # a step per line, and one at the end for usage still open
+                self._trace, self._marks, self._checkpoints = None, marks, cps
             else:  # cannot be (a step per line); should it be, the trace is made whole
                 self._trace, self._marks = None, None
             self.errors = [ErrorView(None, line, msg) for line, msg in analyzer.errors]
@@ -436,20 +493,26 @@ class Workspace:
     def _replay_around(self, i: int) -> None:
         """Translate again up to step ``i`` without the trace, then the steps from REPLAY_BACK
         before it to REPLAY_AHEAD after it with the trace on, and keep those: a reader steps
-        through neighbours. Going on forward continues the same translation; a step before
-        where it stands starts it again from the first line. Marks are kept in step with
-        lines (one step per line, then one at the end), which is what makes this exact."""
+        through neighbours. The translation starts from the last checkpoint at or before
+        REPLAY_BACK steps before ``i`` (``_Checkpoints``; the first line when there is none),
+        unless the one already under way stands between that checkpoint and ``i``: then it goes
+        on. Marks are kept in step with lines (one step per line, then one at the end), which is
+        what makes this exact."""
         assert self._input is not None and self._marks is not None
         lines = self._input.files[None]
+        start, state = self._checkpoints.before(max(i - REPLAY_BACK, 0)) if self._checkpoints else (0, None)
         rp = self._replay
-        if rp is None or rp.next > i:
-            rp = self._replay = _Replay(Analyzer(self.strategy, "stream-json", marks=True, keep=False))
-        t = rp.analyzer.translator
-        assert t is not None
+        if rp is None or rp.next > i or rp.next < start:
+            fresh = Analyzer(self.strategy, "stream-json", marks=True, keep=False).translator
+            assert isinstance(fresh, Translator)
+            if state is not None:  # into a translator of its own: the checkpoint stays as it is
+                fresh.restore(state)
+            rp = self._replay = _Replay(fresh, start)
+        t = rp.translator
         lo, hi = max(i - REPLAY_BACK, rp.next), min(i + REPLAY_AHEAD + 1, len(self._marks))
         if len(self._step_cache) > STEPS_KEPT:
             self._step_cache = {}
-        feed = rp.analyzer.feed_line
+        feed = t.feed_line
         for k in range(rp.next, lo):
             feed(lines[k])
         t.tracing = True
@@ -459,13 +522,15 @@ class Workspace:
                 self._step_cache[k] = t.trace[-1]
             rp.next = min(hi, len(lines))
             if hi > len(lines):  # the step at the end of input
-                rp.analyzer.finish()
+                t.finish()
                 assert len(t.trace) == len(lines) - lo + 1, "no step at the end of input"
                 self._step_cache[len(lines)] = t.trace[-1]
                 rp.next = hi
         finally:
             t.tracing = False
             t.trace.clear()
+            if t.marks is not None:  # nobody reads this translation's marks: the load's are kept
+                t.marks.rows.clear()
 
     # -- watching an input that grows (issue 12) ---------------------------------------------
 
