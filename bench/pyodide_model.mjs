@@ -1,7 +1,7 @@
 // The page's view model under Pyodide in Node, against the CLI in the same Pyodide: the part of
 // the page's analysis time that is Python, without a browser (bench/web_scale.py times the page).
 //
-//   node bench/pyodide_model.mjs FILE [--runs 3] [--parts] [--profile]
+//   node bench/pyodide_model.mjs FILE [--runs 3] [--parts] [--profile] [--jumps]
 //
 // Loads Pyodide from node_modules (after `make site`) with msgspec from its vendored wheel, and relayscope from py/ as it is in the work tree (mounted, not the built wheel, so an
 // edit is measured at once). In one run, best of --runs each:
@@ -9,7 +9,10 @@
 //   model   for _ in Workspace().load(data, name=...): pass (what the page's worker runs);
 //   step0   then ws.step(0) and ws.row(0): what the page draws first;
 // printed in ms and as ratios to cli. --parts adds the model's parts (splitting, translating with
-// and without the trace, the lookups); --profile, cProfile's top functions of one model run.
+// and without the trace, the lookups); --profile, cProfile's top functions of one model run;
+// --jumps, the load without the step-through's checkpoints (Workspace(checkpoint_bytes=0)) and, on
+// workspaces loaded with and without them, far jumps: ws.step to the last step, the middle one,
+// then step 10 (bench/jump_bench.py does the same in CPython).
 // Must not: write anywhere but stdout.
 import { readFileSync } from "node:fs";
 import { resolve, basename, dirname } from "node:path";
@@ -19,7 +22,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
 const file = args.find((a) => !a.startsWith("--"));
 if (!file) {
-  console.error("usage: node bench/pyodide_model.mjs FILE [--runs N] [--parts] [--profile]");
+  console.error("usage: node bench/pyodide_model.mjs FILE [--runs N] [--parts] [--profile] [--jumps]");
   process.exit(2);
 }
 const runsAt = args.indexOf("--runs");
@@ -39,6 +42,7 @@ py.globals.set("PATH", "/data/" + basename(file));
 py.globals.set("RUNS", runs);
 py.globals.set("PROFILE", profile);
 py.globals.set("PARTS", args.includes("--parts"));
+py.globals.set("JUMPS", args.includes("--jumps"));
 py.runPython(`
 import site, sys, zipfile
 zipfile.ZipFile("/tmp/msgspec.whl").extractall(site.getsitepackages()[0])
@@ -99,6 +103,24 @@ if PARTS:
     for _ in ws._index():
         pass
     print(f"  _index {(time.perf_counter() - t) * 1000:8.0f} ms")
+if JUMPS:
+    def run_plain():
+        ws = Workspace(checkpoint_bytes=0)
+        for _ in ws.load(data, name="x"):
+            pass
+        return ws
+    plain_s = best(run_plain)
+    print(f"  model without checkpoints {plain_s * 1000:8.0f} ms: with them x{model_s / plain_s:.3f}")
+    for label, load in (("without", run_plain), ("with", run_model)):
+        del ws
+        ws = load()
+        n = ws.step_count()
+        times = []
+        for i in (n - 1, n // 2, 10):
+            t = time.perf_counter()
+            ws.step(i)
+            times.append(f"step {i}: {(time.perf_counter() - t) * 1000:.0f} ms")
+        print(f"  jumps {label:7} checkpoints: {'; '.join(times)}")
 if PROFILE:
     import cProfile, pstats
     del ws

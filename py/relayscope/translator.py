@@ -82,6 +82,10 @@ the index; ``fingerprint``: the index and the last fingerprint; ``lineage``: the
 messages and ids), the lanes (``lanes.LaneTracker``, never reset), the usage of messages not yet
 flushed (per lane, the message being written), and what ``emitter.Emitter`` holds (seqs, the
 trace, the errors, the lanes started). Which of it resets on which event is the reset table.
+``Translator.checkpoint`` gives all of it but the trace and marks as values no translator changes,
+and ``restore`` puts it into another translator, which then goes on exactly as this one would (the
+web page's step-through makes steps again from checkpoints). Lineage's messages are not copied for
+it: a checkpoint starts a new generation, and a message of an older one is copied before it changes.
 
 The reset table
 ---------------
