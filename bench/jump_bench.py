@@ -2,7 +2,7 @@
 
 Usage:
 
-    .venv/bin/python bench/jump_bench.py [--mb 50] [--unique] [--runs 5] [--strategy lineage] [--memory]
+    .venv/bin/python bench/jump_bench.py [--mb 50] [--unique] [--runs 5] [--strategy lineage] [--memory] [--once]
 
 A single stream-json input keeps no trace: the view model (relayscope.web.model.Workspace) makes a
 step again by translating the input up to it (``Workspace._replay_around``), from the nearest
@@ -10,9 +10,14 @@ checkpoint of the translator taken during the load (``_Checkpoints``) or, withou
 (``checkpoint_bytes=0``, the baseline), from the first line. Measured in one process:
   load     Workspace.load, median of --runs, alternating with and without checkpoints;
   jumps    on a workspace just loaded: the last step, the middle step, then step 10, each timed;
-  size     how many checkpoints, their spacing, and (--memory) what they hold: tracemalloc's count
-           of the bytes the load leaves allocated, with checkpoints minus without, and of one
-           checkpoint of the last state, with the time to take it and to restore it.
+  size     how many checkpoints, their spacing, the bytes of the tuples they are made of (strings
+           and lineage's messages are shared with the workspace and not counted), and (--memory)
+           tracemalloc's count of the bytes the load leaves allocated, with checkpoints minus
+           without, and of one checkpoint of the last state, with the time to take it and to
+           restore it.
+--once (for the 600 MB input: minutes and GBs) loads once, with checkpoints, times the jumps, then
+the same jumps on the same workspace with its checkpoints dropped (the baseline), and prints the
+time spent taking checkpoints instead of a load without them, and the process's peak RSS.
 The input is bench/out/corpus-<mb>mb.jsonl (bench/web_scale.py's make_input: the real captures
 repeated). --unique makes a worst case for the checkpoints' size instead, written once to
 bench/out/corpus-<mb>mb-unique.jsonl: the same lines with the ids of every repetition made unique
@@ -66,6 +71,56 @@ def loaded(data: bytes, strategy: str, spacing: int) -> tuple[Workspace, float]:
     return ws, time.perf_counter() - start
 
 
+def tuple_bytes(obj: object) -> int:
+    """Bytes of the tuples and frozensets a checkpoint is made of (not the strings, numbers and
+    messages in them: those are the workspace's too)."""
+    if isinstance(obj, (tuple, frozenset)):
+        return sys.getsizeof(obj) + sum(map(tuple_bytes, obj))
+    return 0
+
+
+def far_jumps(ws: Workspace) -> str:
+    n = ws.step_count()
+    times = []
+    for i in (n - 1, n // 2, 10):
+        start = time.perf_counter()
+        ws.step(i)
+        times.append(f"step {i}: {(time.perf_counter() - start) * 1000:.0f} ms")
+    return "; ".join(times)
+
+
+def describe(cps: M._Checkpoints | None) -> str:
+    if cps is None:
+        return "no checkpoints"
+    own = sum(map(tuple_bytes, cps.states))
+    return (f"{len(cps.lines)} checkpoints, spacing {cps.spacing / 2**20:.1f} MB, entries: {sum(cps.sizes)} in all, "
+            f"{max(cps.sizes, default=0)} at most; their tuples {own / 2**20:.2f} MB "
+            f"({own / max(1, len(cps.lines)) / 2**10:.0f} KB each)")
+
+
+def once(data: bytes, strategy: str) -> None:
+    import resource
+
+    spent = [0.0]
+    passed = M._Checkpoints.passed
+
+    def timed(self: M._Checkpoints, t: Translator) -> None:
+        start = time.perf_counter()
+        passed(self, t)
+        spent[0] += time.perf_counter() - start
+
+    M._Checkpoints.passed = timed  # type: ignore[method-assign]
+    ws, seconds = loaded(data, strategy, CHECKPOINT_BYTES)
+    M._Checkpoints.passed = passed  # type: ignore[method-assign]
+    print(f"  load with checkpoints {seconds * 1000:.0f} ms, of which taking them {spent[0] * 1000:.0f} ms "
+          f"({spent[0] / (seconds - spent[0]):.2%} of the rest)")
+    print(f"    {describe(ws._checkpoints)}")
+    print(f"  jumps with    checkpoints: {far_jumps(ws)}")
+    ws._checkpoints, ws._replay, ws._step_cache = None, None, {}
+    print(f"  jumps without checkpoints: {far_jumps(ws)}")
+    print(f"  peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10:.0f} MB")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=int, default=50)
@@ -73,17 +128,22 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--strategy", default="lineage")
     parser.add_argument("--memory", action="store_true", help="tracemalloc: what the checkpoints hold")
+    parser.add_argument("--once", action="store_true", help="one load (the 600 MB input)")
     args = parser.parse_args()
     path = make_unique(args.mb) if args.unique else make_input(args.mb)
     data = path.read_bytes()
+    if args.once:
+        print(f"{path.name}: {len(data) / 2**20:.1f} MB, strategy {args.strategy}; one load")
+        once(data, args.strategy)
+        return
     configs = {"without": 0, "with": CHECKPOINT_BYTES}
     loads: dict[str, list[float]] = {k: [] for k in configs}
     passing: list[float] = []  # time in _Checkpoints.passed, per load with checkpoints
     passed = M._Checkpoints.passed
 
-    def timed(self: M._Checkpoints, t: Translator, lines: list[bytes]) -> None:
+    def timed(self: M._Checkpoints, t: Translator) -> None:
         start = time.perf_counter()
-        passed(self, t, lines)
+        passed(self, t)
         passing[-1] += time.perf_counter() - start
 
     M._Checkpoints.passed = timed  # type: ignore[method-assign]
@@ -104,17 +164,9 @@ def main() -> None:
     print(f"  of which taking checkpoints: {spent * 1000:.1f} ms (median), {spent / base:.2%} of the load without")
     for name, spacing in configs.items():
         ws, _ = loaded(data, args.strategy, spacing)
-        n = ws.step_count()
-        times = []
-        for i in (n - 1, n // 2, 10):
-            start = time.perf_counter()
-            ws.step(i)
-            times.append(f"step {i}: {(time.perf_counter() - start) * 1000:.0f} ms")
-        print(f"  jumps {name:8} checkpoints: {'; '.join(times)}")
-        cps = ws._checkpoints
-        if cps is not None:
-            print(f"    {len(cps.lines)} checkpoints, spacing {cps.spacing / 2**20:.1f} MB, "
-                  f"entries: {sum(cps.sizes)} in all, {max(cps.sizes, default=0)} at most")
+        print(f"  jumps {name:8} checkpoints: {far_jumps(ws)}")
+        if ws._checkpoints is not None:
+            print(f"    {describe(ws._checkpoints)}")
     if args.memory:
         held = {}
         for name, spacing in configs.items():

@@ -274,28 +274,30 @@ class _Checkpoints:
     translator keeps marks, as the one that makes steps again does: their states are the same."""
 
     spacing: int
+    slice: int  # bytes of input the load feeds, at least, between two pauses (``passed``)
     lines: list[int] = field(default_factory=list)  # the line (0-based) each stands before, ascending
     states: list[tuple[Any, ...]] = field(default_factory=list)
     sizes: list[int] = field(default_factory=list)  # entries of each (``Translator.checkpoint_size``)
-    _line: int = 0  # the load stood before this line when last passing
-    _offset: int = 0  # bytes of input before _line
-    _next: int = 0  # the offset from which the next is taken
+    _due: int = 0  # slices to pass before the next is taken
 
-    def passed(self, t: Translator, lines: list[bytes]) -> None:
-        """The load stands before line ``t.lines``: take a checkpoint there if it is time."""
-        now = t.lines
-        self._offset += sum(map(len, lines[self._line:now])) + now - self._line
-        self._line = now
-        if self._offset < self._next:
+    def __post_init__(self) -> None:
+        self._due = -(-self.spacing // self.slice)
+
+    def passed(self, t: Translator) -> None:
+        """The load fed another slice and stands before line ``t.lines``: take a checkpoint
+        there if it is time. Counted in slices, not bytes: summing the lengths of the lines
+        passed cost half as much as the checkpoints themselves (it touches every line)."""
+        self._due -= 1
+        if self._due > 0:
             return
         size = t.checkpoint_size()
-        self.lines.append(now)
+        self.lines.append(t.lines)
         self.states.append(t.checkpoint())
         self.sizes.append(size)
         while len(self.lines) > 1 and (len(self.lines) > CHECKPOINTS_KEPT or sum(self.sizes) > CHECKPOINT_ENTRIES):
             del self.lines[1::2], self.states[1::2], self.sizes[1::2]
             self.spacing *= 2
-        self._next = self._offset + max(self.spacing, size * CHECKPOINT_BYTES_PER_ENTRY)
+        self._due = -(-max(self.spacing, size * CHECKPOINT_BYTES_PER_ENTRY) // self.slice)
 
     def before(self, line: int) -> tuple[int, tuple[Any, ...] | None]:
         """The last checkpoint at or before ``line``: (its line, its state); (0, None) if none."""
@@ -398,11 +400,12 @@ class Workspace:
             analyzer = Analyzer(strategy, self._input.fmt, trace=not lazy, marks=lazy)
             lines = self._input.files[None]
             spacing = self.checkpoint_bytes if lazy else 0
-            cps = _Checkpoints(spacing, _next=spacing) if spacing > 0 else None
-            for p in analyzer.feed_steps(lines, min(SLICE_BYTES, spacing or SLICE_BYTES)):
+            step = min(SLICE_BYTES, spacing or SLICE_BYTES)
+            cps = _Checkpoints(spacing, step) if spacing > 0 else None
+            for p in analyzer.feed_steps(lines, step):
                 t = analyzer.translator
                 if cps is not None and analyzer.marks is not None and isinstance(t, Translator):
-                    cps.passed(t, lines)
+                    cps.passed(t)
                 yield p
             self.format = analyzer.format
             self.relays = analyzer.relays
