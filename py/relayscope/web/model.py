@@ -247,6 +247,17 @@ class _Input:
 
 
 @dataclass(slots=True)
+class _Loading:
+    """A single text being loaded a slice at a time (``Workspace.start_load``)."""
+
+    analyzer: Analyzer
+    size: int  # bytes expected, for progress (0: unknown)
+    done: int = 0  # bytes taken so far
+    rest: list[bytes] = field(default_factory=list)  # a line whose newline has not come yet, in pieces
+    ends_line: bool = False  # the last byte taken is a newline
+
+
+@dataclass(slots=True)
 class _Replay:
     """A translation of the input again, standing before line ``next`` (0-based)."""
 
@@ -284,6 +295,7 @@ class Workspace:
     _stamps: dict[tuple[str | None, int], str | None] = field(default_factory=dict)
     _lane_views: dict[str, LaneView] = field(default_factory=dict)
     _live: Analyzer | LiveFiles | None = None  # the translator a watched input is fed to (issue 12)
+    _loading: _Loading | None = None  # a single text coming a slice at a time (start_load)
     _live_rest: dict[str | None, bytes] = field(default_factory=dict)  # per file: a partial last line
     # A single stream-json input is translated with marks, not the trace (trace.Marks: its
     # fields cost a third of the translation); a step is made again when it is looked at.
@@ -307,7 +319,12 @@ class Workspace:
         if strategy not in STRATEGIES:
             raise ValueError(f"unknown strategy {strategy!r}")
         files = {str(k): _as_bytes(v) for k, v in data.items()} if isinstance(data, Mapping) else None
-        if files is not None and len(files) != 1:
+        if files is not None and len(files) == 1:
+            ((only, content),) = files.items()
+            name = name or only
+        elif files is None:
+            content = _as_bytes(data)  # type: ignore[arg-type]
+        else:
             split: dict[str | None, list[bytes]] = {k: [] for k in files}
             self._input = _Input(split, fmt, name, False)
             total = sum(map(len, files.values())) or 1
@@ -316,19 +333,74 @@ class Workspace:
                 for p in _split_into(content, split[k]):
                     yield SPLIT_SHARE * (done + p * len(content)) / total
                 done += len(content)
-        else:
-            if files is not None:
-                ((only, content),) = files.items()
-                name = name or only
-            else:
-                content = _as_bytes(data)  # type: ignore[arg-type]
-            lines: list[bytes] = []
-            self._input = _Input({None: lines}, fmt, name, True, content.endswith(b"\n"))
-            for p in _split_into(content, lines):
-                yield SPLIT_SHARE * p
+            self.audit, self._items = None, None
+            for p in self.rerun(strategy):
+                yield SPLIT_SHARE + (1 - SPLIT_SHARE) * p
+            return
+        self.start_load(name=name, strategy=strategy, fmt=fmt, size=len(content))
+        yield from self.load_more(content)
+        yield from self.end_load()
+
+    # A single text given a slice at a time (the page reads a big file so, and translates each
+    # slice while the browser reads the next): lines are split and translated as they come, and
+    # nothing else of the input is held, so the whole file never sits in memory twice.
+
+    def start_load(self, *, name: str | None = None, strategy: str = "lineage", fmt: str = "auto",
+                   size: int = 0) -> None:
+        """Begin a single text of ``size`` bytes (for progress; 0 if unknown): ``load_more``
+        each slice of it in order, then ``end_load``. The same result as ``load(text)``."""
+        if strategy not in STRATEGIES:
+            raise ValueError(f"unknown strategy {strategy!r}")
+        self._input = _Input({None: []}, fmt, name, True)
         self.audit, self._items = None, None
-        for p in self.rerun(strategy):
-            yield SPLIT_SHARE + (1 - SPLIT_SHARE) * p
+        self.strategy, self.name = strategy, name
+        self._loading = _Loading(self._single_analyzer(strategy), size)
+
+    def load_more(self, chunk: bytes) -> Iterator[float]:
+        """Split and translate the complete lines of ``chunk`` (what is left of the last line waits
+        for the next slice), yielding progress in [0, 1) after each ``SLICE_BYTES`` of input."""
+        assert self._loading is not None and self._input is not None, "start_load first"
+        ld, lines = self._loading, self._input.files[None]
+        if not chunk:
+            return
+        ld.ends_line = chunk.endswith(b"\n")
+        pos, stop = 0, len(chunk)
+        while pos < stop:
+            end = chunk.find(b"\n", min(pos + SLICE_BYTES, stop))
+            if end == -1:
+                end = chunk.rfind(b"\n", pos, stop)
+            if end == -1:  # no newline left: the rest waits for the next slice
+                ld.rest.append(chunk[pos:])  # joined once: a line across many slices is copied once
+                ld.done += stop - pos
+                break
+            new = chunk[pos:end].split(b"\n")
+            if ld.rest:
+                new[0] = b"".join([*ld.rest, new[0]])
+                ld.rest = []
+            start = len(lines)
+            lines.extend(new)
+            for _ in ld.analyzer.feed_steps(lines[start:], 1 << 62, finish=False):
+                pass
+            ld.done += end + 1 - pos
+            pos = end + 1
+            yield min(ld.done / ld.size, 0.98) if ld.size else 0.0
+
+    def end_load(self) -> Iterator[float]:
+        """The last line (even without a newline), then the lookups."""
+        assert self._loading is not None and self._input is not None, "start_load first"
+        ld, self._loading = self._loading, None
+        lines = self._input.files[None]
+        if ld.rest:  # the last line, without a newline (a final newline ends a line, starts none)
+            last = b"".join(ld.rest)
+            lines.append(last)
+            ld.analyzer.feed_line(last)
+        self._input.trailing_newline = ld.ends_line
+        ld.analyzer.finish()
+        self._single_done(ld.analyzer)
+        self.lines_total = len(lines)
+        yield 0.99
+        yield from self._index()
+        yield 1.0
 
     def rerun(self, strategy: str) -> Iterator[float]:
         """Translate the loaded input again, with ``strategy``."""
@@ -341,29 +413,38 @@ class Workspace:
         if self._live is not None:
             yield from self._rerun_live(strategy)
             return
-        self._replay, self._step_cache = None, {}
         if self._input.single:
-            lazy = self.lazy_trace
-            analyzer = Analyzer(strategy, self._input.fmt, trace=not lazy, marks=lazy)
+            analyzer = self._single_analyzer(strategy)
             yield from analyzer.feed_steps(self._input.files[None], SLICE_BYTES)
-            self.format = analyzer.format
-            self.relays = analyzer.relays
-            marks = analyzer.marks
-            lines = len(self._input.files[None])
-            if marks is None:
-                self.trace = analyzer.trace
-            elif len(marks) - lines in (0, 1):  # a step per line, and one at the end for usage still open
-                self._trace, self._marks = None, marks
-            else:  # cannot be (a step per line); should it be, the trace is made whole
-                self._trace, self._marks = None, None
-            self.errors = [ErrorView(None, line, msg) for line, msg in analyzer.errors]
-            self._lane_meta = dict(analyzer.lanes)
+            self._single_done(analyzer)
         else:
             yield 0.0
             yield from self._run_files(strategy)
         self.lines_total = sum(len(lines) for lines in self._input.files.values())
         yield from self._index()
         yield 1.0
+
+    def _single_analyzer(self, strategy: str) -> Analyzer:
+        assert self._input is not None
+        self._replay, self._step_cache = None, {}
+        lazy = self.lazy_trace
+        return Analyzer(strategy, self._input.fmt, trace=not lazy, marks=lazy)
+
+    def _single_done(self, analyzer: Analyzer) -> None:
+        """Take a single input's translation, finished, from ``analyzer``."""
+        assert self._input is not None
+        self.format = analyzer.format
+        self.relays = analyzer.relays
+        marks = analyzer.marks
+        lines = len(self._input.files[None])
+        if marks is None:
+            self.trace = analyzer.trace
+        elif len(marks) - lines in (0, 1):  # a step per line, and one at the end for usage still open
+            self._trace, self._marks = None, marks
+        else:  # cannot be (a step per line); should it be, the trace is made whole
+            self._trace, self._marks = None, None
+        self.errors = [ErrorView(None, line, msg) for line, msg in analyzer.errors]
+        self._lane_meta = dict(analyzer.lanes)
 
     def _run_files(self, strategy: str) -> Iterator[float]:
         assert self._input is not None
@@ -1146,22 +1227,24 @@ def _split_into(data: bytes, out: list[bytes]) -> Iterator[float]:
             return
 
 
-def binary_reason(name: str | None, data: object) -> str | None:
+def binary_reason(name: str | None, data: object, size: int | None = None) -> str | None:
     """Why ``data`` cannot be a transcript at all (NUL bytes, or not UTF-8 text), or None.
-    Only the start is looked at: a transcript is text from its first byte."""
+    Only the start is looked at: a transcript is text from its first byte. ``data`` may be the
+    first slice of a file of ``size`` bytes."""
     if not isinstance(data, bytes | bytearray | memoryview):
         return None
     head = bytes(data[:8192])
     if not head:
         return None
+    size = len(data) if size is None else size
     bad = head.count(b"\x00")
     if not bad:
         text = head.decode("utf-8", "replace")
-        bad = text.count("\ufffd") - (1 if len(data) > len(head) else 0)  # a character cut at 8 KiB
+        bad = text.count("\ufffd") - (1 if size > len(head) else 0)  # a character cut at 8 KiB
         if bad <= max(2, len(text) // 100):
             return None
     what = f"{name}" if name else "The input"
-    return (f"{what} is binary, not text ({fmt_size(len(data))}): it cannot be a Claude Code transcript, "
+    return (f"{what} is binary, not text ({fmt_size(size)}): it cannot be a Claude Code transcript, "
             "a session file or an SSE stream, so nothing was analyzed.")
 
 
