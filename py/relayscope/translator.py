@@ -787,7 +787,11 @@ class Translator(Emitter):
         if tracing:
             self.trace.append(step)
         elif marks is not None:  # as Marks.add, without a call: this runs for every line
-            marks.rows.append((line, step.lane, step.fp, step.reset, self._seq))
+            marks.line.append(line)
+            marks.lane.append(step.lane)
+            marks.fp.append(step.fp)
+            marks.reset.append(step.reset)
+            marks.end.append(self._seq)
         return self._out
 
     def finish(self) -> list[R.Relay]:

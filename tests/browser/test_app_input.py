@@ -207,3 +207,36 @@ def test_hostile_text_in_every_field_is_shown_as_text_and_never_runs(app) -> Non
     assert app.testid("error-summary").text_content().startswith("Could not parse 1 line")
     app.log.assert_same_origin()
     assert not [p for p in app.log.paths() if p.rstrip("/").endswith("x")]
+
+
+def test_a_big_file_is_read_in_slices_and_nothing_is_cut_where_they_meet(app, tmp_path: Path) -> None:
+    """The page reads a file READ_BYTES at a time (App.load_file): a line across a slice boundary,
+    with a two-byte character split by it, and a last line with no newline, come out whole."""
+    from relayscope.web.app import READ_BYTES
+
+    filler = b"".join(p.read_bytes() for p in sorted((CORPUS / "stream-json").glob("*.jsonl")))
+
+    def marker(n: int, pad: int) -> bytes:
+        return json.dumps({"type": "assistant", "pad": "x" * pad, "message": {
+            "id": f"msg_marker{n}", "role": "assistant", "content": [{"type": "text", "text": f"é-MARKER-{n}"}]}},
+            ensure_ascii=False).encode()
+
+    data = b""
+    for n in (1, 2):  # the é of marker n straddles the end of slice n
+        boundary = n * READ_BYTES
+        while len(data) + len(filler) < boundary - 10_000:
+            data += filler
+        data += filler[: filler.rfind(b"\n", 0, boundary - 10_000 - len(data)) + 1]
+        line = marker(n, 0)
+        pad = boundary - 1 - (len(data) + line.index("é".encode()))
+        data += marker(n, pad) + b"\n"
+        assert data[boundary - 1:boundary + 1] == "é".encode()
+    data += filler + marker(3, 10)  # no final newline
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(data)
+    app.open_files(str(path))
+    assert app.total() == len(cli_ndjson(path).splitlines())
+    app.testid("filter").fill("é-MARKER-")
+    app.page.wait_for_selector('[data-testid="relay-count"]:text-is("3")', timeout=60_000)
+    texts = app.testid("timeline").text_content()
+    assert all(f"é-MARKER-{n}" in texts for n in (1, 2, 3)), texts[-500:]

@@ -124,21 +124,8 @@ def jumps(n: int, seed: str) -> list[int]:
     return order + [k for pair in zip(range(n), reversed(range(n)), strict=True) for k in pair][: 2 * min(n, 20)]
 
 
-@pytest.mark.parametrize("path", STREAM_JSON, ids=lambda p: p.name)
-@pytest.mark.parametrize("strategy", list(STRATEGIES))
-def test_far_jumps_start_from_the_nearest_checkpoint(path: Path, strategy: str,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """Checkpoints every ~1/30 of the input: every step made again from one of them is the whole
-    trace's step, whatever the order, and no jump translates more than the stretch between two
-    checkpoints (2 x spacing + the longest line, as the load only stops between slices) with the
-    trace off, and the window around the step with it on."""
-    monkeypatch.setattr(M, "REPLAY_BACK", 2)
-    monkeypatch.setattr(M, "REPLAY_AHEAD", 3)
-    monkeypatch.setattr(M, "STEPS_KEPT", 0)  # every step outside the last window is made again
-    monkeypatch.setattr(M, "CHECKPOINT_BYTES_PER_ENTRY", 0)  # spaced by bytes only, to test the bound
-    data = path.read_bytes()
-    spacing = max(len(data) // 30, 64)
-    lazy, eager = loaded(data, strategy, True, spacing), loaded(data, strategy, False)
+def far_jumps_are_exact_and_bounded(lazy: Workspace, eager: Workspace, data: bytes, spacing: int,
+                                    seed: str, monkeypatch: pytest.MonkeyPatch) -> None:
     cps = lazy._checkpoints
     assert cps is not None and lazy._marks is not None
     lines = data.split(b"\n")
@@ -147,11 +134,47 @@ def test_far_jumps_start_from_the_nearest_checkpoint(path: Path, strategy: str,
     bound = 2 * spacing + max(map(len, lines))
     spy = FedLines(monkeypatch)
     n = eager.step_count()
-    for i in jumps(n, path.name):
+    for i in jumps(n, seed):
         assert lazy.step(i) == eager.step(i), i
         untraced, traced = spy.take()
         assert untraced <= bound, (i, untraced, bound)
         assert traced <= M.REPLAY_BACK + M.REPLAY_AHEAD + 1
+
+
+@pytest.fixture
+def small_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(M, "REPLAY_BACK", 2)
+    monkeypatch.setattr(M, "REPLAY_AHEAD", 3)
+    monkeypatch.setattr(M, "STEPS_KEPT", 0)  # every step outside the last window is made again
+    monkeypatch.setattr(M, "CHECKPOINT_BYTES_PER_ENTRY", 0)  # spaced by bytes only, to test the bound
+
+
+@pytest.mark.usefixtures("small_windows")
+@pytest.mark.parametrize("path", STREAM_JSON, ids=lambda p: p.name)
+@pytest.mark.parametrize("strategy", list(STRATEGIES))
+def test_far_jumps_start_from_the_nearest_checkpoint(path: Path, strategy: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Checkpoints every ~1/30 of the input: every step made again from one of them is the whole
+    trace's step, whatever the order, and no jump translates more than the stretch between two
+    checkpoints (2 x spacing + the longest line, as the load only stops between slices) with the
+    trace off, and the window around the step with it on."""
+    data = path.read_bytes()
+    spacing = max(len(data) // 30, 64)
+    lazy, eager = loaded(data, strategy, True, spacing), loaded(data, strategy, False)
+    far_jumps_are_exact_and_bounded(lazy, eager, data, spacing, path.name, monkeypatch)
+
+
+@pytest.mark.usefixtures("small_windows")
+@pytest.mark.parametrize("strategy", list(STRATEGIES))
+def test_a_rerun_takes_its_own_checkpoints(strategy: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another strategy translates the input again (``rerun``), with checkpoints of its own."""
+    data = (ROOT / "static" / "examples" / "real-subagents.jsonl").read_bytes()
+    spacing = len(data) // 30
+    other = next(s for s in STRATEGIES if s != strategy)
+    lazy, eager = loaded(data, other, True, spacing), loaded(data, strategy, False)
+    for _ in lazy.rerun(strategy):
+        pass
+    far_jumps_are_exact_and_bounded(lazy, eager, data, spacing, strategy, monkeypatch)
 
 
 @pytest.mark.parametrize("strategy", list(STRATEGIES))

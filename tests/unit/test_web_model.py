@@ -270,3 +270,53 @@ def test_filter_search_index_is_built_in_slices() -> None:
     steps = list(ws.prepare_search())
     assert len(steps) >= 1 and ws.search_ready
     assert ws.filter("Bash") and ws.filter("Bash") == [s for s in ws.filter(types=[]) if "bash" in ws._search_index()[s]]
+
+
+def _snapshot(ws: Workspace) -> tuple[object, ...]:
+    steps = [ws.step(i) for i in range(ws.step_count())]
+    return (msgspec_json(ws.relays), [(s.line, s.lane, s.decision, s.reason) for s in steps],
+            [(e.file, e.line, e.message) for e in ws.errors], ws.lines_total, ws.format, ws.source_bytes(),
+            [(lane.id, lane.relay_count, lane.label) for lane in ws.lanes])
+
+
+def msgspec_json(relays: list[R.Relay]) -> bytes:
+    import msgspec
+
+    return msgspec.json.encode(relays)
+
+
+@pytest.mark.parametrize("name", ["gotchas.ndjson", "interleaved-subagents.ndjson", "multi-turn"])
+def test_a_text_given_in_slices_is_read_as_the_whole_text(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """What the page does with a big file (start_load, load_more per slice read, end_load) gives the
+    same view as the whole text at once, wherever the slices cut: inside a line, on a newline, in a
+    UTF-8 character, with or without a final newline, with slices smaller than the model's own."""
+    import relayscope.web.model as model
+
+    whole = seed(name) if name.endswith(".ndjson") else next(FIXTURE_STREAM_JSON.glob(f"*{name}.jsonl")).read_bytes()
+    cases = [whole, whole.rstrip(b"\n"), whole + b"\n\n", b"\n" + whole, "é\n".encode() + whole + "ü".encode()]
+    for data in cases:
+        want = _snapshot(loaded(data))
+        for size in (1, 2, 3, 64, 1000, len(data) or 1):
+            monkeypatch.setattr(model, "SLICE_BYTES", 50 if size < 64 else 1 << 20)
+            ws = Workspace()
+            ws.start_load(name="input", size=len(data))
+            progress = []
+            for at in range(0, len(data), size):
+                progress += list(ws.load_more(data[at:at + size]))
+            progress += list(ws.end_load())
+            assert progress == sorted(progress) and progress[-1] == 1.0, (name, size)
+            assert _snapshot(ws) == want, (name, size, data[:20])
+
+
+@pytest.mark.parametrize("data", [b"", b"\n", b"a", b"a\n", b"a\nb", b"a\n\n", b"\n\nx\n\n"])
+def test_slices_keep_the_lines_exactly(data: bytes) -> None:
+    from relayscope.wire import split_lines
+
+    for size in (1, 2, 5):
+        ws = Workspace()
+        ws.start_load(size=len(data))
+        for at in range(0, len(data), size):
+            list(ws.load_more(data[at:at + size]))
+        list(ws.end_load())
+        assert ws._input is not None
+        assert ws._input.files[None] == split_lines(data) and ws.source_bytes() == data, (data, size)

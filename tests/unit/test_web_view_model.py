@@ -124,6 +124,10 @@ def test_binary_input_is_told_from_text() -> None:
     cut = ("é" * 5000).encode()  # a character cut at the 8 KiB sample is still text
     assert binary_reason("t.txt", cut) is None
     assert binary_reason("paste", "text") is None
+    # the page looks at the first slice of a big file: the size is the file's, a cut character is text
+    assert binary_reason("t.txt", cut[:4 << 20][:9001], 600_000_000) is None
+    told = binary_reason("big.bin", b"\x00" * 9000, 600_000_000)
+    assert told is not None and "572 MiB" in told
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in EXAMPLES.glob("*.*") if p.suffix != ".md"))

@@ -5,7 +5,7 @@ page's DOM. DOM references in one ``els`` map, view state in one ``State``, the 
 Theory of operation
 -------------------
 Input (paste, files, a folder, an example, ``?src=``, a share link) becomes one call of
-``Workspace.load``; strategy changes call ``rerun``, the audit ``run_audit``. Those are
+``Workspace.load`` (one file: ``start_load``, ``load_more`` per slice read, ``end_load``); strategy changes call ``rerun``, the audit ``run_audit``. Those are
 generators; :meth:`App.drive` runs them a slice at a time and yields to the worker's event loop
 (``await asyncio.sleep(0)``) whenever SLICE_BUDGET has passed, so that the progress bar moves and
 what the page sent meanwhile (a newer input, a strategy change) is taken: a newer run cancels a
@@ -46,6 +46,7 @@ from .watch import Watcher
 SLICE_BUDGET = 0.035  # s of work between two yields (the worker then takes what the page sent meanwhile)
 AUTO_AUDIT_BYTES = 2_000_000  # inputs up to this size are audited right away; larger on request
 PASTE_DELAY_MS = 300
+READ_BYTES = 4 << 20  # a file is read and translated this much at a time (App.load_file)
 FILTER_DELAY_MS = 150
 # A folder brings everything in it; we read the files that can be transcripts and say which not.
 TRANSCRIPT_SUFFIXES = (".jsonl", ".ndjson", ".json", ".sse", ".txt", ".log")
@@ -393,25 +394,50 @@ class App:
             self.notice([f"None of the {len(items)} file(s) can be a transcript (by name): "
                          + ", ".join(skipped[:20]) + (" …" if len(skipped) > 20 else "")])
             return
-        self.status(f"Reading {len(keep)} file(s)…")
-        data: dict[str, bytes] = {}
-        for path, f in keep:
-            buffer = await f.arrayBuffer()
-            data[path] = buffer.to_bytes()
-            await asyncio.sleep(0)  # copying 50 MB is a task of its own
         notes = []
         if skipped:
             notes.append(f"Skipped {len(skipped)} file(s) that are not transcripts by name: "
                          + ", ".join(skipped[:20]) + (" …" if len(skipped) > 20 else ""))
         for which in ("file-input", "folder-input"):
             self.els[which].value = ""  # the same file can be opened again
-        if len(data) == 1:
-            ((path, content),) = data.items()
-            await self.load(content, name=path, source={"kind": "files"}, notes=notes)
-        else:
-            top = {p.split("/", 1)[0] for p in data}
-            name = f"{next(iter(top))}/ ({len(data)} files)" if len(top) == 1 and folder else f"{len(data)} files"
-            await self.load(data, name=name, source={"kind": "files"}, notes=notes)
+        if len(keep) == 1:
+            path, f = keep[0]
+            await self.load_file(f, name=path, source={"kind": "files"}, notes=notes)
+            return
+        run = self.begin(f"Reading {len(keep)} files…")
+        data: dict[str, bytes] = {}
+        for path, f in keep:
+            buffer = await f.arrayBuffer()
+            data[path] = buffer.to_bytes()
+            await asyncio.sleep(0)  # copying 50 MB is a task of its own
+            if run != self.run:
+                return
+        top = {p.split("/", 1)[0] for p in data}
+        name = f"{next(iter(top))}/ ({len(data)} files)" if len(top) == 1 and folder else f"{len(data)} files"
+        await self.load(data, name=name, source={"kind": "files"}, notes=notes, run=run)
+
+    async def load_file(self, f: Any, *, name: str, source: dict[str, str], notes: list[str]) -> None:
+        """One file, read and translated a slice (READ_BYTES) at a time: neither the file's bytes
+        nor a copy of them is ever held whole (a 600 MB file peaked at 1.5 GB of memory read
+        whole, 0.85 GB so). Reading the next slice while translating one gains nothing: the
+        browser hands a worker a file's data only between its tasks (measured: with the next read
+        started first, the waits still added up to reading the whole file)."""
+        run = self.begin(f"Reading {name}…")
+        size = int(f.size)
+        ws = Workspace()
+        ws.start_load(name=name, strategy=self.state.strategy, size=size)
+        for at in range(0, max(size, 1), READ_BYTES):
+            chunk = (await f.slice(at, at + READ_BYTES).arrayBuffer()).to_bytes()
+            if run != self.run:
+                return
+            if at == 0 and (reason := binary_reason(name, chunk, size)) is not None:
+                self.not_text(run, reason)
+                return
+            if not await self.drive(ws.load_more(chunk), run, f"Translating {name}…"):
+                return
+        if not await self.drive(ws.end_load(), run, f"Translating {name}…"):
+            return
+        await self.show(ws, run, name=name, size=size, source=source, view={}, notes=notes)
 
     async def fetch_bytes(self, url: str) -> bytes:
         response = await window.fetch(url)
@@ -466,10 +492,12 @@ class App:
     # -- analysis -----------------------------------------------------------------------------------
 
     async def load(self, data: Any, *, name: str, source: dict[str, str],
-                   view: dict[str, Any] | None = None, notes: list[str] | None = None) -> None:
+                   view: dict[str, Any] | None = None, notes: list[str] | None = None,
+                   run: int | None = None) -> None:
         view = view or {}
         strategy = view.get("strategy", self.state.strategy)
-        run = self.begin(f"Reading {name}…")
+        if run is None:
+            run = self.begin(f"Reading {name}…")
         if isinstance(data, dict):
             binary = {k: binary_reason(k, v) for k, v in data.items()}
             kept = {k: v for k, v in data.items() if binary[k] is None}
@@ -486,6 +514,11 @@ class App:
         if not await self.drive(ws.load(data, name=name, strategy=strategy), run, f"Translating {name}…"):
             return
         size = len(data) if not isinstance(data, dict) else sum(len(v) for v in data.values())
+        await self.show(ws, run, name=name, size=size, source=source, view=view, notes=notes)
+
+    async def show(self, ws: Workspace, run: int, *, name: str, size: int, source: dict[str, str],
+                   view: dict[str, Any], notes: list[str] | None) -> None:
+        """A translated input on screen (audited first if small): the end of every load."""
         if size <= AUTO_AUDIT_BYTES and not await self.drive(ws.run_audit(), run, "Auditing every strategy…"):
             return
         self.ws, self.input_size = ws, size

@@ -260,6 +260,18 @@ class _Input:
 
 
 @dataclass(slots=True)
+class _Loading:
+    """A single text being loaded a slice at a time (``Workspace.start_load``)."""
+
+    analyzer: Analyzer
+    checkpoints: _Checkpoints | None  # being taken (``Workspace._single_analyzer``)
+    size: int  # bytes expected, for progress (0: unknown)
+    done: int = 0  # bytes taken so far
+    rest: list[bytes] = field(default_factory=list)  # a line whose newline has not come yet, in pieces
+    ends_line: bool = False  # the last byte taken is a newline
+
+
+@dataclass(slots=True)
 class _Replay:
     """A translation of the input again, standing before line ``next`` (0-based)."""
 
@@ -274,21 +286,21 @@ class _Checkpoints:
     translator keeps marks, as the one that makes steps again does: their states are the same."""
 
     spacing: int
-    slice: int  # bytes of input the load feeds, at least, between two pauses (``passed``)
     lines: list[int] = field(default_factory=list)  # the line (0-based) each stands before, ascending
     states: list[tuple[Any, ...]] = field(default_factory=list)
     sizes: list[int] = field(default_factory=list)  # entries of each (``Translator.checkpoint_size``)
-    _due: int = 0  # slices to pass before the next is taken
+    _since: int = 0  # bytes passed since the last one
+    _wait: int = 0  # bytes to pass before the next one, for its size (at least ``spacing``)
 
-    def __post_init__(self) -> None:
-        self._due = -(-self.spacing // self.slice)
-
-    def passed(self, t: Translator) -> None:
-        """The load fed another slice and stands before line ``t.lines``: take a checkpoint
-        there if it is time. Counted in slices, not bytes: summing the lengths of the lines
-        passed cost half as much as the checkpoints themselves (it touches every line)."""
-        self._due -= 1
-        if self._due > 0:
+    def passed(self, analyzer: Analyzer, nbytes: int) -> None:
+        """The load fed ``nbytes`` more bytes of input (at least; callers count what they know
+        without summing line lengths, which touches every line and cost half as much as the
+        checkpoints) and stands between two lines: take a checkpoint there if it is time."""
+        self._since += nbytes
+        if self._since < max(self.spacing, self._wait):
+            return
+        t = analyzer.translator
+        if analyzer.marks is None or not isinstance(t, Translator):  # the format is not known yet, or not stream-json
             return
         size = t.checkpoint_size()
         self.lines.append(t.lines)
@@ -297,7 +309,7 @@ class _Checkpoints:
         while len(self.lines) > 1 and (len(self.lines) > CHECKPOINTS_KEPT or sum(self.sizes) > CHECKPOINT_ENTRIES):
             del self.lines[1::2], self.states[1::2], self.sizes[1::2]
             self.spacing *= 2
-        self._due = -(-max(self.spacing, size * CHECKPOINT_BYTES_PER_ENTRY) // self.slice)
+        self._since, self._wait = 0, size * CHECKPOINT_BYTES_PER_ENTRY
 
     def before(self, line: int) -> tuple[int, tuple[Any, ...] | None]:
         """The last checkpoint at or before ``line``: (its line, its state); (0, None) if none."""
@@ -335,6 +347,7 @@ class Workspace:
     _stamps: dict[tuple[str | None, int], str | None] = field(default_factory=dict)
     _lane_views: dict[str, LaneView] = field(default_factory=dict)
     _live: Analyzer | LiveFiles | None = None  # the translator a watched input is fed to (issue 12)
+    _loading: _Loading | None = None  # a single text coming a slice at a time (start_load)
     _live_rest: dict[str | None, bytes] = field(default_factory=dict)  # per file: a partial last line
     # A single stream-json input is translated with marks, not the trace (trace.Marks: its
     # fields cost a third of the translation); a step is made again when it is looked at.
@@ -360,7 +373,12 @@ class Workspace:
         if strategy not in STRATEGIES:
             raise ValueError(f"unknown strategy {strategy!r}")
         files = {str(k): _as_bytes(v) for k, v in data.items()} if isinstance(data, Mapping) else None
-        if files is not None and len(files) != 1:
+        if files is not None and len(files) == 1:
+            ((only, content),) = files.items()
+            name = name or only
+        elif files is None:
+            content = _as_bytes(data)  # type: ignore[arg-type]
+        else:
             split: dict[str | None, list[bytes]] = {k: [] for k in files}
             self._input = _Input(split, fmt, name, False)
             total = sum(map(len, files.values())) or 1
@@ -369,19 +387,78 @@ class Workspace:
                 for p in _split_into(content, split[k]):
                     yield SPLIT_SHARE * (done + p * len(content)) / total
                 done += len(content)
-        else:
-            if files is not None:
-                ((only, content),) = files.items()
-                name = name or only
-            else:
-                content = _as_bytes(data)  # type: ignore[arg-type]
-            lines: list[bytes] = []
-            self._input = _Input({None: lines}, fmt, name, True, content.endswith(b"\n"))
-            for p in _split_into(content, lines):
-                yield SPLIT_SHARE * p
+            self.audit, self._items = None, None
+            for p in self.rerun(strategy):
+                yield SPLIT_SHARE + (1 - SPLIT_SHARE) * p
+            return
+        self.start_load(name=name, strategy=strategy, fmt=fmt, size=len(content))
+        yield from self.load_more(content)
+        yield from self.end_load()
+
+    # A single text given a slice at a time (the page reads a big file so, and translates each
+    # slice while the browser reads the next): lines are split and translated as they come, and
+    # nothing else of the input is held, so the whole file never sits in memory twice.
+
+    def start_load(self, *, name: str | None = None, strategy: str = "lineage", fmt: str = "auto",
+                   size: int = 0) -> None:
+        """Begin a single text of ``size`` bytes (for progress; 0 if unknown): ``load_more``
+        each slice of it in order, then ``end_load``. The same result as ``load(text)``."""
+        if strategy not in STRATEGIES:
+            raise ValueError(f"unknown strategy {strategy!r}")
+        self._input = _Input({None: []}, fmt, name, True)
         self.audit, self._items = None, None
-        for p in self.rerun(strategy):
-            yield SPLIT_SHARE + (1 - SPLIT_SHARE) * p
+        self.strategy, self.name = strategy, name
+        self._loading = _Loading(*self._single_analyzer(strategy), size)
+
+    def load_more(self, chunk: bytes) -> Iterator[float]:
+        """Split and translate the complete lines of ``chunk`` (what is left of the last line waits
+        for the next slice), yielding progress in [0, 1) after each ``SLICE_BYTES`` of input."""
+        assert self._loading is not None and self._input is not None, "start_load first"
+        ld, lines = self._loading, self._input.files[None]
+        if not chunk:
+            return
+        ld.ends_line = chunk.endswith(b"\n")
+        pos, stop = 0, len(chunk)
+        cps = ld.checkpoints
+        step = min(SLICE_BYTES, cps.spacing) if cps is not None else SLICE_BYTES
+        while pos < stop:
+            end = chunk.find(b"\n", min(pos + step, stop))
+            if end == -1:
+                end = chunk.rfind(b"\n", pos, stop)
+            if end == -1:  # no newline left: the rest waits for the next slice
+                ld.rest.append(chunk[pos:])  # joined once: a line across many slices is copied once
+                ld.done += stop - pos
+                break
+            new = chunk[pos:end].split(b"\n")
+            if ld.rest:
+                new[0] = b"".join([*ld.rest, new[0]])
+                ld.rest = []
+            start = len(lines)
+            lines.extend(new)
+            for _ in ld.analyzer.feed_steps(lines[start:], 1 << 62, finish=False):
+                pass
+            if cps is not None:
+                cps.passed(ld.analyzer, end + 1 - pos)
+            ld.done += end + 1 - pos
+            pos = end + 1
+            yield min(ld.done / ld.size, 0.98) if ld.size else 0.0
+
+    def end_load(self) -> Iterator[float]:
+        """The last line (even without a newline), then the lookups."""
+        assert self._loading is not None and self._input is not None, "start_load first"
+        ld, self._loading = self._loading, None
+        lines = self._input.files[None]
+        if ld.rest:  # the last line, without a newline (a final newline ends a line, starts none)
+            last = b"".join(ld.rest)
+            lines.append(last)
+            ld.analyzer.feed_line(last)
+        self._input.trailing_newline = ld.ends_line
+        ld.analyzer.finish()
+        self._single_done(ld.analyzer, ld.checkpoints)
+        self.lines_total = len(lines)
+        yield 0.99
+        yield from self._index()
+        yield 1.0
 
     def rerun(self, strategy: str) -> Iterator[float]:
         """Translate the loaded input again, with ``strategy``."""
@@ -394,36 +471,45 @@ class Workspace:
         if self._live is not None:
             yield from self._rerun_live(strategy)
             return
-        self._replay, self._step_cache, self._checkpoints = None, {}, None
         if self._input.single:
-            lazy = self.lazy_trace
-            analyzer = Analyzer(strategy, self._input.fmt, trace=not lazy, marks=lazy)
-            lines = self._input.files[None]
-            spacing = self.checkpoint_bytes if lazy else 0
-            step = min(SLICE_BYTES, spacing or SLICE_BYTES)
-            cps = _Checkpoints(spacing, step) if spacing > 0 else None
-            for p in analyzer.feed_steps(lines, step):
-                t = analyzer.translator
-                if cps is not None and analyzer.marks is not None and isinstance(t, Translator):
-                    cps.passed(t)
+            analyzer, cps = self._single_analyzer(strategy)
+            step = min(SLICE_BYTES, cps.spacing) if cps is not None else SLICE_BYTES
+            for p in analyzer.feed_steps(self._input.files[None], step):
+                if cps is not None:
+                    cps.passed(analyzer, step)  # a yield comes after ``step`` bytes of lines at least
                 yield p
-            self.format = analyzer.format
-            self.relays = analyzer.relays
-            marks = analyzer.marks
-            if marks is None:
-                self.trace = analyzer.trace
-            elif len(marks) - len(lines) in (0, 1):  # a step per line, and one at the end for usage still open
-                self._trace, self._marks, self._checkpoints = None, marks, cps
-            else:  # cannot be (a step per line); should it be, the trace is made whole
-                self._trace, self._marks = None, None
-            self.errors = [ErrorView(None, line, msg) for line, msg in analyzer.errors]
-            self._lane_meta = dict(analyzer.lanes)
+            self._single_done(analyzer, cps)
         else:
             yield 0.0
             yield from self._run_files(strategy)
         self.lines_total = sum(len(lines) for lines in self._input.files.values())
         yield from self._index()
         yield 1.0
+
+    def _single_analyzer(self, strategy: str) -> tuple[Analyzer, _Checkpoints | None]:
+        """The analyzer of a single input, and the checkpoints of its translator to take as it goes
+        (kept by ``_single_done`` if the translator kept marks)."""
+        assert self._input is not None
+        self._replay, self._step_cache, self._checkpoints = None, {}, None
+        lazy = self.lazy_trace
+        cps = _Checkpoints(self.checkpoint_bytes) if lazy and self.checkpoint_bytes > 0 else None
+        return Analyzer(strategy, self._input.fmt, trace=not lazy, marks=lazy), cps
+
+    def _single_done(self, analyzer: Analyzer, checkpoints: _Checkpoints | None) -> None:
+        """Take a single input's translation, finished, from ``analyzer``."""
+        assert self._input is not None
+        self.format = analyzer.format
+        self.relays = analyzer.relays
+        marks = analyzer.marks
+        lines = len(self._input.files[None])
+        if marks is None:
+            self.trace = analyzer.trace
+        elif len(marks) - lines in (0, 1):  # a step per line, and one at the end for usage still open
+            self._trace, self._marks, self._checkpoints = None, marks, checkpoints
+        else:  # cannot be (a step per line); should it be, the trace is made whole
+            self._trace, self._marks = None, None
+        self.errors = [ErrorView(None, line, msg) for line, msg in analyzer.errors]
+        self._lane_meta = dict(analyzer.lanes)
 
     def _run_files(self, strategy: str) -> Iterator[float]:
         assert self._input is not None
@@ -533,7 +619,7 @@ class Workspace:
             t.tracing = False
             t.trace.clear()
             if t.marks is not None:  # nobody reads this translation's marks: the load's are kept
-                t.marks.rows.clear()
+                t.marks.clear()
 
     # -- watching an input that grows (issue 12) ---------------------------------------------
 
@@ -1214,22 +1300,24 @@ def _split_into(data: bytes, out: list[bytes]) -> Iterator[float]:
             return
 
 
-def binary_reason(name: str | None, data: object) -> str | None:
+def binary_reason(name: str | None, data: object, size: int | None = None) -> str | None:
     """Why ``data`` cannot be a transcript at all (NUL bytes, or not UTF-8 text), or None.
-    Only the start is looked at: a transcript is text from its first byte."""
+    Only the start is looked at: a transcript is text from its first byte. ``data`` may be the
+    first slice of a file of ``size`` bytes."""
     if not isinstance(data, bytes | bytearray | memoryview):
         return None
     head = bytes(data[:8192])
     if not head:
         return None
+    size = len(data) if size is None else size
     bad = head.count(b"\x00")
     if not bad:
         text = head.decode("utf-8", "replace")
-        bad = text.count("\ufffd") - (1 if len(data) > len(head) else 0)  # a character cut at 8 KiB
+        bad = text.count("\ufffd") - (1 if size > len(head) else 0)  # a character cut at 8 KiB
         if bad <= max(2, len(text) // 100):
             return None
     what = f"{name}" if name else "The input"
-    return (f"{what} is binary, not text ({fmt_size(len(data))}): it cannot be a Claude Code transcript, "
+    return (f"{what} is binary, not text ({fmt_size(size)}): it cannot be a Claude Code transcript, "
             "a session file or an SSE stream, so nothing was analyzed.")
 
 

@@ -680,8 +680,15 @@ class FileItem:
         self.name = path.rsplit("/", 1)[-1]
         self.file = file
 
+    @property
+    def size(self) -> int:
+        return int(self.file.size)
+
     def arrayBuffer(self) -> Any:
         return self.file.arrayBuffer()
+
+    def slice(self, start: int, end: int) -> Any:
+        return self.file.slice(start, end)
 
 
 class FileList(list[FileItem]):
