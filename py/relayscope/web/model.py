@@ -58,8 +58,9 @@ REPLAY_AHEAD: Final = 64
 STEPS_KEPT: Final = 4096
 # Checkpoints of that translation (``_Checkpoints``), taken as the load passes every
 # CHECKPOINT_BYTES of input, so that a step far from the last one looked at is made again from the
-# nearest checkpoint before it instead of from the first line: a jump translates again at most about
-# twice that much input, wherever it goes. Bounded: past CHECKPOINTS_KEPT of them, or
+# nearest checkpoint before it instead of from the first line: a jump translates again at most that
+# much input and one slice of the load more (checkpoints are taken between slices), wherever it
+# goes. Bounded: past CHECKPOINTS_KEPT of them, or
 # CHECKPOINT_ENTRIES entries in all (``Translator.checkpoint_size``; ~12 bytes each), every other
 # one goes and the spacing doubles. A checkpoint of a big state (tens of thousands of ids, in a long
 # turn) is spaced by its size too, CHECKPOINT_BYTES_PER_ENTRY bytes of input per entry: an entry
