@@ -39,6 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "py"))
 sys.path.insert(0, str(ROOT / "bench"))
+from _jumps import far_jumps
 from web_scale import OUT, make_input
 
 from relayscope.analysis import Analyzer
@@ -81,16 +82,6 @@ def tuple_bytes(obj: object) -> int:
     if isinstance(obj, (tuple, frozenset)):
         return sys.getsizeof(obj) + sum(map(tuple_bytes, obj))
     return 0
-
-
-def far_jumps(ws: Workspace) -> str:
-    n = ws.step_count()
-    times = []
-    for i in (n - 1, n // 2, 10):
-        start = time.perf_counter()
-        ws.step(i)
-        times.append(f"step {i}: {(time.perf_counter() - start) * 1000:.0f} ms")
-    return "; ".join(times)
 
 
 def describe(cps: M._Checkpoints | None) -> str:

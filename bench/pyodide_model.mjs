@@ -12,7 +12,7 @@
 // and without the trace, the lookups); --profile, cProfile's top functions of one model run;
 // --jumps, the load without the step-through's checkpoints (Workspace(checkpoint_bytes=0)) and, on
 // workspaces loaded with and without them, far jumps: ws.step to the last step, the middle one,
-// then step 10 (bench/jump_bench.py does the same in CPython).
+// then step 10 (bench/_jumps.py, mounted from bench/; bench/jump_bench.py does the same in CPython).
 // Must not: write anywhere but stdout.
 import { readFileSync } from "node:fs";
 import { resolve, basename, dirname } from "node:path";
@@ -36,6 +36,8 @@ const wheel = readFileSync(resolve(root, "static/vendor/wheels/msgspec-0.22.0-cp
 py.FS.writeFile("/tmp/msgspec.whl", wheel);
 py.FS.mkdirTree("/src");
 py.FS.mount(py.FS.filesystems.NODEFS, { root: resolve(root, "py") }, "/src");
+py.FS.mkdirTree("/bench");
+py.FS.mount(py.FS.filesystems.NODEFS, { root: resolve(root, "bench") }, "/bench");
 py.FS.mkdirTree("/data");
 py.FS.mount(py.FS.filesystems.NODEFS, { root: dirname(resolve(file)) }, "/data");
 py.globals.set("PATH", "/data/" + basename(file));
@@ -118,16 +120,12 @@ if JUMPS:
     plain_s, with_s = min(loads[run_plain]), min(loads[run_model])
     print(f"  load without checkpoints {plain_s * 1000:8.0f} ms, with {with_s * 1000:8.0f} ms: x{with_s / plain_s:.3f}"
           f" (best of {RUNS}, alternating)")
+    sys.path.insert(0, "/bench")
+    from _jumps import far_jumps
     for label, load in (("without", run_plain), ("with", run_model)):
         del ws
         ws = load()
-        n = ws.step_count()
-        times = []
-        for i in (n - 1, n // 2, 10):
-            t = time.perf_counter()
-            ws.step(i)
-            times.append(f"step {i}: {(time.perf_counter() - t) * 1000:.0f} ms")
-        print(f"  jumps {label:7} checkpoints: {'; '.join(times)}")
+        print(f"  jumps {label:7} checkpoints: {far_jumps(ws)}")
 if PROFILE:
     import cProfile, pstats
     del ws
