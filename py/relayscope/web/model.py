@@ -60,12 +60,12 @@ STEPS_KEPT: Final = 4096
 # CHECKPOINT_BYTES of input, so that a step far from the last one looked at is made again from the
 # nearest checkpoint before it instead of from the first line: a jump translates again at most that
 # much input and one slice of the load more (checkpoints are taken between slices), wherever it
-# goes. Bounded: past CHECKPOINTS_KEPT of them, or
-# CHECKPOINT_ENTRIES entries in all (``Translator.checkpoint_size``; ~12 bytes each), every other
-# one goes and the spacing doubles. A checkpoint of a big state (tens of thousands of ids, in a long
-# turn) is spaced by its size too, CHECKPOINT_BYTES_PER_ENTRY bytes of input per entry: an entry
-# takes 35 to 80 ns, a byte 11 to 15 ns to translate, so taking checkpoints costs the load 1 to 3%
-# whatever the state (bench/jump_bench.py --unique).
+# goes. Bounded: past CHECKPOINTS_KEPT of them, or CHECKPOINT_ENTRIES entries in all
+# (``Translator.checkpoint_size``; ~12 bytes each), every other one goes and the spacing doubles.
+# A checkpoint of a big state (tens of thousands of ids, in a long turn) is spaced by its size too,
+# CHECKPOINT_BYTES_PER_ENTRY bytes of input per entry: an entry takes 35 to 80 ns, a byte 11 to
+# 15 ns to translate, so taking checkpoints costs the load 1 to 3% whatever the state
+# (bench/jump_bench.py --unique).
 CHECKPOINT_BYTES: Final = 2 << 20
 CHECKPOINTS_KEPT: Final = 512
 CHECKPOINT_ENTRIES: Final = 4_000_000
