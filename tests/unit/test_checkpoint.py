@@ -8,8 +8,12 @@ import json
 import random
 from pathlib import Path
 
+import _gen
 import pytest
 from _corpus import FIXTURE_STREAM_JSON, ROOT, SEEDS
+from hypothesis import given
+from hypothesis import strategies as st
+from test_properties import transcripts
 
 from relayscope import trace as T
 from relayscope._bounded import Recent, RecentMap
@@ -146,3 +150,26 @@ def test_checkpoint_size_counts_entries() -> None:
         t.feed_line(line)
         sizes.append(t.checkpoint_size())
     assert sizes[0] >= 1 and max(sizes) > 20
+
+
+@given(st.one_of(_gen.streams(), transcripts()), st.sampled_from(sorted(STRATEGIES)), st.lists(st.integers(0, 99)))
+def test_any_input_goes_on_the_same_from_any_checkpoint(lines: list[bytes] | list[str], strategy: str,
+                                                        picks: list[int]) -> None:
+    """Hostile lines (``_gen``) and generated sub-agent transcripts: checkpoints at every line,
+    restored in any order, each go on as the whole translation."""
+    whole = Translator(strategy, trace=True)
+    relays = [r for line in lines for r in whole.feed_line(line)] + whole.finish()
+    live = _marked(strategy)
+    checkpoints = []
+    for line in lines:
+        checkpoints.append(live.checkpoint())
+        live.feed_line(line)
+    checkpoints.append(live.checkpoint())
+    for pick in picks or [0]:
+        k = pick % len(checkpoints)
+        t = _marked(strategy)
+        t.restore(checkpoints[k])
+        t.tracing = True
+        rest = [r for line in lines[k:] for r in t.feed_line(line)] + t.finish()
+        assert t.trace == whole.trace[k:]
+        assert rest == relays[len(relays) - len(rest):]
