@@ -11,6 +11,9 @@ and repeated up to --mb megabytes, written once to bench/out/. Measured in the s
              each browser run: the machine's speed drifts, so each browser run is divided by
              the CLI run next to it and the table gives the median of those ratios;
   model      the page's view model (relayscope.web.model.Workspace.load) under CPython;
+  worker     the same Workspace.load in a bare module worker in the same Chromium (Pyodide
+             loaded as the app loads it, the bytes already in Python, no app, no DOM): the
+             part of the page's time that is the engine running Python, not the app;
   browser    the app in headless Chromium: the file given to its file input, from the input's
              `change` event to <html data-app-state="done"> as the page sees them (reading the
              file a slice at a time, translating, drawing the first screen; Playwright's own
@@ -93,6 +96,43 @@ def model_seconds(path: Path) -> tuple[float, int, float]:
     return time.perf_counter() - start, len(ws.relays), worst
 
 
+# A bare worker that times Workspace.load on the input, as the app's worker loads Pyodide.
+WORKER_PAGE = """<!doctype html><html><head><link rel="icon" href="data:,"><script type="module">
+const worker = new Worker(new URL("./model-worker.mjs", location.href), {type: "module"});
+worker.onmessage = (e) => { document.documentElement.dataset.result = e.data; };
+worker.postMessage(new URLSearchParams(location.search).get("input"));
+</script></head><body></body></html>
+"""
+WORKER = """import { loadPyodide } from "../../static/js/pyodide-local.mjs";
+self.onmessage = async (e) => {
+  const py = await loadPyodide({ packages: ["relayscope"] });
+  py.globals.set("BUFFER", await (await fetch("./" + e.data)).arrayBuffer());
+  postMessage(py.runPython(`
+import time
+from relayscope.web.model import Workspace
+data = BUFFER.to_bytes()
+start = time.perf_counter()
+for _ in Workspace().load(data, name="input"):
+    pass
+str((time.perf_counter() - start) * 1000)
+`));
+};
+"""
+
+
+def worker_run(browser, url: str, path: Path) -> float:
+    (OUT / "model-worker.html").write_text(WORKER_PAGE)
+    (OUT / "model-worker.mjs").write_text(WORKER)
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(f"{url}bench/out/model-worker.html?input={path.name}")
+        page.wait_for_selector("html[data-result]", state="attached", timeout=600_000)
+        return float(page.get_attribute("html", "data-result"))
+    finally:
+        context.close()
+
+
 def browser_run(browser, url: str, path: Path, audit: bool) -> dict[str, float]:
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     try:
@@ -164,7 +204,8 @@ def main() -> None:
         browser = launch(playwright)
         for _ in range(args.runs):
             cli = cli_seconds(path)
-            runs.append(browser_run(browser, url, path, args.audit) | {"cli": cli * 1000})
+            runs.append(browser_run(browser, url, path, args.audit) | {"cli": cli * 1000,
+                                                                     "worker": worker_run(browser, url, path)})
         browser.close()
 
     def med(key: str) -> float:
@@ -180,6 +221,8 @@ def main() -> None:
     pairs = ", ".join(f"{r['load'] / r['cli']:.2f}" for r in runs)
     print(f"  cli      {cli * 1000:8.0f} ms   x1.00   (median; runs: {cli_runs})")
     print(f"  model    {model * 1000:8.0f} ms   x{model / cli:.2f}   (CPython; longest slice {worst_slice * 1000:.0f} ms)")
+    print(f"  worker   {med('worker'):8.0f} ms   x{ratio('worker'):.2f}   (Workspace.load in a bare worker in Chromium: "
+          f"the engine's share)")
     print(f"  browser  {med('load'):8.0f} ms   x{ratio('load'):.2f}   (file chosen -> done; each run over the "
           f"CLI run before it: {pairs}; relays shown {runs[0]['relays']})")
     print(f"           {'':8}      (data-analysis-ms {med('analysis'):.0f}; with Playwright's hand-over of the file "
