@@ -11,6 +11,9 @@ and repeated up to --mb megabytes, written once to bench/out/. Measured in the s
              each browser run: the machine's speed drifts, so each browser run is divided by
              the CLI run next to it and the table gives the median of those ratios;
   model      the page's view model (relayscope.web.model.Workspace.load) under CPython;
+  worker     the same Workspace.load in a bare module worker in the same Chromium (Pyodide
+             loaded as the app loads it, the bytes already in Python, no app, no DOM): the
+             part of the page's time that is the engine running Python, not the app;
   browser    the app in headless Chromium: the file given to its file input, from the input's
              `change` event to <html data-app-state="done"> as the page sees them (reading the
              file a slice at a time, translating, drawing the first screen; Playwright's own
@@ -25,6 +28,7 @@ Times are ratios against the CLI.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -73,10 +77,15 @@ def make_input(mb: int) -> Path:
     return path
 
 
+# The CLI as an installed one runs: from bytecode (pip compiles it at install). A machine that
+# sets PYTHONDONTWRITEBYTECODE would compile every module at each start (~0.1 s here).
+CLI_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def cli_seconds(path: Path) -> float:
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "relayscope", "translate", "-s", "lineage", str(path)],
-                   stdout=subprocess.DEVNULL, check=True)
+                   stdout=subprocess.DEVNULL, check=True, env=CLI_ENV)
     return time.perf_counter() - start
 
 
@@ -91,6 +100,43 @@ def model_seconds(path: Path) -> tuple[float, int, float]:
         now = time.perf_counter()
         worst, last = max(worst, now - last), now
     return time.perf_counter() - start, len(ws.relays), worst
+
+
+# A bare worker that times Workspace.load on the input, as the app's worker loads Pyodide.
+WORKER_PAGE = """<!doctype html><html><head><link rel="icon" href="data:,"><script type="module">
+const worker = new Worker(new URL("./model-worker.mjs", location.href), {type: "module"});
+worker.onmessage = (e) => { document.documentElement.dataset.result = e.data; };
+worker.postMessage(new URLSearchParams(location.search).get("input"));
+</script></head><body></body></html>
+"""
+WORKER = """import { loadPyodide } from "../../static/js/pyodide-local.mjs";
+self.onmessage = async (e) => {
+  const py = await loadPyodide({ packages: ["relayscope"] });
+  py.globals.set("BUFFER", await (await fetch("./" + e.data)).arrayBuffer());
+  postMessage(py.runPython(`
+import time
+from relayscope.web.model import Workspace
+data = BUFFER.to_bytes()
+start = time.perf_counter()
+for _ in Workspace().load(data, name="input"):
+    pass
+str((time.perf_counter() - start) * 1000)
+`));
+};
+"""
+
+
+def worker_run(browser, url: str, path: Path) -> float:
+    (OUT / "model-worker.html").write_text(WORKER_PAGE)
+    (OUT / "model-worker.mjs").write_text(WORKER)
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(f"{url}bench/out/model-worker.html?input={path.name}")
+        page.wait_for_selector("html[data-result]", state="attached", timeout=600_000)
+        return float(page.get_attribute("html", "data-result"))
+    finally:
+        context.close()
 
 
 def browser_run(browser, url: str, path: Path, audit: bool) -> dict[str, float]:
@@ -156,6 +202,7 @@ def main() -> None:
     path = make_input(args.mb)
     size = path.stat().st_size
     model, relays, worst_slice = model_seconds(path)
+    cli_seconds(path)  # writes the bytecode, warms the file cache
 
     from playwright.sync_api import sync_playwright
 
@@ -164,7 +211,8 @@ def main() -> None:
         browser = launch(playwright)
         for _ in range(args.runs):
             cli = cli_seconds(path)
-            runs.append(browser_run(browser, url, path, args.audit) | {"cli": cli * 1000})
+            runs.append(browser_run(browser, url, path, args.audit) | {"cli": cli * 1000,
+                                                                     "worker": worker_run(browser, url, path)})
         browser.close()
 
     def med(key: str) -> float:
@@ -180,6 +228,8 @@ def main() -> None:
     pairs = ", ".join(f"{r['load'] / r['cli']:.2f}" for r in runs)
     print(f"  cli      {cli * 1000:8.0f} ms   x1.00   (median; runs: {cli_runs})")
     print(f"  model    {model * 1000:8.0f} ms   x{model / cli:.2f}   (CPython; longest slice {worst_slice * 1000:.0f} ms)")
+    print(f"  worker   {med('worker'):8.0f} ms   x{ratio('worker'):.2f}   (Workspace.load in a bare worker in Chromium: "
+          f"the engine's share)")
     print(f"  browser  {med('load'):8.0f} ms   x{ratio('load'):.2f}   (file chosen -> done; each run over the "
           f"CLI run before it: {pairs}; relays shown {runs[0]['relays']})")
     print(f"           {'':8}      (data-analysis-ms {med('analysis'):.0f}; with Playwright's hand-over of the file "
