@@ -561,7 +561,10 @@ class LineageDedup(Strategy):
                        streamed=True)
             while len(ms.blocks) < index:  # keep positions aligned with the stream's indexes
                 ms.blocks.append(_Rec("missing", [""]))
-            if index < len(ms.blocks):
+            if index < len(ms.blocks):  # a block started again at its index: the new one takes its place
+                old = ms.blocks[index]
+                if old.tool_id is not None and ms.tools.get(old.tool_id) is old:
+                    del ms.tools[old.tool_id]  # no longer anywhere in the message: a snapshot of it is new
                 ms.blocks[index] = rec
             else:
                 ms.blocks.append(rec)

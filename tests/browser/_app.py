@@ -119,13 +119,17 @@ ACTS = ("click", "dblclick", "fill", "press", "press_sequentially", "type", "sel
 
 
 def synced(page) -> None:
+    """Wait until every frame of ``page`` has handled what it was handed: an act on a locator in
+    a frame (an embed) is counted by the app in that frame, not by the page around it."""
     from playwright.sync_api import Error
 
-    try:
-        page.wait_for_selector(SYNCED, state="attached", timeout=RUN_TIMEOUT_MS)
-    except Error as exc:
-        if not page.is_closed() and "navigat" not in str(exc) and "closed" not in str(exc):
-            raise
+    for frame in page.frames:
+        try:
+            frame.wait_for_selector(SYNCED, state="attached", timeout=RUN_TIMEOUT_MS)
+        except Error as exc:
+            gone = ("navigat", "closed", "detached")
+            if not page.is_closed() and not any(word in str(exc) for word in gone):
+                raise
 
 
 class _Keyboard:

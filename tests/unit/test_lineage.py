@@ -130,3 +130,29 @@ def test_tool_use_ids_are_global(same_message: bool) -> None:
     assert [r.id for r in relays if isinstance(r, R.ToolUse)] == ["t1"]
     rule = TOOL_SEEN if same_message else TOOL_ELSEWHERE
     assert actions(steps)[1] == [(rule.action, rule.reason)]
+
+
+def test_a_tool_use_started_again_at_its_index_leaves_no_block_behind() -> None:
+    """Hostile streaming: tool_use t1 starts at index 0, then t2 starts at index 0 before t1 stops;
+    a snapshot then names t1. t1 is no longer anywhere in the message: the snapshot emits it (its
+    streamed input was never), t2 comes out at its stop, each once, and nothing is an error (it was
+    an internal error: the snapshot's lookup found t1 by id but not at any position)."""
+    def start(index: int, block: dict[str, Any]) -> str:
+        return se({"type": "content_block_start", "index": index, "content_block": block})
+
+    lines = [
+        se({"type": "message_start", "message": {"id": "msg_1"}}),
+        start(0, {"type": "tool_use", "id": "t1", "name": "Bash"}),
+        se({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": '{"a":'}}),
+        start(0, {"type": "tool_use", "id": "t2", "name": "Task"}),
+        se({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": '{"b":1}'}}),
+        assistant({"type": "tool_use", "id": "t1", "name": "Bash", "input": {"a": 1}}),
+        se({"type": "content_block_stop", "index": 0}),
+        assistant({"type": "tool_use", "id": "t1", "name": "Bash", "input": {"a": 1}}),
+    ]
+    t = Translator("lineage", trace=True)
+    relays = [r for line in lines for r in t.feed_line(line)] + t.finish()
+    assert not [r for r in relays if isinstance(r, R.Error)]
+    tools = [(r.id, json.loads(bytes(r.input))) for r in relays if isinstance(r, R.ToolUse)]
+    assert tools == [("t1", {"a": 1}), ("t2", {"b": 1})]
+    assert t.trace[-1].decision == T.SKIP  # the same snapshot again: already emitted
