@@ -16,11 +16,13 @@
 // Must not: touch anything but messages (there is no DOM here).
 import { loadPyodide } from "./pyodide-local.mjs";
 import { list } from "./fs-list.mjs";
+import { readAhead } from "./read-ahead.mjs";
 
 const inbox = [];
 let deliver = null;
 self.onmessage = (event) => (deliver ? deliver(event.data) : inbox.push(event.data));
 self.relayscopeListHandle = list;
+self.relayscopeReadAhead = readAhead;
 
 const fatal = (error) => postMessage({ kind: "fatal", message: String(error?.message ?? error) });
 

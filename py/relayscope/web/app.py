@@ -39,6 +39,7 @@ from .embed import Links, save_theme, stored_theme, url_theme
 from .model import EXAMPLES, Workspace, binary_reason, decode_share
 from .remote import DOCUMENT as document
 from .remote import WINDOW as window
+from .remote import read_ahead
 from .share import EMBED_PARAMS
 from .timeline import LaneLayout, Timeline
 from .watch import Watcher
@@ -419,22 +420,25 @@ class App:
     async def load_file(self, f: Any, *, name: str, source: dict[str, str], notes: list[str]) -> None:
         """One file, read and translated a slice (READ_BYTES) at a time: neither the file's bytes
         nor a copy of them is ever held whole (a 600 MB file peaked at 1.5 GB of memory read
-        whole, 0.85 GB so). Reading the next slice while translating one gains nothing: the
-        browser hands a worker a file's data only between its tasks (measured: with the next read
-        started first, the waits still added up to reading the whole file)."""
+        whole, 0.85 GB so), and the next slices are read (by a worker of their own, see
+        read_ahead) while this one is translated."""
         run = self.begin(f"Reading {name}…")
         size = int(f.size)
         ws = Workspace()
         ws.start_load(name=name, strategy=self.state.strategy, size=size)
-        for at in range(0, max(size, 1), READ_BYTES):
-            chunk = (await f.slice(at, at + READ_BYTES).arrayBuffer()).to_bytes()
-            if run != self.run:
-                return
-            if at == 0 and (reason := binary_reason(name, chunk, size)) is not None:
-                self.not_text(run, reason)
-                return
-            if not await self.drive(ws.load_more(chunk), run, f"Translating {name}…"):
-                return
+        reader = read_ahead(f, READ_BYTES)
+        try:
+            for at in range(0, max(size, 1), READ_BYTES):
+                chunk = (await reader.next()).to_bytes()
+                if run != self.run:
+                    return
+                if at == 0 and (reason := binary_reason(name, chunk, size)) is not None:
+                    self.not_text(run, reason)
+                    return
+                if not await self.drive(ws.load_more(chunk), run, f"Translating {name}…"):
+                    return
+        finally:
+            reader.close()
         if not await self.drive(ws.end_load(), run, f"Translating {name}…"):
             return
         await self.show(ws, run, name=name, size=size, source=source, view={}, notes=notes)

@@ -601,6 +601,15 @@ class WatchHook:
         return js.relayscopeListHandle(handle)
 
 
+def read_ahead(file: Any, slice_bytes: int) -> Any:
+    """``file`` (a File, or a picked ``FileItem``) read ``slice_bytes`` at a time by
+    static/js/read-ahead.mjs: ``await reader.next()`` is the next slice (an ArrayBuffer), the
+    ones after it being read meanwhile; ``reader.close()`` when done or abandoned."""
+    import js
+
+    return js.relayscopeReadAhead(getattr(file, "file", file), slice_bytes)
+
+
 class Window:
     def __init__(self) -> None:
         self.location = Location()
