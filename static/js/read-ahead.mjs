@@ -7,7 +7,8 @@
 // starts before translating a slice has made no progress when it is done (measured: the waits
 // added up to reading the whole file). A worker that does nothing else reads at full speed and
 // hands each slice over (transferred, not copied). Where a worker cannot start one (an older
-// browser without nested workers), the slices are read here, one after another; so is the first.
+// browser without nested workers) or the reader fails, the slices are read here, one after
+// another; so is the first (it is awaited at once, while the reader starts).
 // Must not: read more than AHEAD slices beyond the one asked for (a file may be gigabytes).
 const AHEAD = 2;
 
@@ -23,8 +24,12 @@ export function readAhead(file, sliceBytes) {
   const slices = new Map(); // start -> Promise<ArrayBuffer>
   let asked = 0;
   let given = 0;
-  const fail = (message) => {
-    for (const { reject } of pending.values()) reject(new Error(message));
+  const readHere = (start) => file.slice(start, start + sliceBytes).arrayBuffer();
+  // The reader failed (its script could not load, say): what it was asked for is read here.
+  const fallBack = () => {
+    worker?.terminate();
+    worker = null;
+    for (const [start, { resolve, reject }] of pending) readHere(start).then(resolve, reject);
     pending.clear();
   };
   if (worker) {
@@ -34,14 +39,17 @@ export function readAhead(file, sliceBytes) {
       if (data.error) waiter?.reject(new Error(data.error));
       else waiter?.resolve(data.buffer);
     };
-    worker.onerror = (event) => fail(`could not read the file: ${event.message || "reader failed"}`);
+    worker.onerror = (event) => {
+      event.preventDefault();
+      fallBack();
+    };
   }
   const ask = () => {
     const start = asked;
     asked += sliceBytes;
     // The first slice is read here: it is awaited at once, while the worker is still starting.
     if (!worker || start === 0) {
-      slices.set(start, file.slice(start, start + sliceBytes).arrayBuffer());
+      slices.set(start, readHere(start));
       return;
     }
     slices.set(start, new Promise((resolve, reject) => pending.set(start, { resolve, reject })));

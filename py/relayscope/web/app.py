@@ -429,7 +429,14 @@ class App:
         reader = read_ahead(f, READ_BYTES)
         try:
             for at in range(0, max(size, 1), READ_BYTES):
-                chunk = (await reader.next()).to_bytes()
+                try:
+                    buffer = await reader.next()
+                except Exception as exc:  # the browser's read failed: the file changed or went away
+                    if run == self.run:
+                        self.fail(f"Could not read {name} (at byte {at:,}): {exc}. Was it changed or "
+                                  "removed while it was read? Open it again.")
+                    return
+                chunk = buffer.to_bytes()
                 if run != self.run:
                     return
                 if at == 0 and (reason := binary_reason(name, chunk, size)) is not None:
