@@ -271,6 +271,10 @@ class App:
     async def guarded(self, coro: Any) -> None:
         try:
             await coro
+        except MemoryError:  # WebAssembly memory stops at 4 GB, lines and relay events included
+            traceback.print_exc()
+            self.fail("Out of memory: the page can use at most 4 GB, and this input with its relay events "
+                      "needs more. The command line has no such limit: relayscope translate FILE.")
         except Exception as exc:  # a bug of ours: say so on the page, keep the traceback
             traceback.print_exc()
             self.fail(f"Something went wrong: {exc!r}")
