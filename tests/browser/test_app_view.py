@@ -272,3 +272,35 @@ def test_no_request_leaves_the_origin_during_load_analysis_and_sharing(open_app,
     assert page.get_attribute("html", "data-app-state") == "done"
     request_log.assert_same_origin()
     request_log.assert_all_succeeded()
+
+
+# Every time the page applies the worker's changes to the timeline (a MutationObserver runs
+# after them, before the browser paints), note any shown row that overlaps the open row.
+WATCH_OVERLAP = """() => {
+  window.__overlaps = [];
+  const timeline = document.querySelector('[data-testid="timeline"]');
+  new MutationObserver(() => {
+    const open = timeline.querySelector('.row.open');
+    if (!open) return;
+    const box = open.getBoundingClientRect();
+    for (const row of timeline.querySelectorAll('.row')) {
+      if (row === open || getComputedStyle(row).visibility === 'hidden') continue;
+      const r = row.getBoundingClientRect();
+      if (r.top >= box.top && r.top < box.bottom - 1) window.__overlaps.push([row.dataset.seq, r.top, box.bottom]);
+    }
+  }).observe(timeline, {subtree: true, childList: true, attributes: true});
+}"""
+
+
+def test_rows_below_an_opened_row_never_show_over_it(app) -> None:
+    """An opened row is measured by the page after it is drawn; until the worker has placed the
+    rows below it by that height, they are not shown (they used to sit over it for a frame)."""
+    app.example("gotchas")
+    page = app.page
+    page.evaluate(WATCH_OVERLAP)
+    for seq in ("1", "3", "0"):  # a click opens a row (and closes the one open)
+        page.locator(f'.row[data-seq="{seq}"] .summary').click()
+        opened = page.locator(f'.row.open[data-seq="{seq}"]').bounding_box()
+        below = page.locator(f'.row[data-seq="{int(seq) + 1}"]')
+        assert below.is_visible() and below.bounding_box()["y"] >= opened["y"] + opened["height"] - 1
+    assert page.evaluate("window.__overlaps") == []

@@ -73,6 +73,7 @@ class Timeline:
         self.selected: int | None = None
         self.expanded = False
         self.expanded_h = ROW_H
+        self.unmeasured = False  # the open row is drawn, and the page has not measured it yet
         self.highlight: set[int] = set()
         self.layout = LaneLayout({}, [])
         self.labels: dict[str, str] = {}
@@ -156,10 +157,18 @@ class Timeline:
                 node = self.nodes[seq] = self._row(seq)
                 c.append(node)
                 if seq == self.selected and self.expanded:
-                    self.expanded_h = max(ROW_H, measure(node, self._measured(seq, node)))
+                    height = measure(node, self._measured(seq, node))
+                    self.expanded_h = max(ROW_H, height)
+                    self.unmeasured = not height
+        # Until the page has measured a newly opened row, the rows below it would sit over it
+        # (placed as if it were one row high): they are hidden for that round trip.
+        open_at = self._open_pos()
+        hidden_after = open_at if self.unmeasured and self.selected in self.nodes and open_at is not None else n
         self.sizer.style.height = f"{self._height()}px"
         for i in range(first, last + 1):
-            self.nodes[self.seqs[i]].style.top = f"{self.top(i)}px"
+            node = self.nodes[self.seqs[i]]
+            node.style.top = f"{self.top(i)}px"
+            node.classList.toggle("unplaced", i > hidden_after)
 
     def _measured(self, seq: int, node: Element) -> Any:
         """Once the page has measured the open row: the rows below it move down by its height."""
@@ -167,6 +176,7 @@ class Timeline:
         def then(height: int) -> None:
             if self.nodes.get(seq) is node and seq == self.selected and self.expanded:
                 self.expanded_h = max(ROW_H, int(height))
+                self.unmeasured = False
                 self.render()
 
         return then
