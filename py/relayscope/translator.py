@@ -351,11 +351,9 @@ class _Msg(msgspec.Struct, gc=False, eq=False):
 
 def _copy_msg(ms: _Msg, gen: int) -> _Msg:
     """A message with records of its own, sharing only strings with ``ms``, of generation ``gen``:
-    a record in both its blocks and its tools stays one record."""
+    a record in both its blocks and its tools stays one record (every tool is one of its blocks:
+    a block a stream starts again at its index leaves the tools with it, ``stream``)."""
     copies = {id(r): _Rec(r.type, list(r.parts), r.tool_id, r.emitted, r.open, r.streamed) for r in ms.blocks}
-    for r in ms.tools.values():
-        if id(r) not in copies:  # a tool_use a stream restarted at its index: no longer in blocks
-            copies[id(r)] = _Rec(r.type, list(r.parts), r.tool_id, r.emitted, r.open, r.streamed)
     st = ms.streamed
     return _Msg([copies[id(r)] for r in ms.blocks], {k: copies[id(r)] for k, r in ms.tools.items()},
                 None if st is None else _Streamed({k: list(v) for k, v in st.json.items()}, dict(st.names)), gen)

@@ -266,19 +266,15 @@ function apply(ops) {
         el?.classList.toggle(op[2], op[3]);
         break;
       case "append":
-        el?.append(...op[2].map(build));
+      case "before":
+      case "after":
+        el?.[op[0]](...op[2].map(build));
         break;
       case "replace":
         if (el) {
           for (const child of el.children) forget(child);
           el.replaceChildren(...op[2].map(build));
         }
-        break;
-      case "before":
-        el?.before(...op[2].map(build));
-        break;
-      case "after":
-        el?.after(...op[2].map(build));
         break;
       case "remove":
         if (el) {

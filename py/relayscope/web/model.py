@@ -434,9 +434,8 @@ class Workspace:
             if ld.rest:
                 new[0] = b"".join([*ld.rest, new[0]])
                 ld.rest = []
-            start = len(lines)
             lines.extend(new)
-            for _ in ld.analyzer.feed_steps(lines[start:], 1 << 62, finish=False):
+            for _ in ld.analyzer.feed_steps(new, 1 << 62, finish=False):  # no pause within a slice
                 pass
             if cps is not None:
                 cps.passed(ld.analyzer, end + 1 - pos)
