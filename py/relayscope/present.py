@@ -35,7 +35,8 @@ def tool_input_summary(raw: msgspec.Raw, width: int = 100) -> str:
 
 def summary(r: R.Relay) -> str:
     if isinstance(r, R.TextDelta | R.ThinkingDelta | R.UserMessage):
-        return clip(r.text) or "(empty)"
+        text = clip(r.text) or "(empty)"
+        return f"(replayed) {text}" if isinstance(r, R.UserMessage) and r.replay else text
     if isinstance(r, R.ToolUse):
         return f"{r.name} {tool_input_summary(r.input)}"
     if isinstance(r, R.ToolResult):

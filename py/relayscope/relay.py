@@ -34,6 +34,11 @@ class Relay(Struct, frozen=True, tag_field="type", omit_defaults=True, gc=False)
     type: ClassVar[str]
 
 
+# EXTRA: ``session_meta`` and ``turn_complete`` stand for lines that newer CLI versions keep adding
+# fields to (``subagent_stats``, ``terminal_reason``, ``ttft_ms``, ``plugin_errors``, ...). What no
+# field of theirs carries rides along in ``extra``, unchanged, so nothing of the line is lost and
+# a field added next year needs no release of ours. Left out when there is none.
+
 # Each subclass is kw_only: that moves its fields after the common ones in the output.
 
 
@@ -45,6 +50,7 @@ class SessionMeta(Relay, tag="session_meta", kw_only=True, frozen=True):
     cwd: str | None = None
     version: str | None = None
     source: str | None = None  # "init", "request_received", "transcript"
+    extra: dict[str, Any] = {}  # the init line's other fields, as it gave them (see EXTRA)
 
 
 class TextDelta(Relay, tag="text_delta", kw_only=True, frozen=True):
@@ -101,6 +107,7 @@ class UserMessage(Relay, tag="user_message", kw_only=True, frozen=True):
 
     type: ClassVar[str] = "user_message"
     text: str
+    replay: bool = False  # the CLI echoing the user's input back (``isReplay``), not a new prompt
 
 
 class TurnComplete(Relay, tag="turn_complete", kw_only=True, frozen=True):
@@ -113,6 +120,7 @@ class TurnComplete(Relay, tag="turn_complete", kw_only=True, frozen=True):
     duration_ms: Number | None
     num_turns: int | None
     session_id: str | None = None
+    extra: dict[str, Any] = {}  # the result line's other fields, as it gave them (see EXTRA)
 
 
 class Usage(Relay, tag="usage", kw_only=True, frozen=True):

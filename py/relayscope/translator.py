@@ -860,7 +860,8 @@ class Translator(Emitter):
             if ev.subtype == "init":
                 self._reset(step, "system/init")
                 self.emit(step, R.SessionMeta, f.line, MAIN, session_id=ev.session_id, model=ev.model,
-                          tools=ev.tools or [], cwd=ev.cwd, version=ev.claude_code_version, source="init")
+                          tools=ev.tools or [], cwd=ev.cwd, version=ev.claude_code_version, source="init",
+                          extra=_extra(f, _INIT_FIELDS))
                 step.reason = "session starts"
             elif ev.subtype == "result":  # the documented end-of-turn marker
                 self._reset(step, "system/result")
@@ -892,6 +893,8 @@ class Translator(Emitter):
         parent = ev.parent_tool_use_id
         if parent is not UNSET:
             lane = parent or MAIN
+            if ev.subagent_type is not None or ev.task_description is not None:
+                self._describe(lane, ev)
         elif self.lanes.infer and blocks:
             lane, how = self.lanes.infer_context(msg.id or f"fp:{fingerprint(blocks[0])}")
             step.note = f"lane inferred ({how})"
@@ -909,6 +912,8 @@ class Translator(Emitter):
         parent = ev.parent_tool_use_id
         if parent is not UNSET:
             explicit: str | None = parent or MAIN
+            if ev.subagent_type is not None or ev.task_description is not None:
+                self._describe(parent or MAIN, ev)
         else:  # no parent_tool_use_id key: inferred per item when the strategy infers lanes
             explicit = None if self.lanes.infer else MAIN
         emitted = skipped = 0
@@ -941,7 +946,7 @@ class Translator(Emitter):
             else:
                 lane = explicit or self.lanes.infer_other()
                 text: str | None = b.text if b.type == "text" else f"[{b.type}]"
-                self.emit(step, R.UserMessage, f.line, lane, text=text or "")
+                self.emit(step, R.UserMessage, f.line, lane, text=text or "", replay=bool(ev.isReplay))
                 emitted += 1
             step.lane = lane
         if emitted == 0 and skipped == 0:
@@ -952,17 +957,29 @@ class Translator(Emitter):
         elif self.tracing:
             step.reason = f"{emitted} item(s)"
 
+    def _describe(self, lane: str, ev: Event) -> None:
+        """A forwarded sub-agent frame's type and task, for its lane when no spawn call named
+        them (a capture that starts after the call); once its lane_start is out, it stays as it is."""
+        if lane != MAIN and lane not in self._started:
+            self.lanes.describe(lane, ev.subagent_type, ev.task_description)
+
     def _result(self, step: T.TraceStep, f: Frame, ev: Event) -> None:
         self._reset(step, "result")
         try:
             usage = _any.decode(ev.usage) if ev.usage else None
         except (msgspec.DecodeError, RecursionError):
             usage = None
-        cost = ev.total_cost_usd if ev.total_cost_usd is not None else ev.cost_usd
+        known = _RESULT_FIELDS
+        if usage is not None and not isinstance(usage, dict):  # not an object: kept in extra as it came
+            usage, known = None, known - {"usage"}
+        cost: float | None = ev.total_cost_usd  # cost_usd carries one of the two
+        if cost is not None:
+            known -= {"cost_usd"}
+        else:
+            cost, known = ev.cost_usd, known - {"total_cost_usd"}
         self.emit(step, R.TurnComplete, f.line, MAIN, subtype=ev.subtype, is_error=bool(ev.is_error),
-                  result=unwrap_result(ev.result), cost_usd=cost,
-                  usage=usage if isinstance(usage, dict) else None, duration_ms=ev.duration_ms,
-                  num_turns=ev.num_turns, session_id=ev.session_id)
+                  result=unwrap_result(ev.result), cost_usd=cost, usage=usage, duration_ms=ev.duration_ms,
+                  num_turns=ev.num_turns, session_id=ev.session_id, extra=_extra(f, known))
         step.reason = "turn complete: de-dup state reset"
 
     def _stream_event(self, step: T.TraceStep, f: Frame, ev: Event) -> None:
@@ -1063,6 +1080,22 @@ def _explicit_lane(ev: Event) -> str | None:
 
 def _raw_line(f: Frame) -> Raw:
     return Raw(strip_line(f.text))
+
+
+# The fields of an init and of a result line that session_meta and turn_complete carry in fields
+# of their own; the rest goes to their ``extra`` (see relay.EXTRA).
+_INIT_FIELDS: Final = frozenset({"type", "subtype", "session_id", "model", "tools", "cwd", "claude_code_version"})
+_RESULT_FIELDS: Final = frozenset({"type", "subtype", "is_error", "result", "total_cost_usd", "cost_usd", "usage",
+                                   "duration_ms", "num_turns", "session_id"})
+
+
+def _extra(f: Frame, known: frozenset[str]) -> dict[str, Any]:
+    """The line's fields outside ``known``, as it gave them (one line a turn: decoded generically)."""
+    try:
+        obj = _any.decode(strip_line(f.text))
+    except (msgspec.DecodeError, RecursionError, UnicodeError):
+        return {}  # bytes that are not UTF-8: the line's warning relay holds it
+    return {k: v for k, v in obj.items() if k not in known} if isinstance(obj, dict) else {}
 
 
 def _raw_block(f: Frame, b: Block) -> Raw:

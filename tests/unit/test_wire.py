@@ -8,6 +8,7 @@ from msgspec import UNSET, Raw
 
 from relayscope import relay as R
 from relayscope.analysis import analyze
+from relayscope.present import summary
 from relayscope.translator import Translator
 from relayscope.wire import Block, decode_line, tool_result_content, tool_result_text, unwrap_result
 
@@ -124,3 +125,78 @@ def test_every_line_kind_in_one_stream_keeps_its_number() -> None:
     assert [(s.line, s.decision) for s in a.trace] == [(1, "emit"), (2, "ignore"), (3, "error"), (4, "emit"),
                                                       (5, "error")]
     assert [line for line, _ in a.errors] == [3, 5]
+
+
+# PROTOCOL.md section 5: newer CLI versions add fields to init and result lines; none is lost.
+
+INIT_2_1_259 = (
+    '\ufeff{"type":"system","subtype":"init","cwd":"C:\\\\repo","session_id":"s1","tools":["Task"],'
+    '"model":"claude-opus-4-5","claude_code_version":"2.1.259","permissionMode":"default",'
+    '"plugin_errors":[],"memory_paths":{"user":"~/.claude/CLAUDE.md"},"capabilities":["x"],'
+    '"messaging_socket_path":null,"uuid":"u1","_t":17}'
+)
+RESULT_2_1_259 = (
+    '{"type":"result","subtype":"success","is_error":false,"duration_ms":5,"num_turns":2,"result":"done",'
+    '"session_id":"s1","total_cost_usd":0.5,"usage":{"input_tokens":3},"subagent_stats":{"count":1},'
+    '"terminal_reason":"completed","ttft_ms":812,"queued_turn_count":0,"uuid":"u2"}'
+)
+
+
+def test_init_fields_without_a_field_of_their_own_ride_in_extra() -> None:
+    t = Translator("lineage")
+    meta = next(r for r in t.feed_line(INIT_2_1_259) if isinstance(r, R.SessionMeta))
+    assert (meta.session_id, meta.model, meta.version, meta.cwd) == ("s1", "claude-opus-4-5", "2.1.259", "C:\\repo")
+    assert meta.extra == {"permissionMode": "default", "plugin_errors": [], "memory_paths": {"user": "~/.claude/CLAUDE.md"},
+                          "capabilities": ["x"], "messaging_socket_path": None, "uuid": "u1", "_t": 17}
+    assert b'"extra":{"permissionMode"' in msgspec.json.encode(meta)
+
+
+def test_result_fields_without_a_field_of_their_own_ride_in_extra() -> None:
+    (done,) = [r for r in Translator("lineage").feed_line(RESULT_2_1_259) if isinstance(r, R.TurnComplete)]
+    assert (done.result, done.cost_usd, done.usage, done.num_turns) == ("done", 0.5, {"input_tokens": 3}, 2)
+    assert done.extra == {"subagent_stats": {"count": 1}, "terminal_reason": "completed", "ttft_ms": 812,
+                          "queued_turn_count": 0, "uuid": "u2"}
+
+
+@pytest.mark.parametrize(
+    ("line", "cost", "extra"),
+    [
+        ('{"type":"result","total_cost_usd":1,"cost_usd":2}', 1, {"cost_usd": 2}),  # the one not carried
+        ('{"type":"result","cost_usd":2}', 2, {}),
+        ('{"type":"result","usage":"odd"}', None, {"usage": "odd"}),  # not an object: as it came
+        ('{"type":"result","usage":null,"is_error":true}', None, {}),
+    ],
+)
+def test_result_extra_holds_exactly_what_no_field_carries(line: str, cost: float | None, extra: dict) -> None:
+    (done,) = [r for r in Translator("index").feed_line(line) if isinstance(r, R.TurnComplete)]
+    assert done.cost_usd == cost and done.extra == extra
+    if not extra:
+        assert b"extra" not in msgspec.json.encode(done)  # left out when there is none
+
+
+def test_replayed_user_input_is_marked() -> None:
+    t = Translator("lineage")
+    replayed, fresh = (
+        t.feed_line('{"type":"user","isReplay":true,"message":{"role":"user","content":"hi"},"parent_tool_use_id":null}')
+        + t.feed_line('{"type":"user","message":{"role":"user","content":"hi"},"parent_tool_use_id":null}')
+    )[-2:]
+    assert isinstance(replayed, R.UserMessage) and replayed.replay and replayed.text == "hi"
+    assert isinstance(fresh, R.UserMessage) and not fresh.replay
+    assert summary(replayed) == "(replayed) hi" and summary(fresh) == "hi"
+    assert b"replay" not in msgspec.json.encode(fresh)
+
+
+def test_forwarded_sub_agent_frames_name_their_lane_when_no_spawn_call_did() -> None:
+    t = Translator("lineage")
+    frame = ('{"type":"assistant","message":{"id":"m9","role":"assistant","content":[{"type":"text","text":"x"}]},'
+             '"parent_tool_use_id":"call_7","subagent_type":"Explore","task_description":"Find it"}')
+    start = t.feed_line(frame)[0]
+    assert isinstance(start, R.LaneStart) and start.lane == "call_7"
+    assert (start.agent_type, start.description, start.parent_lane, start.depth) == ("Explore", "Find it", "main", 1)
+    # the spawn call's own words win when it came first
+    t = Translator("lineage")
+    t.feed_line('{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use",'
+                '"id":"call_7","name":"Task","input":{"subagent_type":"Plan","description":"Plan it"}}]},'
+                '"parent_tool_use_id":null}')
+    start = next(r for r in t.feed_line(frame) if isinstance(r, R.LaneStart))
+    assert (start.agent_type, start.description) == ("Plan", "Plan it")
