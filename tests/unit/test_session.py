@@ -527,17 +527,19 @@ def test_nested_subagents_keep_their_depth_and_come_right_after_their_spawn(
     assert result.files == ["s1.jsonl", "s1/subagents/agent-a1.jsonl", "s1/subagents/agent-a2.jsonl"]
 
 
-def test_a_compaction_sidechain_gets_a_lane_of_its_own_labelled_as_such() -> None:
+@pytest.mark.parametrize(("agent", "label"), [("acompact-9f", "compaction"),
+                                               ("aprompt_suggestion-4e2", "prompt suggestion")])
+def test_a_sidechain_the_cli_runs_itself_gets_a_lane_of_its_own_labelled_as_such(agent: str, label: str) -> None:
     files = nested_session(False)
-    files["s1/subagents/agent-acompact-9f.jsonl"] = b"\n".join([
-        _rec("user", "c1", None, "summarise the conversation", side=True, agentId="acompact-9f"),
-        _assistant("c2", "c1", "msg_c", {"type": "text", "text": "summary"}, side=True, agentId="acompact-9f"),
+    files[f"s1/subagents/agent-{agent}.jsonl"] = b"\n".join([
+        _rec("user", "c1", None, "summarise the conversation", side=True, agentId=agent),
+        _assistant("c2", "c1", "msg_c", {"type": "text", "text": "summary"}, side=True, agentId=agent),
     ])
     (result,) = translate_files(files)
-    start = next(r for r in result.relays if isinstance(r, R.LaneStart) and r.lane == "agent-acompact-9f")
-    assert start.label == "compaction" and start.parent_lane == "main"
-    assert {r.lane for r in result.relays if r.file.endswith("acompact-9f.jsonl")} == {"agent-acompact-9f"}
-    assert result.relays[-1].file.endswith("acompact-9f.jsonl")  # after the main file: no call spawned it
+    start = next(r for r in result.relays if isinstance(r, R.LaneStart) and r.lane == f"agent-{agent}")
+    assert start.label == label and start.parent_lane == "main"
+    assert {r.lane for r in result.relays if r.file.endswith(f"{agent}.jsonl")} == {f"agent-{agent}"}
+    assert result.relays[-1].file.endswith(f"{agent}.jsonl")  # after the main file: no call spawned it
 
 
 def test_a_lone_subagent_file_gets_an_unlinked_lane() -> None:

@@ -31,10 +31,11 @@ from the last row of a message) stays in ``translator.py``:
      yet bound). The real 1.0.x files in the corpus bear this out: the Task's prompt is echoed
      verbatim as the sidechain's first record, and nothing else ties them (the root has no parent,
      1.0.x tool results carry no ``agentId``);
-   * a sidechain nothing links (a ``Warmup`` run, a compaction run ``agent-acompact-*``, a sub-agent
+   * a sidechain nothing links (a ``Warmup`` run, a compaction run ``agent-acompact-*`` or a prompt
+     suggestion ``agent-aprompt_suggestion-*``, a sub-agent
      file without its main file, a sidechain record whose parent is not in the file) gets a lane of
-     its own: ``agent-<agentId>`` or ``sidechain-<uuid>``, labelled ``compaction`` for compaction
-     runs and "no spawning call found" otherwise. The one exception: a sidechain record whose parent
+     its own: ``agent-<agentId>`` or ``sidechain-<uuid>``, labelled ``compaction`` or ``prompt
+     suggestion`` for those (INTERNAL_AGENTS) and "no spawning call found" otherwise. The one exception: a sidechain record whose parent
      is missing joins the inline sidechain lane when exactly one is still open (its spawn has no
      result yet), since the missing parent can only have been in it.
 
@@ -100,6 +101,8 @@ AGENT_FILE: Final = re.compile(r"^agent-(.+)\.jsonl$")  # a sub-agent's records
 AGENT_META: Final = re.compile(r"^agent-(.+)\.meta\.json$")  # its meta file (2.1.x)
 SIDECHAINS_KEPT: Final = 1024  # inline sidechain lanes remembered (the open ones are the last few)
 COMPACTION: Final = "compaction"
+# Sub-agents the CLI runs for itself, which no tool call spawns: agent id prefix -> lane label
+INTERNAL_AGENTS: Final = {"acompact": COMPACTION, "aprompt_suggestion": "prompt suggestion"}
 UNLINKED: Final = "no spawning call found"
 
 
@@ -225,9 +228,8 @@ class SessionTranslator(Translator):
 
     def own_lane(self, lane_id: str, agent: str | None) -> str:
         """A lane no spawn call is known for (``agent``: its agent id, when it has one)."""
-        compaction = agent is not None and agent.startswith("acompact")
-        self.lanes.own_lane(lane_id, agent_type=COMPACTION if compaction else None,
-                            description=None if compaction else UNLINKED)
+        kind = next((label for prefix, label in INTERNAL_AGENTS.items() if agent and agent.startswith(prefix)), None)
+        self.lanes.own_lane(lane_id, agent_type=kind, description=None if kind else UNLINKED)
         return lane_id
 
     def describe_lane(self, lane_id: str, agent_type: str | None = None, description: str | None = None,
