@@ -2,6 +2,7 @@
 // the page's analysis time that is Python, without a browser (bench/web_scale.py times the page).
 //
 //   node bench/pyodide_model.mjs FILE [--runs 3] [--parts] [--profile] [--jumps]
+//   node bench/pyodide_model.mjs FILE --engine [--runs 3]
 //
 // Loads Pyodide from node_modules (after `make site`) with msgspec from its vendored wheel, and relayscope from py/ as it is in the work tree (mounted, not the built wheel, so an
 // edit is measured at once). In one run, best of --runs each:
@@ -13,6 +14,8 @@
 // --jumps, the load without the step-through's checkpoints (Workspace(checkpoint_bytes=0)) and, on
 // workspaces loaded with and without them, far jumps: ws.step to the last step, the middle one,
 // then step 10 (bench/_jumps.py, mounted from bench/; bench/jump_bench.py does the same in CPython).
+// --engine prints only one JSON object: bench/_engine_parts.py's times here (bench/engine_gap.py
+// runs the same in CPython and compares).
 // Must not: write anywhere but stdout.
 import { readFileSync } from "node:fs";
 import { resolve, basename, dirname } from "node:path";
@@ -22,7 +25,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
 const file = args.find((a) => !a.startsWith("--"));
 if (!file) {
-  console.error("usage: node bench/pyodide_model.mjs FILE [--runs N] [--parts] [--profile] [--jumps]");
+  console.error("usage: node bench/pyodide_model.mjs FILE [--runs N] [--parts] [--profile] [--jumps] [--engine]");
   process.exit(2);
 }
 const runsAt = args.indexOf("--runs");
@@ -45,6 +48,16 @@ py.globals.set("RUNS", runs);
 py.globals.set("PROFILE", profile);
 py.globals.set("PARTS", args.includes("--parts"));
 py.globals.set("JUMPS", args.includes("--jumps"));
+if (args.includes("--engine")) {
+  py.runPython(`
+import json, site, sys, zipfile
+zipfile.ZipFile("/tmp/msgspec.whl").extractall(site.getsitepackages()[0])
+sys.path[:0] = ["/src", "/bench"]
+from _engine_parts import measure
+print(json.dumps({"python": sys.version.split()[0], "ms": measure(PATH, RUNS)}))
+`);
+  process.exit(0);
+}
 py.runPython(`
 import site, sys, zipfile
 zipfile.ZipFile("/tmp/msgspec.whl").extractall(site.getsitepackages()[0])
