@@ -210,10 +210,10 @@ def test_hostile_text_in_every_field_is_shown_as_text_and_never_runs(app) -> Non
 
 
 def test_a_big_file_is_read_in_slices_and_nothing_is_cut_where_they_meet(app, tmp_path: Path) -> None:
-    """The page reads a file READ_BYTES at a time (App.load_file), ahead of the translation in a
+    """The page reads a file READ_BYTES at a time (Sources.load_file), ahead of the translation in a
     worker of its own (static/js/read-ahead.mjs): a line across a slice boundary, with a two-byte
     character split by it, and a last line with no newline, come out whole."""
-    from relayscope.web.app import READ_BYTES
+    from relayscope.web.sources import READ_BYTES
 
     filler = b"".join(p.read_bytes() for p in sorted((CORPUS / "stream-json").glob("*.jsonl")))
 

@@ -4,53 +4,42 @@ page's DOM. DOM references in one ``els`` map, view state in one ``State``, the 
 
 Theory of operation
 -------------------
-Input (paste, files, a folder, an example, ``?src=``, a share link) becomes one call of
-``Workspace.load`` (one file: ``start_load``, ``load_more`` per slice read, ``end_load``); strategy changes call ``rerun``, the audit ``run_audit``. Those are
-generators; :meth:`App.drive` runs them a slice at a time and yields to the worker's event loop
-(``await asyncio.sleep(0)``) whenever SLICE_BUDGET has passed, so that the progress bar moves and
-what the page sent meanwhile (a newer input, a strategy change) is taken: a newer run cancels a
-running one (``run`` ids). The page's own thread never waits for any of it. ``<html
-data-app-state>`` says where we are: ``ready`` (nothing loaded), ``analyzing``, ``done``,
-``error``; the page turns it to ``analyzing`` in the very event that starts work (static/js/
-ui.mjs) and the handler here confirms it, so a script that waits for ``done`` after acting never
-sees the previous ``done``.
+Input (sources.py: paste, files, a folder, an example, ``?src=``, a share link) becomes one call
+of :meth:`App.load` (one file: ``Workspace.start_load``, ``load_more`` per slice read,
+``end_load``), then :meth:`App.show`; strategy changes call ``rerun``, the audit ``run_audit``.
+Those are model generators, run by jobs.py a slice at a time with a yield to the worker's event
+loop between slices: a newer job cancels a running one, and ``<html data-app-state>`` says where
+we are. The page's own thread never waits for any of it. What is on screen is drawn here: the
+lanes, filters, the timeline (timeline.py), the step-through and audit panels (panels.py).
 
-The view state (strategy, step, selected row, filters, which example or URL) is mirrored into
-the query string with ``history.replaceState``; a share link carries the transcript itself,
-compressed, in the fragment (never sent to any server) along with that state.
+The view state (strategy, step, selected row, filters, which example or URL; urlstate.py) is
+mirrored into the query string with ``history.replaceState``; a share link (embed.py) carries the
+transcript itself, compressed, in the fragment (never sent to any server) along with that state.
 
-Must not: parse markup (see dom.py), fetch anything but what the user named (examples and
-``?src=`` are fetched with the worker's ``fetch``), or run longer than a slice without a yield.
+Must not: parse markup (see dom.py), fetch anything (sources.py does, what the user named), or
+run longer than a slice without a yield.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
-import traceback
-from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qs, urlencode
+from urllib.parse import urlencode
 
-from ..translator import STRATEGIES
 from . import help_panel, legend, panels
 from .dom import Listeners, closest, download, fmt_int, js_object, show
 from .embed import Links, save_theme, stored_theme, url_theme
-from .model import EXAMPLES, Workspace, binary_reason, decode_share
+from .jobs import Jobs
+from .model import EXAMPLES, Workspace, binary_reason
 from .remote import DOCUMENT as document
 from .remote import WINDOW as window
-from .remote import read_ahead
-from .share import EMBED_PARAMS
+from .sources import Sources
 from .timeline import LaneLayout, Timeline
+from .urlstate import State, query_dict, query_of
 from .watch import Watcher
 
-SLICE_BUDGET = 0.035  # s of work between two yields (the worker then takes what the page sent meanwhile)
 AUTO_AUDIT_BYTES = 2_000_000  # inputs up to this size are audited right away; larger on request
-PASTE_DELAY_MS = 300
-READ_BYTES = 4 << 20  # a file is read and translated this much at a time (App.load_file)
 FILTER_DELAY_MS = 150
-# A folder brings everything in it; we read the files that can be transcripts and say which not.
-TRANSCRIPT_SUFFIXES = (".jsonl", ".ndjson", ".json", ".sse", ".txt", ".log")
 THEMES = ("auto", "light", "dark")
 
 IDS = (
@@ -69,39 +58,20 @@ VIEW_IDS = (  # issue 9: help, the filter's way back, the fingerprint legend, th
 )
 
 
-@dataclass
-class State:
-    """What the user is looking at; mirrored into the URL."""
-
-    strategy: str = "lineage"
-    step: int = 0  # 0-based (1-based in the URL and on screen)
-    row: int | None = None  # selected relay seq
-    expanded: bool = False
-    text: str = ""
-    types: set[str] = field(default_factory=set)
-    lane: str = ""
-    source: dict[str, str] = field(default_factory=dict)  # kind: paste|files|example|src|share
-    xtypes: set[str] = field(default_factory=set)  # types excluded (chips clicked twice)
-    bookkeeping: bool = False  # bookkeeping records shown
-
-
 class App:
     def __init__(self) -> None:
         self.els = {name: document.getElementById(name) for name in IDS + VIEW_IDS}
         self.root = document.documentElement
         self.state = State()
         self.ws: Workspace | None = None
-        self.busy = False
-        self.run = 0
         self.input_size = 0
         self.listeners = Listeners()
+        self.jobs = Jobs(self.root, self.els["status"], self.els["progress"], self.els["timeline"], self.fail)
+        self.sources = Sources(self)
         self.timeline = Timeline(self, self.els["timeline"], self.els["timeline-sizer"])
         self.lane_labels: dict[str, str] = {}
         self.lane_colors: dict[str, int] = {}
         self.type_counts: dict[str, int] = {}
-        self.tasks: set[Any] = set()
-        self.timers: dict[str, Any] = {}
-        self.t_start = 0.0
         self.open_groups: set[int] = set()  # groups of partial deltas shown fragment by fragment
         self.saved_filter: tuple[str, set[str], set[str], str, bool] | None = None  # cleared by a link
         self.links = Links(self)
@@ -117,96 +87,28 @@ class App:
         load_ms = window.performance.now()
         self.root.dataset.loadMs = f"{load_ms:.0f}"
         self.els["load-time"].textContent = f"Python ready in {load_ms / 1000:.1f} s"
-        self.status("Ready. Paste, drop or open a transcript, or pick an example.")
-        self.set_state("ready")
-        self.initial_input()
+        self.jobs.status("Ready. Paste, drop or open a transcript, or pick an example.")
+        self.jobs.set_state("ready")
+        self.sources.initial_input()
         # drops made while Python was booting, then every later one
-        window.relayscopeFiles.setDropHandler(self.safe(self.on_drop))
+        window.relayscopeFiles.setDropHandler(self.jobs.safe(self.sources.on_drop))
         # issue 12: "Watch file…" / "Watch folder…" and window.relayscopeWatch (watch.py)
         self.watcher = Watcher(self)
         self.watcher.start()
 
-    def initial_input(self) -> None:
-        """What the URL or the user (while Python booted) asked for, in this order: a share link,
-        ``?src=``, ``?example=``, files picked, text pasted."""
-        params = {k: v[-1] for k, v in parse_qs(str(window.location.search)[1:]).items()}
-        view = self.view_from(params)
-        fragment = str(window.location.hash)[1:]
-        if fragment.startswith("file="):  # a view of a transcript too large for a link
-            try:
-                self.links.expect(fragment, view)
-            except ValueError as exc:
-                self.fail(str(exc))
-            return
-        if fragment.startswith("v1."):
-            try:
-                text, shared = decode_share(fragment)
-            except ValueError as exc:
-                self.fail(str(exc))
-                return
-            merged = {**self.view_from({k: str(v) for k, v in shared.items()}), **view}
-            name = str(shared.get("name") or "shared transcript")
-            self.spawn(self.load(text, name=name, source={"kind": "share"}, view=merged))
-        elif params.get("src"):
-            src = params["src"]
-            fetch = lambda: self.load_url(src, {"kind": "src", "src": src}, view)  # noqa: E731
-            if self.links.needs_consent(src):  # another site: say which, fetch only on consent
-                self.links.ask_src(src, fetch)
-            else:
-                self.spawn(fetch())
-        elif params.get("example"):
-            self.spawn(self.load_example(params["example"], view))
-        elif self.els["file-input"].files.length or self.els["folder-input"].files.length:
-            which = "file-input" if self.els["file-input"].files.length else "folder-input"
-            self.on_files(which)
-        elif str(self.els["paste-input"].value).strip():
-            self.on_analyze_paste()
-
-    @staticmethod
-    def view_from(params: dict[str, str]) -> dict[str, Any]:
-        view: dict[str, Any] = {}
-        if params.get("strategy") in STRATEGIES:
-            view["strategy"] = params["strategy"]
-        for key in ("step", "row"):
-            value = params.get(key, "")
-            if value.isdigit():
-                view[key] = int(value)
-        if "q" in params:
-            view["q"] = params["q"]
-        if params.get("types"):
-            view["types"] = [t for t in params["types"].split(",") if t]
-        if params.get("lane"):
-            view["lane"] = params["lane"]
-        if params.get("bookkeeping") == "shown":
-            view["bookkeeping"] = True
-        return view
-
     # -- wiring ---------------------------------------------------------------------------------
 
-    def safe(self, handler: Any) -> Any:
-        """``handler``, with any exception (a bug of ours) reported on the page."""
-
-        def run(*args: Any) -> Any:
-            try:
-                return handler(*args)
-            except Exception as exc:
-                traceback.print_exc()
-                self.fail(f"Something went wrong: {exc!r}")
-                return None
-
-        return run
-
     def wire(self) -> None:
-        e = self.els
+        e, jobs, sources = self.els, self.jobs, self.sources
 
         def on(target: Any, event: str, handler: Any) -> None:
-            self.listeners.on(target, event, self.safe(handler))
-        on(e["paste-input"], "input", self.on_paste_input)
-        on(e["analyze"], "click", lambda _: self.on_analyze_paste())
-        on(e["file-input"], "change", lambda _: self.on_files("file-input"))
-        on(e["folder-input"], "change", lambda _: self.on_files("folder-input"))
+            self.listeners.on(target, event, jobs.safe(handler))
+        on(e["paste-input"], "input", sources.on_paste_input)
+        on(e["analyze"], "click", lambda _: sources.on_analyze_paste())
+        on(e["file-input"], "change", lambda _: sources.on_files("file-input"))
+        on(e["folder-input"], "change", lambda _: sources.on_files("folder-input"))
         on(e["strategy"], "change", self.on_strategy)
-        on(e["filter"], "input", lambda _: self.later("filter", FILTER_DELAY_MS, self.apply_filter))
+        on(e["filter"], "input", lambda _: jobs.later("filter", FILTER_DELAY_MS, self.apply_filter))
         on(e["lane-filter"], "change", self.on_lane_filter)
         on(e["type-filter"], "click", self.on_type_chip)
         on(e["examples"], "click", self.on_click)
@@ -221,7 +123,7 @@ class App:
         on(e["step-next"], "click", lambda _: self.go_step(self.state.step + 1))
         on(e["step-last"], "click", lambda _: self.go_step(self.step_count() - 1))
         on(e["step-slider"], "input", lambda _: self.go_step(int(e["step-slider"].value)))
-        on(e["run-audit"], "click", lambda _: self.start_work(self.audit_now()))
+        on(e["run-audit"], "click", lambda _: jobs.start_work(self.audit_now()))
         on(e["share"], "click", lambda _: self.make_share())
         on(e["copy-link"], "click", lambda _: self.copy_link())
         on(e["export-ndjson"], "click", lambda _: self.export("ndjson"))
@@ -237,20 +139,14 @@ class App:
         on(e["fp-legend-box"], "toggle", lambda _: self.fill_legend())
         on(window, "resize", lambda _: self.timeline.render())
 
-    # -- app state, status, tasks -----------------------------------------------------------------
-
-    def set_state(self, state: str) -> None:
-        self.root.dataset.appState = state
-
-    def status(self, text: str) -> None:
-        self.els["status"].textContent = text
+    # -- failures and notices -----------------------------------------------------------------------
 
     def fail(self, text: str) -> None:
-        self.busy = False
-        show(self.els["progress"], False)
-        self.status(text)
+        """A job failed, or the input cannot be read: say so, and "error"."""
+        self.jobs.stop()
+        self.jobs.status(text)
         self.notice([text], error=True)
-        self.set_state("error")
+        self.jobs.set_state("error")
         self.timeline.render()
 
     def notice(self, lines: list[str], error: bool = False) -> None:
@@ -263,222 +159,7 @@ class App:
         box.classList.toggle("error", error)
         show(box, bool(lines))
 
-    def spawn(self, coro: Any) -> None:
-        task = asyncio.ensure_future(self.guarded(coro))
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
-
-    async def guarded(self, coro: Any) -> None:
-        try:
-            await coro
-        except MemoryError:  # WebAssembly memory stops at 4 GB, lines and relay events included
-            traceback.print_exc()
-            self.fail("Out of memory: the page can use at most 4 GB, and this input with its relay events "
-                      "needs more. The command line has no such limit: relayscope translate FILE.")
-        except Exception as exc:  # a bug of ours: say so on the page, keep the traceback
-            traceback.print_exc()
-            self.fail(f"Something went wrong: {exc!r}")
-
-    def start_work(self, coro: Any) -> None:
-        """Start a job that needs the workspace: flip to analyzing now, run it as a task."""
-        self.set_state("analyzing")
-        self.spawn(coro)
-
-    def later(self, key: str, ms: int, fn: Any) -> None:
-        """Run ``fn`` once, ``ms`` after the last call with the same key (debounce)."""
-        old = self.timers.pop(key, None)
-        if old is not None:
-            window.clearTimeout(old)
-        self.timers[key] = window.setTimeout(self.safe(lambda: (self.timers.pop(key, None), fn())), ms)
-
-    def begin(self, label: str) -> int:
-        self.run += 1
-        self.busy = True
-        self.t_start = time.perf_counter()
-        self.root.dataset.longestSliceMs = "0"
-        self.set_state("analyzing")
-        self.status(label)
-        bar = self.els["progress"]
-        bar.value = 0
-        show(bar)
-        self.els["timeline"].classList.add("busy")
-        return self.run
-
-    def end(self, run: int, label: str) -> None:
-        if run != self.run:
-            return
-        self.busy = False
-        show(self.els["progress"], False)
-        self.els["timeline"].classList.remove("busy")
-        ms = (time.perf_counter() - self.t_start) * 1000
-        self.root.dataset.analysisMs = f"{ms:.0f}"
-        self.status(f"{label} ({ms / 1000:.2f} s)")
-        self.set_state("done")
-
-    async def drive(self, gen: Any, run: int, label: str) -> bool:
-        """Run a model generator to its end a slice at a time. False if a newer run took over.
-        <html data-longest-slice-ms> keeps the longest stretch without a yield to the browser."""
-        bar = self.els["progress"]
-        await asyncio.sleep(0)  # whatever ran before us ends its task here
-        mark = time.perf_counter()
-        for progress in gen:
-            if run != self.run:
-                gen.close()
-                return False
-            now = time.perf_counter()
-            if now - mark > SLICE_BUDGET:
-                bar.value = progress
-                self.status(f"{label} {progress:.0%}")
-                self.note_slice(now - mark)
-                await asyncio.sleep(0)
-                if run != self.run:
-                    gen.close()
-                    return False
-                mark = time.perf_counter()
-        self.note_slice(time.perf_counter() - mark)
-        return True
-
-    def note_slice(self, seconds: float) -> None:
-        ms = seconds * 1000
-        if ms > float(self.root.getAttribute("data-longest-slice-ms") or 0):
-            self.root.dataset.longestSliceMs = f"{ms:.0f}"
-
-    async def pause(self, mark: float) -> float:
-        """Yield to the browser if this slice has run long enough; returns the new mark."""
-        now = time.perf_counter()
-        if now - mark > SLICE_BUDGET:
-            self.note_slice(now - mark)
-            await asyncio.sleep(0)
-            return time.perf_counter()
-        return mark
-
-    # -- input --------------------------------------------------------------------------------------
-
-    def on_paste_input(self, _event: Any) -> None:
-        if not str(self.els["paste-input"].value).strip():
-            return
-        self.set_state("analyzing")  # a paste is on its way: nobody may read the old "done"
-        self.later("paste", PASTE_DELAY_MS, self.on_analyze_paste)
-
-    def on_analyze_paste(self) -> None:
-        text = str(self.els["paste-input"].value)
-        if not text.strip():
-            still = f" The view below still shows {self.ws.name or 'the last input'}." if self.ws else ""
-            self.notice([f"The text area is empty: there is nothing to analyze. Paste a transcript first.{still}"])
-            self.set_state("done" if self.ws else "ready")
-            return
-        self.set_state("analyzing")
-        self.spawn(self.load(text, name="pasted text", source={"kind": "paste"}))
-
-    def on_files(self, which: str) -> None:
-        el = self.els[which]
-        files = el.files
-        items = [(str(f.webkitRelativePath or f.name), f) for f in (files.item(i) for i in range(files.length))]
-        if not items:
-            return
-        self.set_state("analyzing")
-        self.spawn(self.load_files(items, folder=which == "folder-input"))
-
-    def on_drop(self, result: Any) -> None:
-        if result.error:
-            self.fail(f"Could not read what was dropped: {result.error}")
-            return
-        items = [(str(it.path), it.file) for it in result.list]
-        if not items:
-            self.notice(["Nothing readable was dropped (an empty folder?)."])
-            self.set_state("done" if self.ws else "ready")
-            return
-        self.set_state("analyzing")
-        self.spawn(self.load_files(items, folder=any("/" in path for path, _ in items)))
-
-    async def load_files(self, items: list[tuple[str, Any]], folder: bool) -> None:
-        skipped = [p for p, _ in items if folder and not p.lower().endswith(TRANSCRIPT_SUFFIXES)]
-        keep = [(p, f) for p, f in items if p not in skipped]
-        if not keep:
-            self.set_state("done" if self.ws else "ready")
-            self.notice([f"None of the {len(items)} file(s) can be a transcript (by name): "
-                         + ", ".join(skipped[:20]) + (" …" if len(skipped) > 20 else "")])
-            return
-        notes = []
-        if skipped:
-            notes.append(f"Skipped {len(skipped)} file(s) that are not transcripts by name: "
-                         + ", ".join(skipped[:20]) + (" …" if len(skipped) > 20 else ""))
-        for which in ("file-input", "folder-input"):
-            self.els[which].value = ""  # the same file can be opened again
-        if len(keep) == 1:
-            path, f = keep[0]
-            await self.load_file(f, name=path, source={"kind": "files"}, notes=notes)
-            return
-        run = self.begin(f"Reading {len(keep)} files…")
-        data: dict[str, bytes] = {}
-        for path, f in keep:
-            buffer = await f.arrayBuffer()
-            data[path] = buffer.to_bytes()
-            await asyncio.sleep(0)  # copying 50 MB is a task of its own
-            if run != self.run:
-                return
-        top = {p.split("/", 1)[0] for p in data}
-        name = f"{next(iter(top))}/ ({len(data)} files)" if len(top) == 1 and folder else f"{len(data)} files"
-        await self.load(data, name=name, source={"kind": "files"}, notes=notes, run=run)
-
-    async def load_file(self, f: Any, *, name: str, source: dict[str, str], notes: list[str]) -> None:
-        """One file, read and translated a slice (READ_BYTES) at a time: neither the file's bytes
-        nor a copy of them is ever held whole (a 600 MB file peaked at 1.5 GB of memory read
-        whole, 0.85 GB so), and the next slices are read (by a worker of their own, see
-        read_ahead) while this one is translated."""
-        run = self.begin(f"Reading {name}…")
-        size = int(f.size)
-        ws = Workspace()
-        ws.start_load(name=name, strategy=self.state.strategy, size=size)
-        reader = read_ahead(f, READ_BYTES)
-        try:
-            for at in range(0, max(size, 1), READ_BYTES):
-                try:
-                    buffer = await reader.next()
-                except Exception as exc:  # the browser's read failed: the file changed or went away
-                    if run == self.run:
-                        self.fail(f"Could not read {name} (at byte {at:,}): {exc}. Was it changed or "
-                                  "removed while it was read? Open it again.")
-                    return
-                chunk = buffer.to_bytes()
-                if run != self.run:
-                    return
-                if at == 0 and (reason := binary_reason(name, chunk, size)) is not None:
-                    self.not_text(run, reason)
-                    return
-                if not await self.drive(ws.load_more(chunk), run, f"Translating {name}…"):
-                    return
-        finally:
-            reader.close()
-        if not await self.drive(ws.end_load(), run, f"Translating {name}…"):
-            return
-        await self.show(ws, run, name=name, size=size, source=source, view={}, notes=notes)
-
-    async def fetch_bytes(self, url: str) -> bytes:
-        response = await window.fetch(url)
-        if not response.ok:
-            raise OSError(f"{url}: HTTP {response.status}")
-        return (await response.arrayBuffer()).to_bytes()
-
-    async def load_url(self, url: str, source: dict[str, str], view: dict[str, Any] | None = None) -> None:
-        self.set_state("analyzing")
-        self.status(f"Fetching {url}…")
-        try:
-            data = await self.fetch_bytes(url)
-        except Exception as exc:
-            self.fail(f"Could not fetch {url}: {getattr(exc, 'message', None) or exc}")
-            return
-        name = url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1] or url
-        await self.load(data, name=name, source=source, view=view)
-
-    async def load_example(self, example_id: str, view: dict[str, Any] | None = None) -> None:
-        ex = next((x for x in EXAMPLES if x.id == example_id), None)
-        if ex is None:
-            self.fail(f"There is no example called {example_id!r}.")
-            return
-        view = dict(view or {})
-        view.setdefault("strategy", ex.strategy)
-        await self.load_url(ex.path, {"kind": "example", "example": ex.id}, view)
+    # -- examples -----------------------------------------------------------------------------------
 
     def focus_example(self, example_id: str) -> None:
         """Open an example where it makes its point: the step of the first block its strategy
@@ -512,7 +193,7 @@ class App:
         view = view or {}
         strategy = view.get("strategy", self.state.strategy)
         if run is None:
-            run = self.begin(f"Reading {name}…")
+            run = self.jobs.begin(f"Reading {name}…")
         if isinstance(data, dict):
             binary = {k: binary_reason(k, v) for k, v in data.items()}
             kept = {k: v for k, v in data.items() if binary[k] is None}
@@ -526,7 +207,7 @@ class App:
             self.not_text(run, reason)
             return
         ws = Workspace()
-        if not await self.drive(ws.load(data, name=name, strategy=strategy), run, f"Translating {name}…"):
+        if not await self.jobs.drive(ws.load(data, name=name, strategy=strategy), run, f"Translating {name}…"):
             return
         size = len(data) if not isinstance(data, dict) else sum(len(v) for v in data.values())
         await self.show(ws, run, name=name, size=size, source=source, view=view, notes=notes)
@@ -534,7 +215,7 @@ class App:
     async def show(self, ws: Workspace, run: int, *, name: str, size: int, source: dict[str, str],
                    view: dict[str, Any], notes: list[str] | None) -> None:
         """A translated input on screen (audited first if small): the end of every load."""
-        if size <= AUTO_AUDIT_BYTES and not await self.drive(ws.run_audit(), run, "Auditing every strategy…"):
+        if size <= AUTO_AUDIT_BYTES and not await self.jobs.drive(ws.run_audit(), run, "Auditing every strategy…"):
             return
         self.ws, self.input_size = ws, size
         view, link_note = self.links.match_pending(ws, view)
@@ -556,7 +237,7 @@ class App:
         await asyncio.sleep(0)  # the model's last slice ends its task; the check below is a pass of its own
         not_transcript = ws.not_a_transcript()
         await asyncio.sleep(0)
-        if run != self.run:
+        if run != self.jobs.run:
             return
         notes = [not_transcript, *(notes or [])] if not_transcript else list(notes or [])
         if ws.audit_error:
@@ -569,16 +250,16 @@ class App:
             return
         if source.get("kind") == "example" and "step" not in view and "row" not in view:
             self.focus_example(source["example"])
-        self.end(run, f"{fmt_int(len(ws.relays))} relay events from {fmt_int(ws.step_count())} lines")
+        self.jobs.end(run, f"{fmt_int(len(ws.relays))} relay events from {fmt_int(ws.step_count())} lines")
 
     async def rerun(self, strategy: str, then: Any = None) -> None:
         ws = self.ws
         if ws is None:
             self.state.strategy = strategy
-            self.set_state("ready")
+            self.jobs.set_state("ready")
             return
-        run = self.begin(f"Re-translating with '{strategy}'…")
-        if not await self.drive(ws.rerun(strategy), run, f"Re-translating with '{strategy}'…"):
+        run = self.jobs.begin(f"Re-translating with '{strategy}'…")
+        if not await self.jobs.drive(ws.rerun(strategy), run, f"Re-translating with '{strategy}'…"):
             return
         self.state.strategy = strategy
         self.state.row, self.state.expanded = None, False
@@ -586,28 +267,28 @@ class App:
             return
         if then is not None:
             then()
-        self.end(run, f"{fmt_int(len(ws.relays))} relay events with '{strategy}'")
+        self.jobs.end(run, f"{fmt_int(len(ws.relays))} relay events with '{strategy}'")
 
     async def audit_now(self) -> None:
         ws = self.ws
         if ws is None:
-            self.set_state("ready")
+            self.jobs.set_state("ready")
             return
-        run = self.begin("Auditing every strategy…")
-        if not await self.drive(ws.run_audit(), run, "Auditing every strategy…"):
+        run = self.jobs.begin("Auditing every strategy…")
+        if not await self.jobs.drive(ws.run_audit(), run, "Auditing every strategy…"):
             return
-        self.busy = False
+        self.jobs.busy = False
         panels.audit(self.els, ws.audit, self.state.strategy, ws.format)
         if ws.audit_error:
             self.notice([ws.audit_error], error=True)
-        self.end(run, "Audit failed" if ws.audit_error else "Audit done")
+        self.jobs.end(run, "Audit failed" if ws.audit_error else "Audit done")
 
     async def present(self, run: int, step: int, row: int | None) -> bool:
         """Draw everything from the workspace after a (re)translation, a slice at a time."""
         ws = self.ws
         assert ws is not None
         await asyncio.sleep(0)
-        if run != self.run:
+        if run != self.jobs.run:
             return False
         types = ws.type_counts()
         order = [lane.id for lane in ws.lanes]
@@ -620,7 +301,7 @@ class App:
             st.lane = ""
         st.types &= set(types)
         st.xtypes &= set(types)
-        self.busy = False
+        self.jobs.busy = False
         e = self.els
         show(e["workspace"])
         e["strategy"].value = ws.strategy
@@ -744,21 +425,21 @@ class App:
         self.forget_saved_filter()
         self.state.text = str(self.els["filter"].value)
         ws = self.ws
-        if ws is not None and not self.busy and self.state.text.strip() and not ws.search_ready:
-            self.spawn(self.index_then_filter())  # the first text search builds its index in slices
+        if ws is not None and not self.jobs.busy and self.state.text.strip() and not ws.search_ready:
+            self.jobs.spawn(self.index_then_filter())  # the first text search builds its index in slices
             return
         self.filter_rows()
 
     async def index_then_filter(self) -> None:
         ws = self.ws
         assert ws is not None
-        run = self.begin("Indexing the text for search…")
-        if not await self.drive(ws.prepare_search(), run, "Indexing the text for search…"):
+        run = self.jobs.begin("Indexing the text for search…")
+        if not await self.jobs.drive(ws.prepare_search(), run, "Indexing the text for search…"):
             return
-        self.busy = False  # rows are drawn only when not busy: draw them now, not at the next scroll
+        self.jobs.busy = False  # rows are drawn only when not busy: draw them now, not at the next scroll
         self.state.text = str(self.els["filter"].value)  # what was typed while the index was built
         self.filter_rows()
-        self.end(run, f"{self.els['relay-count'].textContent} relay events match")
+        self.jobs.end(run, f"{self.els['relay-count'].textContent} relay events match")
 
     def filter_rows(self, scroll_top: bool = False) -> None:
         ws = self.ws
@@ -782,7 +463,7 @@ class App:
     # -- rows ---------------------------------------------------------------------------------------
 
     def on_timeline_click(self, event: Any) -> None:
-        if self.ws is None or self.busy:
+        if self.ws is None or self.jobs.busy:
             return
         if closest(event, "button[data-action]") is not None:
             self.on_click(event)
@@ -857,9 +538,9 @@ class App:
             return
         action, value = str(target.dataset.action), str(target.dataset.target)
         if action == "example":
-            self.start_work(self.load_example(value))
+            self.jobs.start_work(self.sources.load_example(value))
             return
-        if self.ws is None or self.busy:
+        if self.ws is None or self.jobs.busy:
             return
         if action == "goto":
             self.select_row(int(value), expanded=True)
@@ -898,7 +579,7 @@ class App:
 
         if strategy != self.state.strategy:
             self.els["strategy"].value = strategy
-            self.start_work(self.rerun(strategy, then=show_it))
+            self.jobs.start_work(self.rerun(strategy, then=show_it))
         else:
             show_it()
 
@@ -909,7 +590,7 @@ class App:
         if self.ws is None:
             self.state.strategy = strategy
             return
-        self.start_work(self.rerun(strategy))
+        self.jobs.start_work(self.rerun(strategy))
 
     def step_count(self) -> int:
         return self.ws.step_count() if self.ws else 0
@@ -917,7 +598,7 @@ class App:
     def go_step(self, i: int, scroll: bool = True) -> None:
         ws = self.ws
         n = self.step_count()
-        if ws is None or n == 0 or self.busy:
+        if ws is None or n == 0 or self.jobs.busy:
             if ws is not None and n == 0:
                 self.els["step-position"].textContent = "0 / 0"
             return
@@ -952,7 +633,7 @@ class App:
                     self.clear_text_filter()
                 target.blur()
             return  # typing: arrows move the caret, not the view
-        if event.ctrlKey or event.metaKey or event.altKey or self.ws is None or self.busy:
+        if event.ctrlKey or event.metaKey or event.altKey or self.ws is None or self.jobs.busy:
             return
         on_button = tag in ("BUTTON", "A", "SUMMARY")
         handled = True
@@ -984,36 +665,9 @@ class App:
 
     # -- URL, share, export ---------------------------------------------------------------------------
 
-    def view_state(self) -> dict[str, Any]:
-        st = self.state
-        view: dict[str, Any] = {"strategy": st.strategy, "step": st.step + 1}
-        if st.row is not None:
-            view["row"] = st.row
-        if st.text:
-            view["q"] = st.text
-        if st.types or st.xtypes:
-            view["types"] = ",".join([*sorted(st.types), *(f"-{t}" for t in sorted(st.xtypes))])
-        if st.lane:
-            view["lane"] = st.lane
-        if st.bookkeeping:
-            view["bookkeeping"] = "shown"
-        return view
-
     def url_params(self) -> dict[str, str]:
         """The query string of the current view (and of how it is shown: embed, theme, panels)."""
-        params = {k: str(v) for k, v in self.view_state().items()}
-        if params.get("strategy") == "lineage":
-            params.pop("strategy")
-        if params.get("step") == "1":
-            params.pop("step")
-        src = self.state.source
-        if src.get("kind") == "example":
-            params = {"example": src["example"], **params}
-        elif src.get("kind") == "src":
-            params = {"src": src["src"], **params}
-        here = {k: v[-1] for k, v in parse_qs(str(window.location.search)[1:]).items()}
-        params.update({k: here[k] for k in EMBED_PARAMS if k in here})
-        return params
+        return query_of(self.state, query_dict(str(window.location.search)))
 
     def sync_url(self) -> None:
         if self.ws is None:
@@ -1063,9 +717,7 @@ class App:
 
     def clear_text_filter(self) -> None:
         """Esc in the filter: the text goes, and so does everything it did (count, rows, URL)."""
-        old = self.timers.pop("filter", None)
-        if old is not None:
-            window.clearTimeout(old)
+        self.jobs.cancel("filter")
         self.els["filter"].value = ""
         if self.state.text:
             self.state.text = ""
@@ -1111,4 +763,4 @@ class App:
         self.els["source"].textContent = ""
         self.state.source = {}
         window.history.replaceState(None, "", str(window.location.pathname))  # nothing to come back to
-        self.end(run, "Nothing analyzed")
+        self.jobs.end(run, "Nothing analyzed")

@@ -74,7 +74,7 @@ class Links:
         e, app = self.els, self.app
 
         def on(name: str, handler: Any) -> None:
-            app.listeners.on(e[name], "click", app.safe(lambda _: handler()))
+            app.listeners.on(e[name], "click", app.jobs.safe(lambda _: handler()))
 
         on("share", self.make)
         on("copy-link", self.copy)
@@ -264,8 +264,8 @@ class Links:
         _url, then = self.src_ask
         self.src_ask = None
         show(self.els["src-ask"], False)
-        self.app.set_state("analyzing")
-        self.app.spawn(then())
+        self.app.jobs.set_state("analyzing")
+        self.app.jobs.spawn(then())
 
     def cancel_src(self) -> None:
         self.src_ask = None
@@ -286,11 +286,11 @@ class Links:
 
     def toggle_compare(self) -> None:
         app = self.app
-        if app.ws is None or app.busy:
+        if app.ws is None or app.jobs.busy:
             return
         if self.compare_from and app.state.strategy == "lineage":
             target, self.compare_from = self.compare_from, ""
         else:
             self.compare_from, target = app.state.strategy, "lineage"
         app.els["strategy"].value = target
-        app.start_work(app.rerun(target))
+        app.jobs.start_work(app.rerun(target))

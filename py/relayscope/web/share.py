@@ -13,7 +13,7 @@ transcript it is a view of, one of three ways:
 The view lives in the query string in all three, so a link follows view changes by rewriting
 the query alone, without compressing the transcript again.
 
-Must not: touch the DOM or fetch (app.py does); it only builds and reads strings.
+Must not: touch the DOM or fetch (embed.py and sources.py do); it only builds and reads strings.
 """
 
 from __future__ import annotations

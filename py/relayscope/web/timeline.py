@@ -134,7 +134,7 @@ class Timeline:
         self.sizer.style.height = "0px"
 
     def render(self) -> None:
-        if self.app.busy:
+        if self.app.jobs.busy:
             return
         c = self.container
         n = len(self.seqs)

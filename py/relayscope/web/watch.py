@@ -85,9 +85,9 @@ class Watcher:
             note.textContent = UNSUPPORTED.format(reason=reason)
             show(note)
         on = self.app.listeners.on
-        on(self.el["watch-pause"], "click", self.app.safe(lambda _: self.set_paused(not self.paused)))
-        on(self.el["watch-stop"], "click", self.app.safe(lambda _: self.app.spawn(self.stop())))
-        window.relayscopeWatchFiles.setWatchHandler(self.app.safe(self.on_handle))
+        on(self.el["watch-pause"], "click", self.app.jobs.safe(lambda _: self.set_paused(not self.paused)))
+        on(self.el["watch-stop"], "click", self.app.jobs.safe(lambda _: self.app.jobs.spawn(self.stop())))
+        window.relayscopeWatchFiles.setWatchHandler(self.app.jobs.safe(self.on_handle))
 
     def on_handle(self, request: Any) -> None:
         """``window.relayscopeWatch(handle, options)``, as ``{handle, options}``; the buttons'
@@ -107,11 +107,11 @@ class Watcher:
         ms = getattr(options, "intervalMs", None) if options is not None else None
         self.interval = float(ms) / 1000 if isinstance(ms, int | float) and ms > 0 else DEFAULT_INTERVAL
         self.handle, self.folder, self.name = handle, str(handle.kind) == "directory", str(handle.name)
-        self.app.set_state("analyzing")
+        self.app.jobs.set_state("analyzing")
         self._reset()
         self.set_paused(False)
         show(self.el["watch-bar"])
-        self.app.spawn(self.loop(gen))
+        self.app.jobs.spawn(self.loop(gen))
 
     def _reset(self) -> None:
         ws = self.ws = Workspace()
@@ -137,12 +137,12 @@ class Watcher:
         ws = self.ws
         self.root.dataset.watch = "stopped"
         show(self.el["watch-bar"], False)
-        if self.app.ws is ws and not self.app.busy:
-            self.app.set_state("analyzing")
+        if self.app.ws is ws and not self.app.jobs.busy:
+            self.app.jobs.set_state("analyzing")
             following, on_last = self.following(), self.on_last_step()
             self.grow(ws.finish_live(), following, on_last)
-            self.app.status(f"Stopped watching {self.name}: {fmt_int(len(ws.relays))} relay events")
-            self.app.set_state("done")
+            self.app.jobs.status(f"Stopped watching {self.name}: {fmt_int(len(ws.relays))} relay events")
+            self.app.jobs.set_state("done")
 
     async def loop(self, gen: int) -> None:
         while gen == self.generation:
@@ -152,7 +152,7 @@ class Watcher:
                 show(self.el["watch-bar"], False)
                 return
             self.backlog = False
-            if not self.paused and not self.app.busy:
+            if not self.paused and not self.app.jobs.busy:
                 await self.look(gen)
             self.ticks += 1
             self.root.dataset.watchTicks = str(self.ticks)
@@ -215,7 +215,7 @@ class Watcher:
     async def apply(self, changes: dict[str, bytes]) -> None:
         ws, app = self.ws, self.app
         assert ws is not None
-        app.set_state("analyzing")
+        app.jobs.set_state("analyzing")
         following, on_last = self.following(), self.on_last_step()
         new = ws.append(changes if self.folder else changes.get(self.name, b""))
         self.bytes += sum(len(v) for v in changes.values())
@@ -227,13 +227,13 @@ class Watcher:
             self.grow(new, following, on_last)
         self.root.dataset.watchBytes = str(self.bytes)
         self.say()
-        app.set_state("done")
+        app.jobs.set_state("done")
 
     async def present(self) -> None:
         """The first look: the workspace drawn as for any input."""
         ws, app = self.ws, self.app
         assert ws is not None
-        run = app.begin(f"Watching {self.name}…")
+        run = app.jobs.begin(f"Watching {self.name}…")
         app.ws, app.input_size = ws, self.bytes
         st = app.state
         st.source, st.row, st.expanded = {"kind": "watch"}, None, False
@@ -243,7 +243,7 @@ class Watcher:
         app.els["examples-box"].open = False
         app.els["source"].textContent = f"{self.name}{'/' if self.folder else ''} · watching"
         if await app.present(run, step=max(ws.step_count() - 1, 0), row=None):
-            app.end(run, f"Watching {self.name}")
+            app.jobs.end(run, f"Watching {self.name}")
             self.presented = True
             self.recount()
             self.to_bottom()

@@ -1,0 +1,161 @@
+"""jobs: the page's work, one job at a time, a slice at a time (app.py's job scheduling).
+
+A job is a load, a re-run with another strategy, the audit, building the search index or a
+watched file's growth: a model generator (``Workspace.load``, ``rerun``, ...) that :meth:`Jobs.drive`
+runs to its end, yielding to the worker's event loop (``await asyncio.sleep(0)``) whenever
+SLICE_BUDGET has passed, so that the progress bar moves and what the page sent meanwhile (a newer
+input, a strategy change) is taken. A newer job cancels a running one: :meth:`begin` hands out
+run ids, and a job whose id is no longer ``run`` stops at its next slice. The page's own thread
+never waits for any of it.
+
+``<html data-app-state>`` says where we are: ``ready`` (nothing loaded), ``analyzing``, ``done``,
+``error``; the page turns it to ``analyzing`` in the very event that starts work (static/js/
+ui.mjs) and the handler here confirms it, so a script that waits for ``done`` after acting never
+sees the previous ``done``. ``data-analysis-ms`` is the last job's time, ``data-longest-slice-ms``
+its longest stretch without a yield.
+
+Must not: know what a job does (the controller, app.py, starts them and draws their results), or
+run longer than a slice without a yield.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import traceback
+from collections.abc import Callable, Coroutine, Generator
+from typing import Any
+
+from .dom import show
+from .remote import WINDOW as window
+
+SLICE_BUDGET = 0.035  # s of work between two yields (the worker then takes what the page sent meanwhile)
+
+
+class Jobs:
+    def __init__(self, root: Any, status: Any, progress: Any, timeline: Any,
+                 fail: Callable[[str], None]) -> None:
+        self.root, self._status, self._bar, self._timeline = root, status, progress, timeline
+        self._fail = fail  # how a failure is shown (app.fail)
+        self.run = 0  # the id of the newest job
+        self.busy = False  # a job is running: rows, steps and clicks wait
+        self._t_start = 0.0
+        self._tasks: set[Any] = set()
+        self._timers: dict[str, Any] = {}
+
+    # -- the page's state hook and status line ---------------------------------------------------
+
+    def set_state(self, state: str) -> None:
+        self.root.dataset.appState = state
+
+    def status(self, text: str) -> None:
+        self._status.textContent = text
+
+    def stop(self) -> None:
+        """No job runs any more (it failed): the progress bar goes."""
+        self.busy = False
+        show(self._bar, False)
+
+    # -- tasks and timers ----------------------------------------------------------------------------
+
+    def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        """Run ``coro`` as a task of the worker's event loop; whatever it raises is shown."""
+        task = asyncio.ensure_future(self._guarded(coro))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _guarded(self, coro: Coroutine[Any, Any, None]) -> None:
+        try:
+            await coro
+        except MemoryError:  # WebAssembly memory stops at 4 GB, lines and relay events included
+            traceback.print_exc()
+            self._fail("Out of memory: the page can use at most 4 GB, and this input with its relay events "
+                       "needs more. The command line has no such limit: relayscope translate FILE.")
+        except Exception as exc:  # a bug of ours: say so on the page, keep the traceback
+            traceback.print_exc()
+            self._fail(f"Something went wrong: {exc!r}")
+
+    def start_work(self, coro: Coroutine[Any, Any, None]) -> None:
+        """Start a job that needs the workspace: flip to analyzing now, run it as a task."""
+        self.set_state("analyzing")
+        self.spawn(coro)
+
+    def safe(self, handler: Callable[..., Any]) -> Callable[..., Any]:
+        """``handler``, with any exception (a bug of ours) shown on the page."""
+
+        def run(*args: Any) -> Any:
+            try:
+                return handler(*args)
+            except Exception as exc:
+                traceback.print_exc()
+                self._fail(f"Something went wrong: {exc!r}")
+                return None
+
+        return run
+
+    def later(self, key: str, ms: int, fn: Callable[[], Any]) -> None:
+        """Run ``fn`` once, ``ms`` after the last call with the same key (debounce)."""
+        self.cancel(key)
+        self._timers[key] = window.setTimeout(self.safe(lambda: (self._timers.pop(key, None), fn())), ms)
+
+    def cancel(self, key: str) -> None:
+        """Forget the pending ``later`` of ``key``, if any."""
+        old = self._timers.pop(key, None)
+        if old is not None:
+            window.clearTimeout(old)
+
+    # -- one job ---------------------------------------------------------------------------------------
+
+    def begin(self, label: str) -> int:
+        """A new job: any older one stops at its next slice. Returns its run id."""
+        self.run += 1
+        self.busy = True
+        self._t_start = time.perf_counter()
+        self.root.dataset.longestSliceMs = "0"
+        self.set_state("analyzing")
+        self.status(label)
+        self._bar.value = 0
+        show(self._bar)
+        self._timeline.classList.add("busy")
+        return self.run
+
+    def end(self, run: int, label: str) -> None:
+        """Job ``run`` is done (nothing, if a newer one took over): its time, and "done"."""
+        if run != self.run:
+            return
+        self.busy = False
+        show(self._bar, False)
+        self._timeline.classList.remove("busy")
+        ms = (time.perf_counter() - self._t_start) * 1000
+        self.root.dataset.analysisMs = f"{ms:.0f}"
+        self.status(f"{label} ({ms / 1000:.2f} s)")
+        self.set_state("done")
+
+    async def drive(self, gen: Generator[float, Any, Any], run: int, label: str) -> bool:
+        """Run a model generator to its end a slice at a time. False if a newer run took over.
+        <html data-longest-slice-ms> keeps the longest stretch without a yield to the browser."""
+        bar = self._bar
+        await asyncio.sleep(0)  # whatever ran before us ends its task here
+        mark = time.perf_counter()
+        for progress in gen:
+            if run != self.run:
+                gen.close()
+                return False
+            now = time.perf_counter()
+            if now - mark > SLICE_BUDGET:
+                bar.value = progress
+                self.status(f"{label} {progress:.0%}")
+                self.note_slice(now - mark)
+                await asyncio.sleep(0)
+                if run != self.run:
+                    gen.close()
+                    return False
+                mark = time.perf_counter()
+        self.note_slice(time.perf_counter() - mark)
+        return True
+
+    def note_slice(self, seconds: float) -> None:
+        ms = seconds * 1000
+        if ms > float(self.root.getAttribute("data-longest-slice-ms") or 0):
+            self.root.dataset.longestSliceMs = f"{ms:.0f}"
+
