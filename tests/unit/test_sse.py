@@ -65,3 +65,15 @@ def test_nested_streams_keep_depth_and_parent() -> None:
     ]) + "\n\n"
     starts = {r.lane: r for r in fleet(text) if isinstance(r, R.LaneStart)}
     assert (starts["stream-2"].depth, starts["stream-2"].parent_lane) == (2, "stream-1")
+
+
+def test_what_no_relay_field_carries_rides_in_extra() -> None:
+    meta, *_ = fleet((SEEDS / "fleet-parallel.sse").read_bytes())
+    assert isinstance(meta, R.SessionMeta) and meta.extra == {"agent": "index"}
+    text = "\n".join([
+        "event: done", 'data: {"ok":true,"content":"x","error":"a warning","input_tokens":"many","request_id":"r",'
+        '"duration_ms":12,"cost":{"usd":1}}', "",
+    ])
+    (done,) = [r for r in fleet(text) if isinstance(r, R.TurnComplete)]
+    assert (done.result, done.duration_ms, done.session_id, done.usage) == ("x", 12, "r", None)
+    assert done.extra == {"error": "a warning", "input_tokens": "many", "cost": {"usd": 1}}

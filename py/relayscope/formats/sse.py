@@ -231,7 +231,7 @@ class FleetTranslator(Emitter):
         emit = self.emit
         if name == "request_received":
             emit(step, R.SessionMeta, line, MAIN, session_id=_str(obj.get("request_id")), model=None, tools=[],
-                 source="request_received")
+                 source="request_received", extra=_rest(obj, ("request_id", "message")))
             if obj.get("message"):
                 emit(step, R.UserMessage, line, MAIN, text=_json(obj["message"]))
             step.reason = f"request for agent {obj.get('agent')!r}"
@@ -268,10 +268,12 @@ class FleetTranslator(Emitter):
         elif name == "done":
             ok = obj.get("ok") is not False
             usage = {k: obj[k] for k in ("input_tokens", "output_tokens") if _number(obj.get(k)) is not None}
+            said = "content" if ok or obj.get("content") else "error"
+            duration = _number(obj.get("duration_ms"))
+            carried = ("ok", said, "request_id", *usage, *(("duration_ms",) if duration is not None else ()))
             emit(step, R.TurnComplete, line, MAIN, subtype="success" if ok else "error", is_error=not ok,
-                 result=_str(obj.get("content") if ok or obj.get("content") else obj.get("error")), cost_usd=None,
-                 usage=usage or None, duration_ms=_number(obj.get("duration_ms")), num_turns=None,
-                 session_id=_str(obj.get("request_id")))
+                 result=_str(obj.get(said)), cost_usd=None, usage=usage or None, duration_ms=duration,
+                 num_turns=None, session_id=_str(obj.get("request_id")), extra=_rest(obj, carried))
         else:
             emit(step, R.Passthrough, line, lane, event_type=name, data=Raw(data.encode()) if data else Raw(b"{}"))
             step.reason = f"{name} event passed through"
@@ -299,6 +301,11 @@ def _json(value: Any) -> str:
         return _encoder.encode(value).decode("utf-8")
     except (TypeError, ValueError, RecursionError):  # cannot happen for decoded JSON; be safe
         return "?"
+
+
+def _rest(obj: dict[str, Any], carried: tuple[str, ...]) -> dict[str, Any]:
+    """The event's fields no field of its relay carries (its ``extra``: nothing of it is lost)."""
+    return {k: v for k, v in obj.items() if k not in carried}
 
 
 def _str(value: Any) -> str | None:
