@@ -16,7 +16,8 @@ and repeated up to --mb megabytes, written once to bench/out/. Measured in the s
              part of the page's time that is the engine running Python, not the app;
   browser    the app in headless Chromium: the file given to its file input, from the input's
              `change` event to <html data-app-state="done"> as the page sees them (reading the
-             file a slice at a time, translating, drawing the first screen; Playwright's own
+             file a slice at a time, translating, drawing the first screen; where that time
+             went, as the page reports it in <html data-analysis-parts>; Playwright's own
              hand-over of the file comes before `change` and is not counted), then a re-run
              with the 'none' strategy, a text filter over every row, then (--audit) the audit
              of every strategy.
@@ -159,6 +160,8 @@ def browser_run(browser, url: str, path: Path, audit: bool) -> dict[str, float]:
             "analysis": float(page.get_attribute("html", "data-analysis-ms")),
             "relays": int(page.text_content('[data-testid="relay-count"]')),
             "slice": float(page.get_attribute("html", "data-longest-slice-ms")),
+            "parts": {k: float(v) for k, v in (p.split("=") for p in
+                                               (page.get_attribute("html", "data-analysis-parts") or "").split())},
         }
         page.select_option('[data-testid="strategy"]', "none")
         page.wait_for_selector("html[data-app-state=done]", state="attached", timeout=600_000)
@@ -234,6 +237,9 @@ def main() -> None:
           f"CLI run before it: {pairs}; relays shown {runs[0]['relays']})")
     print(f"           {'':8}      (data-analysis-ms {med('analysis'):.0f}; with Playwright's hand-over of the file "
           f"{med('load_wall'):.0f} ms)")
+    parts = {k: statistics.median(r["parts"].get(k, 0.0) for r in runs) for k in runs[0]["parts"]}
+    print(f"           {'':8}      (the page's own account, medians: "
+          + ", ".join(f"{k} {v:.0f}" for k, v in parts.items()) + " ms)")
     print(f"  rerun    {med('rerun'):8.0f} ms   x{ratio('rerun'):.2f}   (strategy 'none', in the page)")
     print(f"  filter   {med('filter'):8.0f} ms            (text 'error' over every row, typed -> shown; "
           f"longest task {med('filter_longest'):.0f} ms)")

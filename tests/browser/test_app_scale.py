@@ -27,6 +27,17 @@ def slices(page) -> tuple[float, float]:
             float(page.get_attribute("html", "data-analysis-ms")))
 
 
+def assert_parts(page, names: list[str]) -> None:
+    """The last run's own account of its time (<html data-analysis-parts>): these parts, in this
+    order, adding up to no more than the whole (the rest is between them: yields, the status)."""
+    parts = dict(p.split("=") for p in page.get_attribute("html", "data-analysis-parts").split())
+    assert list(parts) == names
+    total = sum(float(v) for v in parts.values())
+    whole = float(page.get_attribute("html", "data-analysis-ms"))
+    assert 0 < total <= whole + len(parts), (parts, whole)  # each part rounded to the ms
+    assert float(parts["translate"]) > 0
+
+
 def test_the_page_keeps_yielding_while_a_4mb_capture_is_analyzed(page, site, request_log, tmp_path) -> None:
     big = big_capture(tmp_path)
     boot_probed(page, site, request_log)
@@ -36,9 +47,11 @@ def test_the_page_keeps_yielding_while_a_4mb_capture_is_analyzed(page, site, req
     page.wait_for_selector(SETTLED_RUN, state="attached", timeout=120_000)
     runs.append(("read", *slices(page)))
     assert int(page.get_attribute('[data-testid="relay-count"]', "data-total")) == len(cli_ndjson(big).splitlines())
+    assert_parts(page, ["read", "copy", "translate", "lookups", "draw"])  # 4 MB: not audited at once
     page.select_option('[data-testid="strategy"]', "index")
     page.wait_for_selector(SETTLED_RUN, state="attached", timeout=120_000)
     runs.append(("re-run", *slices(page)))
+    assert_parts(page, ["translate", "draw"])
     page.click('[data-testid="run-audit"]')
     page.wait_for_selector(SETTLED_RUN, state="attached", timeout=120_000)
     runs.append(("audit", *slices(page)))

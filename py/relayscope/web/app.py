@@ -23,6 +23,7 @@ run longer than a slice without a yield.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 from urllib.parse import urlencode
 
@@ -207,16 +208,21 @@ class App:
             self.not_text(run, reason)
             return
         ws = Workspace()
+        mark = time.perf_counter()
         if not await self.jobs.drive(ws.load(data, name=name, strategy=strategy), run, f"Translating {name}…"):
             return
+        self.jobs.timed("translate", mark)  # with the lookups: one generator
         size = len(data) if not isinstance(data, dict) else sum(len(v) for v in data.values())
         await self.show(ws, run, name=name, size=size, source=source, view=view, notes=notes)
 
     async def show(self, ws: Workspace, run: int, *, name: str, size: int, source: dict[str, str],
                    view: dict[str, Any], notes: list[str] | None) -> None:
         """A translated input on screen (audited first if small): the end of every load."""
-        if size <= AUTO_AUDIT_BYTES and not await self.jobs.drive(ws.run_audit(), run, "Auditing every strategy…"):
-            return
+        mark = time.perf_counter()
+        if size <= AUTO_AUDIT_BYTES:
+            if not await self.jobs.drive(ws.run_audit(), run, "Auditing every strategy…"):
+                return
+            mark = self.jobs.timed("audit", mark)
         self.ws, self.input_size = ws, size
         view, link_note = self.links.match_pending(ws, view)
         view = view or {}
@@ -250,6 +256,7 @@ class App:
             return
         if source.get("kind") == "example" and "step" not in view and "row" not in view:
             self.focus_example(source["example"])
+        self.jobs.timed("draw", mark)  # the checks, the panels and the first screen of rows
         self.jobs.end(run, f"{fmt_int(len(ws.relays))} relay events from {fmt_int(ws.step_count())} lines")
 
     async def rerun(self, strategy: str, then: Any = None) -> None:
@@ -259,14 +266,17 @@ class App:
             self.jobs.set_state("ready")
             return
         run = self.jobs.begin(f"Re-translating with '{strategy}'…")
+        mark = time.perf_counter()
         if not await self.jobs.drive(ws.rerun(strategy), run, f"Re-translating with '{strategy}'…"):
             return
+        mark = self.jobs.timed("translate", mark)
         self.state.strategy = strategy
         self.state.row, self.state.expanded = None, False
         if not await self.present(run, step=self.state.step, row=None):
             return
         if then is not None:
             then()
+        self.jobs.timed("draw", mark)
         self.jobs.end(run, f"{fmt_int(len(ws.relays))} relay events with '{strategy}'")
 
     async def audit_now(self) -> None:

@@ -411,13 +411,18 @@ class Workspace:
         self.strategy, self.name = strategy, name
         self._loading = _Loading(*self._single_analyzer(strategy), size)
 
-    def load_more(self, chunk: bytes) -> Iterator[float]:
+    def load_more(self, chunk: bytes | bytearray) -> Iterator[float]:
         """Split and translate the complete lines of ``chunk`` (what is left of the last line waits
-        for the next slice), yielding progress in [0, 1) after each ``SLICE_BYTES`` of input."""
+        for the next slice), yielding progress in [0, 1) after each ``SLICE_BYTES`` of input.
+        A bytearray may be the caller's buffer, filled again for the next slice once this has run
+        to its end: nothing of it is kept, its lines are copied out as bytes."""
         assert self._loading is not None and self._input is not None, "start_load first"
         ld, lines = self._loading, self._input.files[None]
         if not chunk:
             return
+        # a line must be bytes (decode_line checks the UTF-8 of bytes only): pieces are copied out
+        # through a memoryview, once (a bytearray's own slices are bytearrays, to be copied again)
+        view = memoryview(chunk)
         ld.ends_line = chunk.endswith(b"\n")
         pos, stop = 0, len(chunk)
         cps = ld.checkpoints
@@ -427,10 +432,10 @@ class Workspace:
             if end == -1:
                 end = chunk.rfind(b"\n", pos, stop)
             if end == -1:  # no newline left: the rest waits for the next slice
-                ld.rest.append(chunk[pos:])  # joined once: a line across many slices is copied once
+                ld.rest.append(bytes(view[pos:]))  # joined once, at the line's end
                 ld.done += stop - pos
                 break
-            new = chunk[pos:end].split(b"\n")
+            new = bytes(view[pos:end]).split(b"\n")
             if ld.rest:
                 new[0] = b"".join([*ld.rest, new[0]])
                 ld.rest = []
@@ -1298,6 +1303,7 @@ def _split_into(data: bytes, out: list[bytes]) -> Iterator[float]:
         yield min(pos / max(stop, 1), 1.0)
         if pos > stop:
             return
+
 
 
 def binary_reason(name: str | None, data: object, size: int | None = None) -> str | None:
