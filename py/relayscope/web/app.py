@@ -23,7 +23,6 @@ run longer than a slice without a yield.
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 from urllib.parse import urlencode
 
@@ -208,7 +207,7 @@ class App:
             self.not_text(run, reason)
             return
         ws = Workspace()
-        mark = time.perf_counter()
+        mark = self.jobs.mark()
         if not await self.jobs.drive(ws.load(data, name=name, strategy=strategy), run, f"Translating {name}…"):
             return
         self.jobs.timed("translate", mark)  # with the lookups: one generator
@@ -218,7 +217,7 @@ class App:
     async def show(self, ws: Workspace, run: int, *, name: str, size: int, source: dict[str, str],
                    view: dict[str, Any], notes: list[str] | None) -> None:
         """A translated input on screen (audited first if small): the end of every load."""
-        mark = time.perf_counter()
+        mark = self.jobs.mark()
         if size <= AUTO_AUDIT_BYTES:
             if not await self.jobs.drive(ws.run_audit(), run, "Auditing every strategy…"):
                 return
@@ -266,7 +265,7 @@ class App:
             self.jobs.set_state("ready")
             return
         run = self.jobs.begin(f"Re-translating with '{strategy}'…")
-        mark = time.perf_counter()
+        mark = self.jobs.mark()
         if not await self.jobs.drive(ws.rerun(strategy), run, f"Re-translating with '{strategy}'…"):
             return
         mark = self.jobs.timed("translate", mark)

@@ -13,7 +13,8 @@ never waits for any of it.
 ui.mjs) and the handler here confirms it, so a script that waits for ``done`` after acting never
 sees the previous ``done``. ``data-analysis-ms`` is the last job's time, ``data-longest-slice-ms``
 its longest stretch without a yield, ``data-analysis-parts`` where its time went (``read=12
-copy=40 translate=700 ...``, ms, as the job's code reported them with :meth:`Jobs.timed`).
+copy=40 translate=700 ... yields=30``, ms: the parts the job's code timed with :meth:`Jobs.timed`,
+each without the time it spent handing the thread back, which is ``yields``).
 
 Must not: know what a job does (the controller, app.py, starts them and draws their results), or
 run longer than a slice without a yield.
@@ -42,6 +43,7 @@ class Jobs:
         self.busy = False  # a job is running: rows, steps and clicks wait
         self._t_start = 0.0
         self._parts: dict[str, float] = {}  # the running job's time by part (s)
+        self._yielded = 0.0  # the running job's time in yields (s)
         self._tasks: set[Any] = set()
         self._timers: dict[str, Any] = {}
 
@@ -113,7 +115,7 @@ class Jobs:
         self.run += 1
         self.busy = True
         self._t_start = time.perf_counter()
-        self._parts = {}
+        self._parts, self._yielded = {}, 0.0
         self.root.dataset.longestSliceMs = "0"
         self.set_state("analyzing")
         self.status(label)
@@ -131,22 +133,32 @@ class Jobs:
         self._timeline.classList.remove("busy")
         ms = (time.perf_counter() - self._t_start) * 1000
         self.root.dataset.analysisMs = f"{ms:.0f}"
-        self.root.dataset.analysisParts = " ".join(f"{k}={v * 1000:.0f}" for k, v in self._parts.items())
+        parts = {**self._parts, "yields": self._yielded}
+        self.root.dataset.analysisParts = " ".join(f"{k}={v * 1000:.0f}" for k, v in parts.items())
         self.status(f"{label} ({ms / 1000:.2f} s)")
         self.set_state("done")
 
-    def timed(self, part: str, since: float) -> float:
-        """Count the time from ``since`` (a ``time.perf_counter()``) to now in ``part`` of the
-        running job's time; returns now, for the next part."""
-        now = time.perf_counter()
-        self._parts[part] = self._parts.get(part, 0.0) + now - since
+    def mark(self) -> tuple[float, float]:
+        """Now, for :meth:`timed`: the clock and the time yielded so far."""
+        return time.perf_counter(), self._yielded
+
+    def timed(self, part: str, since: tuple[float, float]) -> tuple[float, float]:
+        """Count the time from ``since`` (a :meth:`mark`) to now in ``part`` of the running
+        job's time, less what was yielded meanwhile; returns a mark of now, for the next part."""
+        now = self.mark()
+        self._parts[part] = self._parts.get(part, 0.0) + (now[0] - since[0]) - (now[1] - since[1])
         return now
+
+    async def _yield(self) -> None:
+        start = time.perf_counter()
+        await asyncio.sleep(0)
+        self._yielded += time.perf_counter() - start
 
     async def drive(self, gen: Generator[float, Any, Any], run: int, label: str) -> bool:
         """Run a model generator to its end a slice at a time. False if a newer run took over.
         <html data-longest-slice-ms> keeps the longest stretch without a yield to the browser."""
         bar = self._bar
-        await asyncio.sleep(0)  # whatever ran before us ends its task here
+        await self._yield()  # whatever ran before us ends its task here
         mark = time.perf_counter()
         for progress in gen:
             if run != self.run:
@@ -157,7 +169,7 @@ class Jobs:
                 bar.value = progress
                 self.status(f"{label} {progress:.0%}")
                 self.note_slice(now - mark)
-                await asyncio.sleep(0)
+                await self._yield()
                 if run != self.run:
                     gen.close()
                     return False

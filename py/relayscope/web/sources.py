@@ -13,7 +13,6 @@ and ``?src=`` are fetched with the worker's ``fetch``).
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Coroutine
 from typing import Any
 
@@ -163,7 +162,7 @@ class Sources:
         # touched, where a new 4 MiB bytes object each time lands in memory the heap had to grow
         # (a page fault per 4 KiB: that copy cost ~70 ms for 50 MB, this one ~10)
         slot = bytearray(min(READ_BYTES, max(size, 1)))
-        mark = time.perf_counter()
+        mark = jobs.mark()
         try:
             for at in range(0, max(size, 1), READ_BYTES):
                 try:
