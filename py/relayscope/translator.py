@@ -894,7 +894,7 @@ class Translator(Emitter):
         if parent is not UNSET:
             lane = parent or MAIN
             if ev.subagent_type is not None or ev.task_description is not None:
-                self._describe(lane, ev)
+                self._describe(ev)
         elif self.lanes.infer and blocks:
             lane, how = self.lanes.infer_context(msg.id or f"fp:{fingerprint(blocks[0])}")
             step.note = f"lane inferred ({how})"
@@ -913,7 +913,7 @@ class Translator(Emitter):
         if parent is not UNSET:
             explicit: str | None = parent or MAIN
             if ev.subagent_type is not None or ev.task_description is not None:
-                self._describe(parent or MAIN, ev)
+                self._describe(ev)
         else:  # no parent_tool_use_id key: inferred per item when the strategy infers lanes
             explicit = None if self.lanes.infer else MAIN
         emitted = skipped = 0
@@ -957,10 +957,12 @@ class Translator(Emitter):
         elif self.tracing:
             step.reason = f"{emitted} item(s)"
 
-    def _describe(self, lane: str, ev: Event) -> None:
-        """A forwarded sub-agent frame's type and task, for its lane when no spawn call named
-        them (a capture that starts after the call); once its lane_start is out, it stays as it is."""
-        if lane != MAIN and lane not in self._started:
+    def _describe(self, ev: Event) -> None:
+        """A forwarded sub-agent frame's type and task, for its lane (``parent_tool_use_id``) when
+        no spawn call named them (a capture that starts after the call); once its lane_start is
+        out, it stays as it is."""
+        lane = ev.parent_tool_use_id
+        if isinstance(lane, str) and lane and lane != MAIN and lane not in self._started:
             self.lanes.describe(lane, ev.subagent_type, ev.task_description)
 
     def _result(self, step: T.TraceStep, f: Frame, ev: Event) -> None:

@@ -166,10 +166,10 @@ class Event(Struct, gc=False):
     agentId: str | None = None
     isMeta: bool | None = None
     isCompactSummary: bool | None = None
-    isReplay: bool | None = None
+    isReplay: bool | None = None  # stream-json: a user line the CLI echoes back (--replay-user-messages)
     # stream-json --forward-subagent-text (2.1.259): a sub-agent's frames name its type and task
     subagent_type: str | None = None
-    task_description: str | None = None  # stream-json: a user line the CLI echoes back (--replay-user-messages)
+    task_description: str | None = None
     toolUseResult: Raw = EMPTY
     # system task_* events
     tool_use_id: str | None = None

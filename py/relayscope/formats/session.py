@@ -32,11 +32,11 @@ from the last row of a message) stays in ``translator.py``:
      verbatim as the sidechain's first record, and nothing else ties them (the root has no parent,
      1.0.x tool results carry no ``agentId``);
    * a sidechain nothing links (a ``Warmup`` run, a compaction run ``agent-acompact-*`` or a prompt
-     suggestion ``agent-aprompt_suggestion-*``, a sub-agent
-     file without its main file, a sidechain record whose parent is not in the file) gets a lane of
-     its own: ``agent-<agentId>`` or ``sidechain-<uuid>``, labelled ``compaction`` or ``prompt
-     suggestion`` for those (INTERNAL_AGENTS) and "no spawning call found" otherwise. The one exception: a sidechain record whose parent
-     is missing joins the inline sidechain lane when exactly one is still open (its spawn has no
+     suggestion ``agent-aprompt_suggestion-*``, a sub-agent file without its main file, a sidechain
+     record whose parent is not in the file) gets a lane of its own: ``agent-<agentId>`` or
+     ``sidechain-<uuid>``, labelled ``compaction`` or ``prompt suggestion`` for those
+     (INTERNAL_AGENTS) and "no spawning call found" otherwise. The one exception: a sidechain
+     record whose parent is missing joins the inline sidechain lane when exactly one is still open (its spawn has no
      result yet), since the missing parent can only have been in it.
 
    Nested sub-agents keep their depth: a spawn made in a sub-agent lane opens a lane one deeper

@@ -42,6 +42,7 @@ class Jobs:
         self.run = 0  # the id of the newest job
         self.busy = False  # a job is running: rows, steps and clicks wait
         self._t_start = 0.0
+        self._longest = 0.0  # the running job's longest stretch without a yield (s)
         self._parts: dict[str, float] = {}  # the running job's time by part (s)
         self._yielded = 0.0  # the running job's time in yields (s)
         self._tasks: set[Any] = set()
@@ -75,9 +76,8 @@ class Jobs:
             traceback.print_exc()
             self._fail("Out of memory: the page can use at most 4 GB, and this input with its relay events "
                        "needs more. The command line has no such limit: relayscope translate FILE.")
-        except Exception as exc:  # a bug of ours: say so on the page, keep the traceback
-            traceback.print_exc()
-            self._fail(f"Something went wrong: {exc!r}")
+        except Exception as exc:
+            self._bug(exc)
 
     def start_work(self, coro: Coroutine[Any, Any, None]) -> None:
         """Start a job that needs the workspace: flip to analyzing now, run it as a task."""
@@ -91,11 +91,15 @@ class Jobs:
             try:
                 return handler(*args)
             except Exception as exc:
-                traceback.print_exc()
-                self._fail(f"Something went wrong: {exc!r}")
+                self._bug(exc)
                 return None
 
         return run
+
+    def _bug(self, exc: Exception) -> None:
+        """An exception nothing expected (a bug of ours): said on the page, traceback on the console."""
+        traceback.print_exc()
+        self._fail(f"Something went wrong: {exc!r}")
 
     def later(self, key: str, ms: int, fn: Callable[[], Any]) -> None:
         """Run ``fn`` once, ``ms`` after the last call with the same key (debounce)."""
@@ -115,7 +119,7 @@ class Jobs:
         self.run += 1
         self.busy = True
         self._t_start = time.perf_counter()
-        self._parts, self._yielded = {}, 0.0
+        self._parts, self._yielded, self._longest = {}, 0.0, 0.0
         self.root.dataset.longestSliceMs = "0"
         self.set_state("analyzing")
         self.status(label)
@@ -178,7 +182,7 @@ class Jobs:
         return True
 
     def note_slice(self, seconds: float) -> None:
-        ms = seconds * 1000
-        if ms > float(self.root.getAttribute("data-longest-slice-ms") or 0):
-            self.root.dataset.longestSliceMs = f"{ms:.0f}"
+        if seconds > self._longest:
+            self._longest = seconds
+            self.root.dataset.longestSliceMs = f"{seconds * 1000:.0f}"
 

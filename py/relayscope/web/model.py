@@ -1305,7 +1305,6 @@ def _split_into(data: bytes, out: list[bytes]) -> Iterator[float]:
             return
 
 
-
 def binary_reason(name: str | None, data: object, size: int | None = None) -> str | None:
     """Why ``data`` cannot be a transcript at all (NUL bytes, or not UTF-8 text), or None.
     Only the start is looked at: a transcript is text from its first byte. ``data`` may be the
