@@ -30,7 +30,7 @@ SHARED_STREAM_JSON = SHARED_REAL / "stream-json"
 SHARED_SESSIONS = SHARED_REAL / "session-jsonl"
 
 
-def _with_shared(fixture_root: Path, shared_root: Path, pattern: str) -> list[Path]:
+def with_shared(fixture_root: Path, shared_root: Path, pattern: str) -> list[Path]:
     """The fixture captures, then the shared corpus's others (a capture in both runs once)."""
     mine = sorted(fixture_root.glob(pattern))
     carried = {p.relative_to(fixture_root) for p in mine}
@@ -38,8 +38,8 @@ def _with_shared(fixture_root: Path, shared_root: Path, pattern: str) -> list[Pa
     return mine + [p for p in shared if p.relative_to(shared_root) not in carried]
 
 
-REAL_FILES = _with_shared(FIXTURE_STREAM_JSON, SHARED_STREAM_JSON, "*.jsonl")
-SESSION_FILES = _with_shared(FIXTURE_SESSIONS, SHARED_SESSIONS, "**/*.jsonl")
+REAL_FILES = with_shared(FIXTURE_STREAM_JSON, SHARED_STREAM_JSON, "*.jsonl")
+SESSION_FILES = with_shared(FIXTURE_SESSIONS, SHARED_SESSIONS, "**/*.jsonl")
 
 
 def sweep(items: list[Any], ids: Callable[[Any], str] | None = None) -> list[Any]:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _corpus import CORPUS, ROOT
+from _corpus import FIXTURE_SESSIONS, ROOT, SHARED_SESSIONS, sweep, with_shared
 from test_session import nested_session
 
 from relayscope.live import LiveFiles
@@ -300,11 +300,11 @@ def timestamp_order(files: dict[Path, Path]) -> list[tuple[Path, bytes]]:
     return [(target, raw) for *_, target, raw in lines]
 
 
-SESSION_FOLDERS = [p.parent for p in sorted((CORPUS / "real" / "session-jsonl").rglob("subagents"))]
+# a session's folder (``<session>/subagents/``): the fixtures' two, then the shared corpus's others
+SESSION_FOLDERS = [p.parent for p in with_shared(FIXTURE_SESSIONS, SHARED_SESSIONS, "**/subagents")]
 
 
-@pytest.mark.skipif(not SESSION_FOLDERS, reason="the shared corpus (../shared/corpus) is not here")
-@pytest.mark.parametrize("session", SESSION_FOLDERS, ids=lambda p: p.name[:12])
+@pytest.mark.parametrize("session", sweep(SESSION_FOLDERS, ids=lambda p: p.name[:12]))
 def test_real_session_folders_replayed_in_time_order(tmp_path: Path, session: Path) -> None:
     root = tmp_path / "proj"
     root.mkdir()
