@@ -82,8 +82,13 @@ def report(case: str, results: dict) -> list[str]:
         else:
             warnings.warn(A11yNotice(f"{case}: {line}"), stacklevel=2)
     contrast = [v for v in results["incomplete"] if v["id"] == "color-contrast"]
-    for v in contrast:  # text axe could not judge (over a gradient, an image, off screen): to look at
-        print(f"[{case}] needs review: color-contrast x{len(v['nodes'])}")
+    for v in contrast:  # text axe could not judge (over a gradient, an image; a glyph): to look at
+        why: dict[str, int] = {}
+        for node in v["nodes"]:
+            for check in node["any"]:
+                key = (check.get("data") or {}).get("messageKey") or check["message"][:60]
+                why[key] = why.get(key, 0) + 1
+        print(f"[{case}] needs review: color-contrast x{len(v['nodes'])} {why}")
     return blocking
 
 
@@ -246,8 +251,8 @@ def state_row_expanded(pages: Pages) -> Shown:
         page = driver.page
         page.focus('[data-testid="timeline"]')
         page.keyboard.press("Home")
-        for _ in range(40):  # to the first tool result (its call is lost on `index`), then open it
-            if page.get_attribute(".row.selected", "data-type") == "tool_result":
+        for _ in range(40):  # to the first row with a fingerprint (its detail names it), then open it
+            if page.locator(".row.selected .fp:not(.none)").count():
                 break
             page.keyboard.press("ArrowDown")
         page.keyboard.press("Enter")
@@ -407,6 +412,34 @@ def test_the_two_dark_schemes_agree() -> None:
 
     assert values(media.group(1)) == values(chosen.group(1))
     assert len(values(media.group(1))) > 10
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio of two #rrggbb colours."""
+
+    def luminance(hex_: str) -> float:
+        channels = [int(hex_[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_every_text_colour_reads_on_every_background() -> None:
+    """What app.css's header promises, for every pair, including those no scanned state shows
+    today (a warning on a selected row, an error on an emitted one)."""
+    css = (ROOT / "static" / "css" / "app.css").read_text(encoding="utf-8")
+    light_block = css[css.index(":root {"):css.index("@media (prefers-color-scheme: dark)")]
+    dark_block = css[css.index(':root[data-theme="dark"]'):]
+    light = dict(re.findall(r"(--[\w-]+):\s*(#[0-9a-fA-F]{6})", light_block))
+    dark = {**light, **dict(re.findall(r"(--[\w-]+):\s*(#[0-9a-fA-F]{6})", dark_block[:dark_block.index("}")]))}
+    texts = ("--fg", "--muted", "--accent", "--error", "--warn", "--ok")
+    grounds = ("--bg", "--panel", "--field", "--emitted", "--selected", "--accent-soft", "--error-soft", "--warn-soft")
+    low = [f"{name}: {t} on {g} {contrast(scheme[t], scheme[g]):.2f}"
+           for name, scheme in (("light", light), ("dark", dark)) for t in texts for g in grounds
+           if contrast(scheme[t], scheme[g]) < 4.5]
+    assert not low, "text below 4.5:1:\n" + "\n".join(low)
 
 
 # -- the keyboard ---------------------------------------------------------------------------------

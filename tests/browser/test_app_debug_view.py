@@ -141,8 +141,9 @@ def test_the_stepper_calls_a_lost_block_lost_and_the_timeline_shows_where_it_wen
     decision = app.testid("step-facts").locator('[data-fact="decision"]')
     assert "lost" in decision.text_content() and "duplicate" not in decision.text_content()
     assert "d-lost" in decision.get_attribute("class")
-    assert app.page.evaluate("getComputedStyle(document.querySelector('[data-fact=decision]')).color") in (
-        "rgb(207, 34, 46)", "rgb(255, 123, 114)")  # --error, light or dark
+    error = app.page.evaluate("""(() => { const p = document.body.appendChild(document.createElement('p'));
+        p.style.color = 'var(--error)'; const c = getComputedStyle(p).color; p.remove(); return c; })()""")
+    assert app.page.evaluate("getComputedStyle(document.querySelector('[data-fact=decision]')).color") == error
     words = app.testid("step-facts").locator('[data-fact="lost"]').text_content()
     assert "Sub-agent B: running the tests" in words and "never emitted" in words
     lost = app.page.locator('[data-testid="timeline"] .row.lost')

@@ -261,11 +261,11 @@ class Timeline:
         if head is not None and head != seq:
             classes.append("fragment")
         row = h("div", cls=" ".join(classes), attrs={
-            "role": "option", "data-seq": seq, "data-type": r.type, "data-lane": r.lane,
+            "role": "row", "data-seq": seq, "data-type": r.type, "data-lane": r.lane,
             "aria-selected": "true" if seq == self.selected else "false",
             "data-fragments": r.fragments or None,
         })
-        line = h("div", cls="line")
+        line = h("div", cls="line", attrs={"role": "gridcell"})
         line.append(self._gutter(seq, r.lane))
         line.append(h("span", f"#{seq}", cls="seq"))
         line.append(h("span", r.type, cls="type"))
@@ -277,7 +277,7 @@ class Timeline:
         if r.fragments:
             opened = seq in self.app.open_groups
             line.append(h("button", f"{r.fragments} fragments {'▾' if opened else '▸'}", cls="link badge", attrs={
-                "type": "button", "data-action": "fragments", "data-target": seq, "tabindex": "-1",
+                "type": "button", "data-action": "fragments", "data-target": seq, "tabindex": self._tab(seq),
                 "data-testid": "fragments-toggle", "aria-expanded": "true" if opened else "false",
                 "title": "streamed deltas of one block, shown joined: show each fragment"}))
         elif r.partial:
@@ -294,24 +294,30 @@ class Timeline:
             row.append(self._detail(r))
         return row
 
+    def _tab(self, seq: int) -> str:
+        """A row's buttons are Tab stops in the selected row only: Tab goes from the timeline
+        through that row's links, then on (a grid's cells hold controls; a listbox's may not)."""
+        return "0" if seq == self.selected else "-1"
+
     def _links(self, r: Any) -> list[Element]:
         out = []
+        tab = self._tab(r.seq)
         if r.pair is not None:
             text = f"→ result #{r.pair}" if r.type == "tool_use" else f"← call #{r.pair}"
             out.append(h("button", text, cls="link", attrs={
                 "type": "button", "data-action": "goto", "data-target": r.pair, "data-testid": "pair-link",
-                "tabindex": "-1"}))
+                "tabindex": tab}))
         if r.opens_lane is not None:
             label = self.labels.get(r.opens_lane, r.opens_lane)
             out.append(h("button", "lane ▸", cls="link", attrs={
                 "type": "button", "data-action": "lane", "data-target": r.opens_lane,
                 "data-testid": "opens-lane", "title": f"go to the lane this call spawned: {label}",
-                "tabindex": "-1"}))
+                "tabindex": tab}))
         if r.back_to is not None:
             out.append(h("button", f"↩ tool_result #{r.back_to}", cls="link", attrs={
                 "type": "button", "data-action": "goto", "data-target": r.back_to,
                 "data-testid": "back-to", "title": "back to the tool_result that closed this lane",
-                "tabindex": "-1"}))
+                "tabindex": tab}))
         return out
 
     def _gutter(self, seq: int, own: str) -> Element:
@@ -334,7 +340,7 @@ class Timeline:
         return g
 
     def _detail(self, r: Any) -> Element:
-        box = h("div", cls="detail", attrs={"data-testid": "row-detail"})
+        box = h("div", cls="detail", attrs={"role": "gridcell", "data-testid": "row-detail"})
         lane = self.labels.get(r.lane, r.lane)
         facts = h("p", cls="detail-facts")
         facts.append(h("span", f"lane: {lane}"))
@@ -346,15 +352,15 @@ class Timeline:
             "type": "button", "data-action": "step-of", "data-target": r.seq}))
         box.append(facts)
         box.append(h("h3", "Content"))
-        box.append(h("pre", r.detail, cls="content", attrs={"data-testid": "row-content"}))
+        box.append(h("pre", r.detail, cls="content", attrs={"data-testid": "row-content", "tabindex": "0"}))
         where = f"line {r.line}" + (f" of {r.file}" if r.file else "")
         box.append(h("h3", f"Raw input ({where})"))
-        box.append(h("pre", r.raw, cls="raw", attrs={"data-testid": "row-raw"}))
+        box.append(h("pre", r.raw, cls="raw", attrs={"data-testid": "row-raw", "tabindex": "0"}))
         pretty = r.raw_pretty
         if pretty is not None:
             more = h("details", cls="raw-pretty")
             more.append(h("summary", "Raw input, indented"))
-            more.append(h("pre", pretty, cls="raw", attrs={"data-testid": "row-raw-pretty"}))
+            more.append(h("pre", pretty, cls="raw", attrs={"data-testid": "row-raw-pretty", "tabindex": "0"}))
             box.append(more)
         return box
 
@@ -396,9 +402,9 @@ class Timeline:
             classes.append("emitted")
         lane = b.lane if b is not None else ""
         row = h("div", cls=" ".join(classes), attrs={
-            "role": "option", "data-seq": row_id, "data-type": "lost", "data-lane": lane or "",
+            "role": "row", "data-seq": row_id, "data-type": "lost", "data-lane": lane or "",
             "aria-selected": "false", "data-line": b.line if b is not None else None})
-        line = h("div", cls="line")
+        line = h("div", cls="line", attrs={"role": "gridcell"})
         line.append(self._gutter(b.before_seq if b is not None else 0, lane or ""))
         line.append(h("span", "lost", cls="seq"))
         line.append(h("span", "never emitted", cls="type"))
