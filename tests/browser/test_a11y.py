@@ -498,13 +498,13 @@ FOCUSED = """() => {
 }"""
 
 
-# How many controls the composite widget around `stop` keeps out of the Tab order (roving
-# tabindex: one stop, arrows within); 0 when `stop` is a form field (arrows change its value) or
-# in no such widget.
+# How many controls the composite widget around `stop` (a group, a toolbar ..., or a list such as
+# the examples gallery) keeps out of the Tab order (roving tabindex: one stop, arrows within); 0
+# when `stop` is a form field (arrows change its value) or in no such widget.
 GROUP_SIZE = """stop => {
   const el = document.querySelector(`[data-a11y-id="${stop}"]`);
   if (!el || el.matches('input, select, textarea')) return 0;
-  const g = el.closest('[role=group], [role=toolbar], [role=radiogroup], [role=tablist], [role=menubar]');
+  const g = el.closest('[role=group], [role=toolbar], [role=radiogroup], [role=tablist], [role=menubar], ul, ol');
   return g ? [...g.querySelectorAll('[data-a11y-id]')].filter(e => e.tabIndex < 0).length : 0;
 }"""
 
@@ -644,8 +644,9 @@ def test_swimlane_spans_are_reached_by_keys(pages: Pages) -> None:
     page = shown.page
     if no_swimlanes(page):
         pytest.skip(f"no swimlane view ({SWIMLANES}) on this build yet (issue 20): runs once it lands")
-    show(shown, "light", 1280)
     shown.state = "keyboard"
+    pages.driver().strategy("lineage")  # every call kept: every tool span drawn
+    show(shown, "light", 1280)
     tracks = page.locator(SWIMLANE_TRACK)
     assert tracks.count() > 1, f"no tracks matched {SWIMLANE_TRACK!r}: the view's hooks changed?"
     on_track = "() => document.activeElement?.dataset.testid === 'swimlane-canvas'"
@@ -674,4 +675,5 @@ def test_swimlane_spans_are_reached_by_keys(pages: Pages) -> None:
         walked += spans
         if t + 1 < tracks.count():
             page.keyboard.press("ArrowDown")
+    print(f"swimlanes: keys walked {walked} spans over {tracks.count()} tracks")
     assert walked > 0
