@@ -42,6 +42,7 @@ _any: Final = msgspec.json.Decoder()
 _ANSI: Final = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 _EXIT: Final = re.compile(r"^(?:Exit code|exit code:?)\s+(-?\d+)\b")
 _FOUND: Final = re.compile(r"^Found (\d+) (?:files?|total occurrences?|matches?|lines?)\b")
+_WRAPPER: Final = re.compile(r"</?tool_use_error>")
 _FENCE: Final = re.compile(r"^ {0,3}(```+|~~~+)\s*([^`\s]*)")
 
 
@@ -281,7 +282,12 @@ def _n(count: int, word: str) -> str:
 
 
 def _first_line(text: str) -> str:
-    return next((line.strip() for line in text.split("\n") if line.strip()), "")
+    return next((line.strip() for line in _unwrap(text).split("\n") if line.strip()), "")
+
+
+def _unwrap(text: str) -> str:
+    """An error's text without the ``<tool_use_error>`` tags Claude Code wraps it in."""
+    return _WRAPPER.sub("", text)
 
 
 def short_path(path: str, width: int = PATH_WIDTH) -> str:
@@ -557,7 +563,7 @@ def _file_diff(tool: str, path: str, hunks: tuple[Hunk, ...], numbering: str, no
     if left:
         notes.append(f"{_n(left, 'more line')} not shown")
     if result is not None and result.is_error:
-        notes.append("error: " + clip(_text(result), 200))
+        notes.append("error: " + clip(_unwrap(_text(result)), 200))
     removed = sum(1 for h in hunks for x in h.lines if x.kind == "del")
     added = sum(1 for h in hunks for x in h.lines if x.kind == "add")
     return FileDiff(tool, path, tuple(kept), removed, added, numbering, tuple(notes))
