@@ -42,6 +42,7 @@ _any: Final = msgspec.json.Decoder()
 _ANSI: Final = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 _EXIT: Final = re.compile(r"^(?:Exit code|exit code:?)\s+(-?\d+)\b")
 _FOUND: Final = re.compile(r"^Found (\d+) (?:files?|total occurrences?|matches?|lines?)\b")
+_BACKGROUND: Final = re.compile(r"^Command running in background with ID: ([\w-]+)")
 _WRAPPER: Final = re.compile(r"</?tool_use_error>")
 _FENCE: Final = re.compile(r"^ {0,3}(```+|~~~+)\s*([^`\s]*)")
 
@@ -322,8 +323,9 @@ def _status(tool: str, args: Mapping[str, Any], result: R.ToolResult | None, ext
         if (extra and extra.get("interrupted") is True) or first.startswith("[Request interrupted"):
             return "interrupted"
         background = _str(extra or {}, "backgroundTaskId")
-        if background or first.startswith("Command running in background"):
-            return f"in background ({background or first.rsplit(' ', 1)[-1]})"
+        started = _BACKGROUND.match(first)
+        if background or started:
+            return f"in background ({background or (started.group(1) if started else '?')})"
         return "error" if result.is_error else "ok"
     if result.is_error:
         return "error"
@@ -361,8 +363,12 @@ def _found(tool: str, args: Mapping[str, Any], text: str, extra: Mapping[str, An
         elif _first_line(text).startswith("No "):
             n = 0
         else:
-            n = len([line for line in _lines(text) if line.strip() and not line.startswith("(Results are truncated")])
-    return _n(n, "file")
+            n = len([line for line in _lines(text) if line.strip() and not line.startswith(_TRUNCATED)])
+    cut = extra.get("truncated") is True or any(line.startswith(_TRUNCATED) for line in _lines(text)[-2:])
+    return _n(n, "file") + (" (truncated)" if cut else "")
+
+
+_TRUNCATED: Final = "(Results are truncated"
 
 
 def _count_of(line: str) -> int:
