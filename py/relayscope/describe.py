@@ -681,9 +681,13 @@ def _det_spawn(use: R.ToolUse, args: dict[str, Any], result: R.ToolResult | None
         return None
     facts = [(label, value) for key, label in (("model", "model"), ("name", "name"), ("isolation", "isolation"))
              if (value := _str(args, key)) is not None]
-    for key, label in (("totalToolUseCount", "tool calls"), ("totalTokens", "tokens"), ("totalDurationMs", "ms")):
-        if _int(extra, key) is not None:
-            facts.append((label, str(extra[key])))
+    calls, tokens, took = _int(extra, "totalToolUseCount"), _int(extra, "totalTokens"), _int(extra, "totalDurationMs")
+    if calls is not None:
+        facts.append(("tool calls", str(calls)))
+    if tokens is not None:
+        facts.append(("tokens", f"{tokens:,}".replace(",", "\u202f")))  # a thin space: 20 218
+    if took is not None:
+        facts.append(("took", f"{took / 1000:.1f} s"))
     status = None if result is None else "error" if result.is_error else _str(extra, "status") or "returned"
     excerpt = prompt if len(prompt) <= EXCERPT else prompt[: EXCERPT - 1] + "…"
     return Spawn(use.name, _str(args, "subagent_type"), _str(args, "description"), excerpt, len(prompt),

@@ -179,9 +179,23 @@ def test_screenshots_of_opened_rows(app, theme, tmp_path) -> None:
             page.set_viewport_size({"width": width, "height": 1800})  # the timeline is 72vh: room for an opened row
             for tool in ("Edit", "MultiEdit", "Bash", "TodoWrite", "Task"):
                 call = [b for b in uses.values() if b["name"] == tool][-1]
-                open_call(app, SAMPLE, call["id"]).scroll_into_view_if_needed()
+                detail = open_call(app, SAMPLE, call["id"])
+                assert detail.locator('[data-testid="tool-detail"]').count() == 1
+                detail.scroll_into_view_if_needed()
                 assert page.evaluate("document.documentElement.scrollWidth") <= width
                 page.locator(".row.selected").screenshot(path=str(shots / f"{tool.lower()}-{width}-{theme}.png"))
+            app.testid("filter").fill("")
+        app.open_files([FASTHOOKS])  # assistant text with a code block, and a command that failed
+        failed = next(b for b in tool_blocks(FASTHOOKS)[0].values() if b["name"] == "Bash" and "cat " in b["input"]["command"])
+        for width in (1280, 390):
+            page.set_viewport_size({"width": width, "height": 1800})
+            open_call(app, FASTHOOKS, failed["id"]).scroll_into_view_if_needed()
+            page.locator(".row.selected").screenshot(path=str(shots / f"bash-exit-{width}-{theme}.png"))
+            app.testid("filter").fill("```")
+            page.locator('.row[data-type="text_delta"] .summary').first.click()
+            prose = page.locator('.row.selected [data-testid="row-content"]')
+            assert prose.locator("pre.code").count() >= 1 and prose.locator(".para").count() >= 1
+            page.locator(".row.selected").screenshot(path=str(shots / f"text-{width}-{theme}.png"))
             app.testid("filter").fill("")
     finally:
         page.set_viewport_size({"width": 1400, "height": 900})
