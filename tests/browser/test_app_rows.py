@@ -126,6 +126,21 @@ def test_a_todowrite_row_shows_the_list_with_its_states(app) -> None:
     app.testid("filter").fill("")
 
 
+def test_a_sub_agent_call_shows_its_type_description_prompt_and_a_link_to_its_lane(app) -> None:
+    uses, _ = tool_blocks(SAMPLE)
+    app.open_files([SAMPLE])
+    lanes = set(app.lanes())
+    call = next(b for b in uses.values() if b["name"] == "Task" and b["id"] in lanes)
+    detail = open_call(app, SAMPLE, call["id"])
+    facts = detail.locator('[data-testid="tool-detail"] dl.facts').text_content()
+    assert call["input"]["subagent_type"] in facts and call["input"]["description"] in facts
+    assert detail.locator('[data-testid="spawn-prompt"]').text_content() == call["input"]["prompt"][:599] + (
+        "…" if len(call["input"]["prompt"]) > 600 else call["input"]["prompt"][599:])
+    detail.locator('[data-testid="spawn-lane"]').click()
+    assert app.page.locator(".row.selected").get_attribute("data-lane") == call["id"]
+    app.testid("filter").fill("")
+
+
 HOSTILE = "<script>window.__pwned=1</script><img src=x onerror=\"window.__pwned=2\">"
 
 
