@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
 
@@ -302,7 +302,7 @@ def short_path(path: str, width: int = PATH_WIDTH) -> str:
         if len(part) + 1 + len(tail) + 2 > width:
             break
         tail = f"{part}{sep}{tail}"
-    return f"…{sep}{tail}" if len(tail) + 2 <= width + 8 else "…" + path[-(width - 1):]
+    return f"…{sep}{tail}" if len(tail) + 2 <= width else "…" + tail[-(width - 1):]
 
 
 def _head(text: str, label: str = "output") -> tuple[Output, ...]:
@@ -382,6 +382,8 @@ def _arrow(status: str | None) -> str:
 
 # -- one-line summaries, per tool ---------------------------------------------------------------
 
+_Summary = Callable[[dict[str, Any], "R.ToolResult | None"], "str | None"]
+
 
 def _sum_edit(args: dict[str, Any], result: R.ToolResult | None) -> str | None:
     path, old, new = _str(args, "file_path"), _str(args, "old_string"), _str(args, "new_string")
@@ -440,7 +442,7 @@ def _span(args: Mapping[str, Any]) -> str:
     return f"{start}-{start + limit - 1}" if limit is not None and limit > 0 else f"{start}-"
 
 
-def _sum_search(tool: str) -> Any:
+def _sum_search(tool: str) -> _Summary:
     def one(args: dict[str, Any], result: R.ToolResult | None) -> str | None:
         pattern = _str(args, "pattern")
         if pattern is None:
@@ -466,7 +468,7 @@ def _sum_todos(args: dict[str, Any], result: R.ToolResult | None) -> str | None:
     return words + _error(result)
 
 
-def _sum_spawn(tool: str) -> Any:
+def _sum_spawn(tool: str) -> _Summary:
     def one(args: dict[str, Any], result: R.ToolResult | None) -> str | None:
         kind, description = _str(args, "subagent_type"), _str(args, "description")
         prompt = _str(args, "prompt")
@@ -569,7 +571,7 @@ def _file_diff(tool: str, path: str, hunks: tuple[Hunk, ...], numbering: str, no
     if left:
         notes.append(f"{_n(left, 'more line')} not shown")
     if result is not None and result.is_error:
-        notes.append("error: " + clip(_unwrap(_text(result)), 200))
+        notes.append("error, not applied: " + clip(_unwrap(_text(result)), 200))
     removed = sum(1 for h in hunks for x in h.lines if x.kind == "del")
     added = sum(1 for h in hunks for x in h.lines if x.kind == "add")
     return FileDiff(tool, path, tuple(kept), removed, added, numbering, tuple(notes))
