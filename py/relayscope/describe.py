@@ -231,7 +231,7 @@ def _text(result: R.ToolResult | None) -> str:
     if result is None:
         return ""
     try:
-        return _ANSI.sub("", result.text)
+        return result.text
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return bytes(result.content).decode("utf-8", "replace")
 
@@ -283,7 +283,9 @@ def _n(count: int, word: str) -> str:
 
 
 def _first_line(text: str) -> str:
-    return next((line.strip() for line in _unwrap(text).split("\n") if line.strip()), "")
+    start = len(text) - len(text.lstrip())
+    end = text.find("\n", start)
+    return _ANSI.sub("", _unwrap(text[start:] if end < 0 else text[start:end])).strip()
 
 
 def _unwrap(text: str) -> str:
@@ -306,8 +308,10 @@ def short_path(path: str, width: int = PATH_WIDTH) -> str:
 
 
 def _head(text: str, label: str = "output") -> tuple[Output, ...]:
+    """The first lines of an output, without terminal colour codes (only those are cleaned)."""
     lines = _lines(text)
-    return (Output(label, tuple(lines[:HEAD_LINES]), len(lines)),) if lines else ()
+    head = tuple(_ANSI.sub("", line) for line in lines[:HEAD_LINES])
+    return (Output(label, head, len(lines)),) if lines else ()
 
 
 def _status(tool: str, args: Mapping[str, Any], result: R.ToolResult | None, extra: Mapping[str, Any] | None) -> str | None:
@@ -632,7 +636,7 @@ def _det_bash(use: R.ToolUse, args: dict[str, Any], result: R.ToolResult | None,
         facts.append(("run in background", "yes"))
     stdout, stderr = _str(extra, "stdout"), _str(extra, "stderr")
     if stdout is not None and stderr is not None:
-        outputs = _head(_ANSI.sub("", stdout), "stdout") + _head(_ANSI.sub("", stderr), "stderr")
+        outputs = _head(stdout, "stdout") + _head(stderr, "stderr")
     else:
         outputs = _head(_text(result))
     return Command(command, _str(args, "description"), _status("Bash", args, result, extra), outputs, tuple(facts))
