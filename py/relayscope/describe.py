@@ -170,7 +170,9 @@ def result_summary(use: R.ToolUse, result: R.ToolResult) -> str | None:
     path = _str(args, "file_path")
     subject = f"{use.name} {short_path(path)}" if path and use.name in _FILE_TOOLS else use.name
     words = f"{subject} → {_status(use.name, args, result, None)}"
-    first = _first_line(_text(result)) if use.name not in _FILE_TOOLS or result.is_error else ""
+    text = _text(result)
+    first = _first_line(text) if use.name not in _FILE_TOOLS or result.is_error else ""
+    first = first or ("" if text.strip() else "(no content)")
     return clip(f"{words} · {first}" if first else words)
 
 

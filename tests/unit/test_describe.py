@@ -200,6 +200,12 @@ def test_a_command_says_how_it_ended() -> None:
     assert {"exit", "ok", "error"} <= seen
 
 
+def test_a_result_row_says_when_there_was_no_content() -> None:
+    read = use("Read", {"file_path": "a.txt"})
+    assert D.result_summary(read, result("")) == "Read a.txt → ok · (no content)"
+    assert D.result_summary(read, result("     1→x\n")) == "Read a.txt → 1 line"
+
+
 def test_a_bash_result_row_names_the_command_it_answers() -> None:
     c = next(c for c in of("Bash") if c.text.startswith("Exit code "))
     first = c.text.split("\n")[0]
