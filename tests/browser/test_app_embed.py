@@ -3,6 +3,7 @@ mode, the <iframe> snippet, the Content-Security-Policy, ?src= from another site
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -85,7 +86,8 @@ def test_embed_mode_shows_the_view_only_and_keeps_the_authors_step(cross_site) -
     # the stepper comes first (its box dissolves into the one column: measure its parts);
     # the frame's document is its one scroll area (test_an_embed_shows_its_point_...)
     stepper, timeline = by_id(frame, "step-position").bounding_box(), by_id(frame, "timeline").bounding_box()
-    assert stepper["y"] < timeline["y"], "the stepper comes first"
+    # above it, or (a frame this wide) to its left
+    assert stepper["y"] < timeline["y"] or stepper["x"] + stepper["width"] <= timeline["x"], "the stepper comes first"
     assert by_id(frame, "step-position").text_content() == "4 / 6"
     assert frame.locator(".row.selected").get_attribute("data-seq") == "2"
     # A click on a row selects it, and the step the author chose stays.
@@ -265,7 +267,25 @@ def test_an_embed_shows_only_the_chosen_panels_in_either_theme(cross_site) -> No
             assert not by_id(frame, hidden).is_visible(), hidden
 
 
-HEIGHT_PARENT = """<!doctype html><body style="margin:0"><script>
+@contextmanager
+def hosted(browser, serve, site, folder: Path, body: str, viewport: dict):
+    """A page on another site (http://localhost:A/) whose body is ``body``, framing the app at
+    http://127.0.0.1:B/. Yields (page, log); requests to either origin are allowed."""
+    (folder / "index.html").write_text(f'<!doctype html><body style="margin:0">{body}</body>', encoding="utf-8")
+    log = RequestLog(origin=origin(site.url))
+    with serve(folder) as parent:
+        parent_url = parent.url.replace("127.0.0.1", "localhost")
+        allowed = {origin(site.url), origin(parent_url)}
+        log.allows = lambda url: url.startswith(("data:", "blob:")) or origin(url) in allowed  # type: ignore[method-assign]
+        context, page = recorded_page(browser, log, viewport=viewport)
+        try:
+            page.goto(parent_url + "index.html")
+            yield page, log
+        finally:
+            context.close()
+
+
+HEIGHT_PARENT = """<script>
 window.heights = [];
 addEventListener('message', (e) => {
   if (e.data && e.data.type === 'relayscope:height') {
@@ -273,31 +293,21 @@ addEventListener('message', (e) => {
     document.getElementById('app').height = e.data.height;   // what a host page may do
   }
 });
-</script><iframe id="app" src="SRC" width="360" height="200" style="border:0"></iframe></body>"""
+</script><iframe id="app" src="SRC" width="360" height="200" style="border:0"></iframe>"""
 
 
 def test_the_frame_tells_its_parent_its_height(browser, serve, site, tmp_path: Path) -> None:
     src = f"{site.url}index.html{INDEX_BUG}&embed=1&panels=stepper,audit"
-    (tmp_path / "index.html").write_text(HEIGHT_PARENT.replace("SRC", src), encoding="utf-8")
-    log = RequestLog(origin=origin(site.url))
-    with serve(tmp_path) as parent:
-        parent_url = parent.url.replace("127.0.0.1", "localhost")
-        allowed = {origin(site.url), origin(parent_url)}
-        log.allows = lambda url: url.startswith(("data:", "blob:")) or origin(url) in allowed  # type: ignore[method-assign]
-        context, page = recorded_page(browser, log, viewport={"width": 400, "height": 900})
-        try:
-            page.goto(parent_url + "index.html")
-            app_frame = next(f for f in page.frames if f.url.startswith(site.url))
-            app_frame.wait_for_selector(SETTLED_RUN, state="attached", timeout=BOOT_TIMEOUT_MS)
-            wait_js(page, "window.heights.length > 0")
-            content = app_frame.evaluate("Math.ceil(document.documentElement.getBoundingClientRect().height)")
-            wait_js(page, f"window.heights.at(-1) === {content}")
-            assert content > 200  # the view is taller than the frame the page guessed
-            # sized by the message, the frame shows all of it: nothing left to scroll
-            assert app_frame.evaluate("document.scrollingElement.scrollHeight <= innerHeight + 1")
-            assert all(isinstance(h, int) for h in page.evaluate("window.heights"))
-        finally:
-            context.close()
+    with hosted(browser, serve, site, tmp_path, HEIGHT_PARENT.replace("SRC", src), {"width": 400, "height": 900}) as (page, _):
+        app_frame = next(f for f in page.frames if f.url.startswith(site.url))
+        app_frame.wait_for_selector(SETTLED_RUN, state="attached", timeout=BOOT_TIMEOUT_MS)
+        wait_js(page, "window.heights.length > 0")
+        content = app_frame.evaluate("Math.ceil(document.documentElement.getBoundingClientRect().height)")
+        wait_js(page, f"window.heights.at(-1) === {content}")
+        assert content > 200  # the view is taller than the frame the page guessed
+        # sized by the message, the frame shows all of it: nothing left to scroll
+        assert app_frame.evaluate("document.scrollingElement.scrollHeight <= innerHeight + 1")
+        assert all(isinstance(h, int) for h in page.evaluate("window.heights"))
 
 
 def snippet_src(snippet: str) -> str:
@@ -338,28 +348,18 @@ def test_the_embed_builder_makes_the_snippet_and_previews_it(app, browser, serve
                       ".documentElement.dataset.theme === 'dark'")
     assert shown.is_visible('[data-testid="audit"]') and not shown.is_visible('[data-testid="stepper"]')
     # the snippet, pasted into a page on another site, shows the chosen panels
-    (tmp_path / "index.html").write_text(f'<!doctype html><body style="margin:0">{snippet}</body>', encoding="utf-8")
-    log = RequestLog(origin=origin(site.url))
-    with serve(tmp_path) as parent:
-        parent_url = parent.url.replace("127.0.0.1", "localhost")
-        allowed = {origin(site.url), origin(parent_url)}
-        log.allows = lambda url: url.startswith(("data:", "blob:")) or origin(url) in allowed  # type: ignore[method-assign]
-        context, page = recorded_page(browser, log, viewport={"width": 640, "height": 600})
-        try:
-            page.goto(parent_url + "index.html")
-            page.wait_for_selector("iframe", timeout=BOOT_TIMEOUT_MS)
-            framed = page.frame_locator("iframe")
-            framed.locator(SETTLED_RUN).wait_for(state="attached", timeout=BOOT_TIMEOUT_MS)
-            assert framed.locator("html").get_attribute("data-app-state") == "done", log.report()
-            assert framed.locator("html").get_attribute("data-panels") == "audit lanes"
-            assert framed.locator("html").get_attribute("data-theme") == "dark"
-            assert by_id(framed, "audit").is_visible() and by_id(framed, "lanes").is_visible()
-            assert not by_id(framed, "stepper").is_visible() and not by_id(framed, "timeline").is_visible()
-            assert by_id(framed, "strategy").input_value() == "fingerprint"
-            log.assert_all_succeeded()
-            assert not log.blocked, log.blocked
-        finally:
-            context.close()
+    with hosted(browser, serve, site, tmp_path, snippet, {"width": 640, "height": 600}) as (page, log):
+        page.wait_for_selector("iframe", timeout=BOOT_TIMEOUT_MS)
+        framed = page.frame_locator("iframe")
+        framed.locator(SETTLED_RUN).wait_for(state="attached", timeout=BOOT_TIMEOUT_MS)
+        assert framed.locator("html").get_attribute("data-app-state") == "done", log.report()
+        assert framed.locator("html").get_attribute("data-panels") == "audit lanes"
+        assert framed.locator("html").get_attribute("data-theme") == "dark"
+        assert by_id(framed, "audit").is_visible() and by_id(framed, "lanes").is_visible()
+        assert not by_id(framed, "stepper").is_visible() and not by_id(framed, "timeline").is_visible()
+        assert by_id(framed, "strategy").input_value() == "fingerprint"
+        log.assert_all_succeeded()
+        assert not log.blocked, log.blocked
 
 
 def test_the_builders_copy_falls_back_to_selecting_the_snippet(browser, site) -> None:
