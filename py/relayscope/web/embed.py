@@ -71,7 +71,7 @@ def clamp_height(value: object) -> int:
     """The builder's height field as pixels: a number in HEIGHTS, else the default."""
     try:
         number = int(float(str(value)))
-    except ValueError:
+    except (ValueError, OverflowError):  # "", "tall", "nan", "inf"
         return HEIGHT
     return max(HEIGHTS[0], min(HEIGHTS[1], number))
 
