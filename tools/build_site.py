@@ -6,6 +6,8 @@ calls it. Subcommands:
   site             build our wheel (reproducibly), download the pinned Pyodide wheels once,
                    rewrite pyodide-lock.json if it is missing or outdated, copy the runtime and
                    the wheels into static/vendor/, then verify every lock entry's sha256.
+                   Also PyScript (npm's @pyscript/core dist) into static/vendor/pyscript/ and
+                   our lock beside Pyodide, for static/pyscript.html (the app loads neither).
   wheel --out DIR  build only our wheel into DIR (the tests build it twice and compare).
   dist [--out DIR] copy what the built site serves into one folder (default dist/site/) that any
                    static host can serve as it is.
