@@ -183,7 +183,8 @@ class App:
         note = self.els["audit-notes"].querySelector(f'li[data-strategy="{ws.strategy}"][data-kind="{kind}"]')
         if note:
             note.classList.add("focus")
-            note.scrollIntoView(js_object({"block": "center"}))  # "nearest" can stop a fraction of a pixel short
+            if not self.links.embed:  # an embed shows it in place: its one scroll area stays at the top
+                note.scrollIntoView(js_object({"block": "center"}))  # "nearest" can stop a fraction of a pixel short
 
     # -- analysis -----------------------------------------------------------------------------------
 
