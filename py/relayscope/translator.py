@@ -915,7 +915,7 @@ class Translator(Emitter):
                 elif sub == "model_refusal_fallback":
                     retracts = self._retracted(_fields(f))
                     step.note = f"withdraws {len(retracts)} content relay(s)"
-                elif sub is not None and sub.startswith("task_"):
+                elif sub is not None and sub.startswith("task_") and lane == ev.tool_use_id:  # a sub-agent's task
                     state = task_state(sub, _fields(f))
                 self.emit(step, R.System, f.line, lane, subtype=sub, data=_raw_line(f), state=state,
                           retracts=retracts)

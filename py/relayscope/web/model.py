@@ -31,19 +31,19 @@ from ..analysis import SLICE_BYTES, Analyzer
 from ..audit import StrategyAudit
 from ..lanes import MAIN, Lane, lane_label
 from ..live import LiveFiles
+from ..meaning import BOOKKEEPING
 from ..multifile import audit_steps, group_files, merge_audits, translate_session
 from ..present import clip, summary
 from ..translator import STRATEGIES, Translator
+from ..usage import Tally
 from . import fates as F
-from . import prices, rowinfo
+from . import newest, rowinfo
 
 SHARE_LIMIT: Final = 100_000  # characters of URL fragment; longer links break in chat apps and proxies
 SEARCH_SLICE: Final = 2000  # relays per slice of the search index
 SPLIT_SHARE: Final = 0.1  # of the progress bar: splitting the input into lines
 FP_COLORS: Final = 12
-# Records that only keep Claude Code's own books: hidden from the timeline until asked for.
-BOOKKEEPING: Final = frozenset({"progress", "file-history-snapshot", "queue-operation", "last-prompt",
-                                "mode", "ai-title", "hook_progress", "hook_started", "hook_response"})
+# Records that only keep Claude Code's own books (meaning.BOOKKEEPING): hidden until asked for.
 # Newer CLIs stream thinking as deltas with no text (only an estimate of its size).
 NO_THINKING_TEXT: Final = "(thinking: the stream carries no text for it)"
 GAP_LOOKBACK: Final = 2000  # relays searched back for the previous row of a lane (a drawn row's gap)
@@ -148,7 +148,11 @@ class LaneView:
     file: str | None = None
     model: str | None = None  # of the lane's first usage that names one
     wall_s: float | None = None  # first to last timestamp, or the turns' duration_ms
-    est_cost_usd: float | None = None  # from prices.PRICES, when the input gives no cost
+    est_cost_usd: float | None = None  # from usage.PRICES, when the input gives no cost
+    unpriced: list[str] = field(default_factory=list)  # models with no known price (not in est_cost_usd)
+    state: str | None = None  # running, completed, failed (newest.lane_state)
+    task_state: str | None = None  # the last task_* event's
+    end_error: bool = False
     first_seq: int = -1
     last_seq: int = -1
     duration_ms: float = 0.0
@@ -245,7 +249,7 @@ class AuditView:
 
 
 RESET_MARKS: Final = T.RESET_LABELS
-_LANE_CARD_TYPES: Final = frozenset({R.LaneStart, R.LaneEnd, R.Usage, R.TurnComplete})  # what a lane card sums
+_LANE_CARD_TYPES: Final = frozenset({R.LaneStart, R.LaneEnd, R.Usage, R.TurnComplete, R.System})  # what a card sums
 _any: Final = msgspec.json.Decoder()
 
 
@@ -342,6 +346,8 @@ class Workspace:
     _items: dict[Any, Any] | None = None  # the audit's inventory of a single input
     _fp_order: dict[str, int] = field(default_factory=dict)  # fingerprint -> first-seen ordinal
     _bookkeeping: set[int] = field(default_factory=set)
+    retracted: set[int] = field(default_factory=set)  # rows a model_refusal_fallback withdraws
+    _tally: Tally = field(default_factory=Tally)  # the lanes' tokens: usage.Tally, the one rule
     _group_end: dict[int, int] = field(default_factory=dict)  # head seq -> last seq of its group
     _member_head: dict[int, int] = field(default_factory=dict)  # other seqs of a group -> head
     _group_open: tuple[tuple[Any, ...] | None, int] = (None, -1)  # the run the last relay is in
@@ -795,7 +801,7 @@ class Workspace:
             yield 0.99
         self.fates = self._fates()
         yield 0.99
-        self._lane_views = {}
+        self._lane_views, self._tally = {}, Tally()
         for start in range(0, len(relays), INDEX_SLICE):
             self._count_lanes(relays[start:start + INDEX_SLICE])
             yield 0.99
@@ -863,16 +869,17 @@ class Workspace:
                 lane.depth, lane.parent, lane.inferred = r.depth, r.parent_lane, r.inferred
             elif isinstance(r, R.LaneEnd):
                 lane.end_seq = r.seq
+                lane.end_error = r.is_error
+            elif isinstance(r, R.System):
+                lane.task_state = r.state or lane.task_state
             elif isinstance(r, R.Usage):
-                lane.input_tokens += r.input_tokens
-                lane.output_tokens += r.output_tokens
-                lane.cache_read_tokens += r.cache_read_input_tokens
-                lane.cache_creation_tokens += r.cache_creation_input_tokens
+                got = self._tally.add(r)
+                if got is not None:
+                    lane.input_tokens, lane.output_tokens = got.input_tokens, got.output_tokens
+                    lane.cache_read_tokens = got.cache_read_input_tokens
+                    lane.cache_creation_tokens = got.cache_creation_input_tokens
+                    lane.est_cost_usd, lane.unpriced = got.est_cost_usd, list(got.unpriced)
                 lane.model = lane.model or r.model
-                cost = prices.estimate(r.model, r.input_tokens, r.output_tokens,
-                                       r.cache_read_input_tokens, r.cache_creation_input_tokens)
-                if cost is not None:
-                    lane.est_cost_usd = (lane.est_cost_usd or 0.0) + cost
             elif isinstance(r, R.TurnComplete):
                 if r.cost_usd is not None:
                     lane.cost_usd = (lane.cost_usd or 0.0) + float(r.cost_usd)
@@ -884,6 +891,9 @@ class Workspace:
         for lane in lanes.values():
             lane.spawn_seq = self._by_tool_use.get(lane.id)
             lane.result_seq = self._by_tool_result.get(lane.id)
+            if lane.id != MAIN:
+                lane.state = newest.lane_state(lane.task_state, lane.end_seq is not None, lane.end_error,
+                                               lane.spawn_seq is not None)
             self._wall_time(lane)
         ordered = sorted(lanes.values(), key=lambda v: (v.id != MAIN,))  # main first, else by appearance
         return ordered
@@ -928,10 +938,12 @@ class Workspace:
         if end is not None:
             fragments = end - seq + 1
             joined = "".join(getattr(x, "text", "") for x in self.relays[seq:end + 1])
-            text = clip(joined) or (NO_THINKING_TEXT if isinstance(r, R.ThinkingDelta) else "(empty)")
+            last = self.relays[end]
+            text = clip(joined) or (summary(last) if isinstance(last, R.ThinkingDelta) and last.omitted
+                                    else NO_THINKING_TEXT if isinstance(r, R.ThinkingDelta) else "(empty)")
         elif isinstance(r, R.SessionMeta):
             text = self._session_summary(r)
-        elif isinstance(r, R.ThinkingDelta) and not r.text.strip():
+        elif isinstance(r, R.ThinkingDelta) and not r.text.strip() and not r.omitted:
             text = NO_THINKING_TEXT
         return RowView(
             seq=r.seq, type=r.type, lane=r.lane, file=r.file, line=r.line, summary=text,
@@ -950,7 +962,7 @@ class Workspace:
         may go on across live appends, so the open run is kept between calls; ``first=0`` starts
         afresh."""
         if first == 0:
-            self._bookkeeping, self._group_end, self._member_head = set(), {}, {}
+            self._bookkeeping, self._group_end, self._member_head, self.retracted = set(), {}, {}, set()
             self._group_open = (None, -1)
             self._by_tool_use, self._by_tool_result = {}, {}
         book, ends, members = self._bookkeeping, self._group_end, self._member_head
@@ -975,8 +987,11 @@ class Workspace:
             elif t is R.Passthrough:
                 if r.event_type in BOOKKEEPING:  # type: ignore[attr-defined]
                     book.add(r.seq)
-            elif t is R.System and r.subtype in BOOKKEEPING:  # type: ignore[attr-defined]
-                book.add(r.seq)
+            elif t is R.System:
+                if r.subtype in BOOKKEEPING:  # type: ignore[attr-defined]
+                    book.add(r.seq)
+                if r.retracts:  # type: ignore[attr-defined]
+                    self.retracted.update(r.retracts)  # type: ignore[attr-defined]
         self._group_open = (slot, head)
 
     @property

@@ -60,6 +60,8 @@ def lanes(container: Element, views: list[Any], colors: dict[str, int], active: 
         tags.append(h("span", "main agent" if lane.depth == 0 else f"depth {lane.depth}", cls="badge"))
         if lane.agent_type:
             tags.append(h("span", lane.agent_type, cls="badge", attrs={"data-testid": "lane-agent-type"}))
+        if getattr(lane, "state", None):  # issue 19: running / completed / failed (newest.lane_state)
+            tags.append(h("span", lane.state, cls=f"badge lane-state {lane.state}", attrs={"data-testid": "lane-state"}))
         if lane.inferred:
             tags.append(h("span", "inferred", cls="badge", attrs={
                 "title": "no parent_tool_use_id: told apart by its first-block fingerprint"}))
@@ -87,6 +89,9 @@ def lanes(container: Element, views: list[Any], colors: dict[str, int], active: 
                 "data-testid": "lane-cost", "data-estimated": "true",
                 "title": f"from the token counts at list prices of {prices.PRICES_DATE} ({prices.PRICES_SOURCE}); "
                          "the input gives no cost for this lane"}))
+        if getattr(lane, "unpriced", None):  # issue 19: never a price borrowed from another model
+            card.append(h("p", f"no known price for {', '.join(lane.unpriced)}: its tokens are not in the cost",
+                          cls="lane-stats estimated", attrs={"data-testid": "lane-unpriced"}))
         if lane.file:
             card.append(h("p", f"file: {lane.file}", cls="lane-stats lane-file", attrs={"title": lane.file}))
         if lane.id != "main":
