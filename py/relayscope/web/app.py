@@ -402,7 +402,7 @@ class App:
 
     def on_drift_filter(self, event: Any) -> None:
         """The drift notice's button: only the rows of records new to this version, or all again."""
-        if closest(event, f"button[data-action={newest.FILTER_ACTION}]") is None or self.ws is None:
+        if closest(event, f'button[data-action="{newest.FILTER_ACTION}"]') is None or self.ws is None:
             return
         self.drift_only = not self.drift_only
         newest.draw_notice(self.els["drift-notice"], self.drift, self.drift_only)
