@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -467,24 +468,32 @@ CCUSAGE = shutil.which("ccusage") or next((str(p) for p in (
 @pytest.mark.parametrize("group", _session_groups(), ids=lambda g: g[0].name)
 def test_ccusage_agrees_on_per_session_totals(group: list[Path]) -> None:
     """ccusage --offline over the session laid out as ~/.claude/projects/: its input, output and
-    cache totals equal the sums of our usage relays (where a session repeats a message's record
-    without its requestId, ccusage counts it twice: see the report)."""
+    cache totals equal the sums of our usage relays. Where they differ, we are right: a message
+    whose record is repeated without its requestId (duplicate-assistant-response.jsonl) is one API
+    message, which ccusage counts twice (it de-duplicates only on message id + request id)."""
     with tempfile.TemporaryDirectory() as home:
         project = Path(home) / "projects" / "p"
         for p in group:
             dest = project / p.relative_to(group[0].parent)
             dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_bytes(p.read_bytes())
+            # ccusage 20.0.24 drops, silently, every record whose timestamp has microseconds (the
+            # 1.0.35 sidechain.jsonl fixture: it reports 0 tokens); cut to milliseconds, it agrees
+            dest.write_bytes(re.sub(rb'("timestamp":"[0-9T:.-]{23})[0-9]{3}Z"', rb'\1Z"', p.read_bytes()))
         out = subprocess.run([str(CCUSAGE), "session", "--json", "--offline", "--no-cost"], capture_output=True,
                              env={**os.environ, "CLAUDE_CONFIG_DIR": home}, timeout=120, check=True).stdout
-    sessions = json.loads(out).get("sessions", [])
+    found = json.loads(out)
+    sessions = found.get("session") or found.get("sessions") or []  # 20.0.24 says "session"
     files = {str(p.relative_to(FIXTURE_SESSIONS)): p.read_bytes() for p in group}
     run_ = usage_report([r for res in translate_files(files) for r in res.relays]).run
     theirs: defaultdict[str, int] = defaultdict(int)
     for s in sessions:
         for k in ("inputTokens", "outputTokens", "cacheReadTokens", "cacheCreationTokens"):
             theirs[k] += int(s.get(k) or 0)
+    ours = (run_.input_tokens, run_.output_tokens, run_.cache_read_input_tokens, run_.cache_creation_input_tokens)
+    got = (theirs["inputTokens"], theirs["outputTokens"], theirs["cacheReadTokens"], theirs["cacheCreationTokens"])
     if group[0].name == "duplicate-assistant-response.jsonl":
-        pytest.skip("a record repeated without its requestId: ccusage counts the message twice, we once")
-    assert (theirs["inputTokens"], theirs["outputTokens"], theirs["cacheReadTokens"], theirs["cacheCreationTokens"]) == (
-        run_.input_tokens, run_.output_tokens, run_.cache_read_input_tokens, run_.cache_creation_input_tokens)
+        # line 3 repeats msg_01R62tkBs9tw5X76JmpWXYbc's record without its requestId: ccusage adds its
+        # usage (4 in, 5 out, 16,114 cache write) a second time; it is one API message, counted once
+        assert tuple(a - b for a, b in zip(got, ours, strict=True)) == (4, 5, 0, 16114)
+        return
+    assert got == ours
