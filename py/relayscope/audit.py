@@ -299,4 +299,20 @@ def render(results: list[StrategyAudit]) -> str:
             rows.append(f"{a.strategy}: first duplicated block at line {d['line']}: {d['block']} (seqs {d['seqs']})")
         if a.unmatched:
             rows.append(f"{a.strategy}: {a.unmatched} relay(s) matched no inventory block")
+        if a.retracted:
+            rows.append(f"{a.strategy}: {a.retracted} block(s) retracted by a model_refusal_fallback (withdrawn on "
+                        "purpose: neither lost nor emitted)")
+    rows.extend(_tokens_line(a.tokens) for a in results[-1:] if a.tokens.get("run", {}).get("messages"))
     return "\n".join(rows) + "\n"
+
+
+def _tokens_line(tokens: dict[str, Any]) -> str:
+    """The run's tokens (usage.Tokens as JSON), once per API message, and the estimated cost."""
+    run = tokens["run"]
+    cost = run.get("est_cost_usd")
+    line = (f"tokens: {run['messages']} API message(s) · {run['input_tokens']} in · {run['output_tokens']} out · "
+            f"{run['cache_read_input_tokens']} cache read · {run['cache_creation_input_tokens']} cache write"
+            + (f" · ≈ ${cost:.4f} at list prices of {tokens.get('prices_date')}" if cost is not None else ""))
+    if run.get("unpriced"):
+        line += f" · no known price for {', '.join(run['unpriced'])}: not in the cost"
+    return line

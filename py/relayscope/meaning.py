@@ -191,7 +191,7 @@ def _post_turn(o: Fields) -> str:
 
 def _refusal(o: Fields) -> str:
     uuids = o.get("retracted_message_uuids")
-    n = len(uuids) if isinstance(uuids, list) else 0
+    n = sum(isinstance(u, str) for u in uuids) if isinstance(uuids, list) else 0
     return _join(f"model refusal: {n} message(s) retracted", "conversation reset" if o.get("conversation_reset") is True
                  else None, _s(o, "model") or _s(o, "fallback_model"))
 

@@ -75,6 +75,9 @@ def summary(r: R.Relay) -> str:
         return f"lane ends{' with an error' if r.is_error else ''}" + (f" · {r.total_tokens} tokens" if r.total_tokens else "")
     if isinstance(r, R.Error | R.Warning):
         return r.message
+    if isinstance(r, R.System) and r.retracts:
+        seqs = ", ".join(f"#{q}" for q in r.retracts[:8]) + (" …" if len(r.retracts) > 8 else "")
+        return f"{relay_summary(r)} · withdraws {seqs}"
     if isinstance(r, R.System | R.Passthrough):
         return relay_summary(r)
     if isinstance(r, R.ContentBlock):

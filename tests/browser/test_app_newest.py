@@ -67,6 +67,7 @@ def test_the_drift_notice_filters_to_the_new_records_in_one_click_and_back(app: 
     # the withdrawn text: struck through, said in words, and still text (never markup)
     retracted = page.locator('[data-testid="timeline"] .row.retracted')
     assert retracted.count() == 1 and "<script>" in retracted.locator(".summary").text_content()
+    assert app.testid("audit-retracted").text_content().startswith("1 block(s) withdrawn by the model")
     assert app.pwned() is None
     _shots(page)
     # an input with nothing new: no notice

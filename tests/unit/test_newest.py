@@ -26,6 +26,7 @@ from relayscope import cli, meaning
 from relayscope import relay as R
 from relayscope.drift import describe, drift_of
 from relayscope.meaning import BOOKKEEPING, RECORDS, SYSTEM, summarize, task_state
+from relayscope.audit import render
 from relayscope.multifile import audit_lines, translate_files
 from relayscope.present import summary
 from relayscope.translator import Translator
@@ -167,6 +168,8 @@ def test_a_refusal_fallback_names_the_relays_it_withdraws() -> None:
     withdrawn = {r.seq for r in relays if isinstance(r, R.TextDelta | R.ToolUse)
                  and r.message_id == "msg_2"}
     assert set(fallback.retracts) == withdrawn and len(withdrawn) == 2
+    assert summary(fallback) == "model refusal: 1 message(s) retracted · " + "withdraws " + ", ".join(
+        f"#{q}" for q in sorted(withdrawn))
     assert problems(fallback) == []
     # a fallback of another shape withdraws nothing and breaks nothing
     odd = run([INIT, asst("u-1", "m", [{"type": "text", "text": "x"}]),
@@ -181,6 +184,9 @@ def test_the_audit_counts_retracted_blocks_as_retracted_never_lost_or_emitted() 
         assert a.blocks == 5 and a.emitted + a.lost + a.retracted == a.blocks  # the prompt is one
     (lineage,) = audit_lines(lines, ["lineage"])
     assert (lineage.emitted, lineage.lost) == (3, 0)
+    text = render([lineage])
+    assert "lineage: 2 block(s) retracted by a model_refusal_fallback" in text
+    assert "tokens: 3 API message(s) · 9 in · 21 out" in text and "no known price for claude-opus-5" in text
 
 
 def test_the_page_marks_retracted_rows() -> None:

@@ -246,6 +246,7 @@ class AuditView:
     first_lost_block: str | None
     first_dup_seqs: list[int]
     first_dup_block: str | None
+    retracted: int = 0  # blocks a model_refusal_fallback withdrew: neither lost nor emitted
 
 
 RESET_MARKS: Final = T.RESET_LABELS
@@ -1427,7 +1428,7 @@ def _audit_view(a: StrategyAudit) -> AuditView:
     return AuditView(
         strategy=a.strategy, blocks=a.blocks, emitted=a.emitted, lost=a.lost, duplicated=a.duplicated,
         first_lost_line=lost.get("line"), first_lost_file=lost.get("file"), first_lost_block=lost.get("block"),
-        first_dup_seqs=list(dup.get("seqs", [])), first_dup_block=dup.get("block"),
+        first_dup_seqs=list(dup.get("seqs", [])), first_dup_block=dup.get("block"), retracted=a.retracted,
     )
 
 

@@ -268,6 +268,10 @@ def audit(els: dict[str, Element], views: list[Any] | None, current: str, fmt: s
             tr.append(h("td", fmt_int(value), cls="bad" if bad else None, attrs={"data-col": col}))
         body.append(tr)
     for a in views:
+        if getattr(a, "retracted", 0) and a.strategy == current:  # issue 19
+            notes.append(h("li", f"{fmt_int(a.retracted)} block(s) withdrawn by the model (model_refusal_fallback): "
+                           "retracted, neither lost nor emitted", attrs={"data-kind": "retracted",
+                                                                         "data-testid": "audit-retracted"}))
         if a.first_lost_line is not None:
             li = h("li", attrs={"data-strategy": a.strategy, "data-kind": "lost"})
             li.append(h("strong", f"{a.strategy}: "))
