@@ -24,9 +24,9 @@ from _schema import problems
 
 from relayscope import cli, meaning
 from relayscope import relay as R
+from relayscope.audit import render
 from relayscope.drift import describe, drift_of
 from relayscope.meaning import BOOKKEEPING, RECORDS, SYSTEM, summarize, task_state
-from relayscope.audit import render
 from relayscope.multifile import audit_lines, translate_files
 from relayscope.present import summary
 from relayscope.translator import Translator
