@@ -8,7 +8,7 @@ import json
 import os
 from pathlib import Path
 
-from _app import AppDriver
+from _app import CORPUS, AppDriver
 
 INIT = {"type": "system", "subtype": "init", "session_id": "s1", "model": "claude-opus-5", "tools": []}
 
@@ -89,3 +89,20 @@ def _shots(page) -> None:
             page.screenshot(path=str(out / f"drift-{width}-{scheme}.png"))
     page.emulate_media(color_scheme="light")
     page.set_viewport_size(size)
+
+
+def test_a_model_with_no_known_price_is_named_in_its_lane_card(app: AppDriver) -> None:
+    capture = CORPUS / "stream-json" / "colonelpanik__overseer__docs__superpowers__claude-stream.jsonl"
+    # without its result line, the capture gives no cost of its own: only an estimate could
+    app.paste("\n".join(line for line in capture.read_text().splitlines() if '"type":"result"' not in line))
+    card = app.page.locator('[data-testid="lane"][data-lane="main"]')
+    assert card.locator('[data-testid="lane-unpriced"]').text_content() == (
+        "cost: unknown (no known price for claude-opus-5)")
+    assert card.locator('[data-testid="lane-cost"]').count() == 0  # never a price borrowed from another model
+    assert "claude-opus-5" in card.locator('[data-testid="lane-model"]').text_content()
+    out = Path(os.environ.get("SHOTS_DIR", "/work/shots/newest"))
+    if out.is_dir():
+        for scheme in ("light", "dark"):
+            app.page.emulate_media(color_scheme=scheme)
+            card.screenshot(path=str(out / f"lane-unpriced-{scheme}.png"))
+        app.page.emulate_media(color_scheme="light")

@@ -89,8 +89,10 @@ def lanes(container: Element, views: list[Any], colors: dict[str, int], active: 
                 "data-testid": "lane-cost", "data-estimated": "true",
                 "title": f"from the token counts at list prices of {prices.PRICES_DATE} ({prices.PRICES_SOURCE}); "
                          "the input gives no cost for this lane"}))
-        if getattr(lane, "unpriced", None):  # issue 19: never a price borrowed from another model
-            card.append(h("p", f"no known price for {', '.join(lane.unpriced)}: its tokens are not in the cost",
+        if getattr(lane, "unpriced", None) and lane.cost_usd is None:  # issue 19: never a borrowed price
+            models = ", ".join(lane.unpriced)
+            card.append(h("p", f"the estimate leaves out {models}: no known price" if lane.est_cost_usd is not None
+                          else f"cost: unknown (no known price for {models})",
                           cls="lane-stats estimated", attrs={"data-testid": "lane-unpriced"}))
         if lane.file:
             card.append(h("p", f"file: {lane.file}", cls="lane-stats lane-file", attrs={"title": lane.file}))
