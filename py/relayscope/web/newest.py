@@ -27,25 +27,38 @@ class DriftView:
     seqs: set[int] = field(default_factory=set)  # the rows of the records it counts
 
 
+_last: list[Any] = [None, None, None]  # the input, its line count and its relays the last view was of
+
+
 def drift_view(ws: Any) -> DriftView | None:
     """The drift of the loaded input (its lines as the workspace keeps them), or None when it has
-    none or is an Arbiter stream (another vocabulary)."""
+    none or is an Arbiter stream (another vocabulary). Made once per input (another strategy
+    re-translates the same lines: only the rows are found again)."""
     inp = ws._input
     if inp is None or ws.format == "sse":
         return None
-    d = Drift()
-    for file, lines in inp.files.items():
-        if file is not None and file.endswith(".meta.json"):
-            continue
-        for number, line in enumerate(lines, 1):
-            d.add(number, line, file)
-    report = d.report()
+    key = (inp, ws.lines_total)
+    if _last[0] is inp and _last[1] == ws.lines_total and _last[2] is not None:
+        report = _last[2]
+    else:
+        report = _report(inp)
+        _last[:] = [*key, report]
     text = describe(None, report)
     if text is None:
         return None
     where = set(zip(report.files or [None] * len(report.lines), report.lines, strict=True))
     seqs = {r.seq for r in ws.relays if (r.file, r.line) in where}
     return DriftView(report, text, seqs)
+
+
+def _report(inp: Any) -> DriftReport:
+    d = Drift()
+    for file, lines in inp.files.items():
+        if file is not None and file.endswith(".meta.json"):
+            continue
+        for number, line in enumerate(lines, 1):
+            d.add(number, line, file)
+    return d.report()
 
 
 def draw_notice(box: Element, view: DriftView | None, active: bool) -> None:
