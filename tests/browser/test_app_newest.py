@@ -64,6 +64,7 @@ def test_the_drift_notice_filters_to_the_new_records_in_one_click_and_back(app: 
     # lane state from the task events, the last one after the run's result
     lane = page.locator('[data-testid="lane"][data-lane="toolu_bg"] [data-testid="lane-state"]')
     assert lane.text_content() == "completed"
+    assert app.testid("run-tokens").count() == 0  # no lane used tokens here
     # the withdrawn text: struck through, said in words, and still text (never markup)
     retracted = page.locator('[data-testid="timeline"] .row.retracted')
     assert retracted.count() == 1 and "<script>" in retracted.locator(".summary").text_content()
@@ -106,3 +107,22 @@ def test_a_model_with_no_known_price_is_named_in_its_lane_card(app: AppDriver) -
             app.page.emulate_media(color_scheme=scheme)
             card.screenshot(path=str(out / f"lane-unpriced-{scheme}.png"))
         app.page.emulate_media(color_scheme="light")
+
+
+def test_the_lanes_panel_sums_the_whole_run_once_per_api_message(app: AppDriver) -> None:
+    capture = CORPUS / "stream-json" / "SimonErich__obers_ui__.broins__tmp__drivers__claude__last_raw_stream@014042a4.jsonl"
+    app.paste(capture.read_text())
+    total = app.testid("run-tokens").text_content()
+    cards = app.page.locator('[data-testid="lane-tokens"]').all_text_contents()
+    outs = [int(c.split(" in · ")[1].split(" out")[0].replace(",", "").replace("\u202f", "").replace(" ", ""))
+            for c in cards]
+    assert len(cards) > 1
+    want = sum(outs)
+    got = int(total.split(" in · ")[1].split(" out")[0].replace(",", "").replace("\u202f", "").replace(" ", ""))
+    assert got == want and total.startswith("whole run: ")
+    out = Path(os.environ.get("SHOTS_DIR", "/work/shots/newest"))
+    if out.is_dir():
+        for width in (1280, 390):
+            app.page.set_viewport_size({"width": width, "height": 900})
+            app.testid("lanes").screenshot(path=str(out / f"lanes-run-total-{width}.png"))
+        app.page.set_viewport_size({"width": 1400, "height": 900})

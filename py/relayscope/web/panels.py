@@ -109,6 +109,30 @@ def lanes(container: Element, views: list[Any], colors: dict[str, int], active: 
         links.append(button(only, "lane-only", lane.id, testid="lane-only"))
         card.append(links)
         container.append(card)
+    run_total(container, views)
+
+
+def run_total(container: Element, views: list[Any]) -> None:
+    """Issue 19: the whole run's tokens under the lane cards, when several lanes used some: the sum
+    of the cards (each counted once per API message by usage.Tally), with the estimate's gaps."""
+    used = [v for v in views if v.input_tokens + v.output_tokens + v.cache_read_tokens + v.cache_creation_tokens]
+    if len(used) < 2:
+        return
+    def total(name: str) -> int:
+        return sum(getattr(v, name) for v in used)
+    text = (f"whole run: {fmt_int(total('input_tokens'))} in · {fmt_int(total('output_tokens'))} out · "
+            f"{fmt_int(total('cache_read_tokens'))} cache read · {fmt_int(total('cache_creation_tokens'))} cache write")
+    given = [v.cost_usd for v in views if v.cost_usd is not None]  # a result's total_cost_usd: the run's
+    if given:
+        text += f" · cost: ${sum(given):.4f} (the input's own)"
+    else:
+        estimates = [v.est_cost_usd for v in used if v.est_cost_usd is not None]
+        unpriced = sorted({m for v in used for m in getattr(v, "unpriced", [])})
+        if estimates:
+            text += f" · cost: ≈ ${sum(estimates):.4f} (estimated)"
+        if unpriced:
+            text += f" · no known price for {', '.join(unpriced)}"
+    container.append(h("li", text, cls="lane-total lane-stats", attrs={"data-testid": "run-tokens"}))
 
 
 # -- step-through -----------------------------------------------------------------------------
