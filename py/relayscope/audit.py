@@ -315,4 +315,11 @@ def _tokens_line(tokens: dict[str, Any]) -> str:
             + (f" · ≈ ${cost:.4f} at list prices of {tokens.get('prices_date')}" if cost is not None else ""))
     if run.get("unpriced"):
         line += f" · no known price for {', '.join(run['unpriced'])}: not in the cost"
+    rep = tokens.get("reported")
+    if rep:
+        line += (f"\ntokens the results report (modelUsage): {rep['input_tokens']} in · {rep['output_tokens']} out · "
+                 f"{rep['cache_read_input_tokens']} cache read · {rep['cache_creation_input_tokens']} cache write"
+                 + (f" · ${rep['est_cost_usd']:.4f}" if rep.get("est_cost_usd") is not None else ""))
+    if tokens.get("note"):
+        line += f"\nnote: {tokens['note']}"
     return line

@@ -10,6 +10,13 @@ message as several records, one per content block, each with the response's usag
 counted every record and doubled). So summing ``usage`` relays is the rule; a relay whose message
 id was summed already is not summed again (two inputs holding the same message).
 
+What the per-message sums cannot know: plain stream-json (without ``--include-partial-messages``)
+writes each assistant frame with the usage of its message's *start*, so its ``output_tokens`` is
+the first count (3, 4 ...) and never the final one; only the run's ``result`` knows the totals, per
+model, in ``modelUsage``. The report keeps both: ``run`` (the per-message sum, a lower bound for
+output there) and ``reported`` (the sum of the results' ``modelUsage``, with their ``costUSD``),
+and says which to trust (``note``). Session transcripts and partial messages carry final counts.
+
 Cost is estimated from a pinned price table (``PRICES``), never fetched. A model it does not list
 (``claude-opus-5`` in a 2.1.224 capture, ``glm-4.6``, ``<synthetic>`` ...) has no price: its tokens
 are counted, the estimate leaves them out and says so (``unpriced``), never borrowing another
@@ -78,7 +85,7 @@ class Tokens(msgspec.Struct):
     output_tokens: int = 0
     cache_read_input_tokens: int = 0
     cache_creation_input_tokens: int = 0
-    est_cost_usd: float | None = None  # of the priced messages only (see ``unpriced``)
+    est_cost_usd: float | None = None  # of the priced messages only (see ``unpriced``); ``reported``: the results' costUSD
     unpriced: list[str] = []  # models with no known price: their tokens are in, their cost is not
     models: list[str] = []  # every model named, in order of appearance
 
@@ -112,11 +119,14 @@ class Tokens(msgspec.Struct):
 
 
 class UsageReport(msgspec.Struct):
-    """Per lane and for the whole run. ``lanes`` in order of first usage, ``main`` first."""
+    """Per lane and for the whole run. ``lanes`` in order of first usage, ``main`` first.
+    ``reported``: what the input's ``result`` lines say the runs used (``modelUsage``), when they say."""
 
     run: Tokens
     lanes: dict[str, Tokens]
     prices_date: str = PRICES_DATE
+    reported: Tokens | None = None
+    note: str | None = None
 
 
 class Tally:
@@ -125,7 +135,29 @@ class Tally:
     def __init__(self) -> None:
         self.run = Tokens()
         self.lanes: dict[str, Tokens] = {}
+        self.reported: Tokens | None = None
         self._seen: set[str] = set()
+
+    def add_result(self, r: R.TurnComplete) -> Tokens | None:
+        """A run's ``result``: its ``modelUsage`` (per model: tokens and ``costUSD``) added to
+        ``reported``; None when it has none (or not of that shape)."""
+        by_model = r.extra.get("modelUsage")
+        if not isinstance(by_model, dict) or not by_model:
+            return None
+        rep = self.reported = self.reported or Tokens(est_cost_usd=None)
+        for model, u in by_model.items():
+            if not isinstance(u, dict):
+                continue
+            rep.input_tokens += _int(u.get("inputTokens"))
+            rep.output_tokens += _int(u.get("outputTokens"))
+            rep.cache_read_input_tokens += _int(u.get("cacheReadInputTokens"))
+            rep.cache_creation_input_tokens += _int(u.get("cacheCreationInputTokens"))
+            if isinstance(model, str) and model not in rep.models:
+                rep.models.append(model)
+            cost = u.get("costUSD")
+            if isinstance(cost, int | float) and not isinstance(cost, bool):
+                rep.est_cost_usd = (rep.est_cost_usd or 0.0) + float(cost)
+        return rep
 
     def add(self, r: R.Usage) -> Tokens | None:
         """Count one relay; returns its lane's totals, or None when this message was counted."""
@@ -144,10 +176,27 @@ class Tally:
         for r in relays:
             if type(r) is R.Usage:
                 self.add(r)
+            elif type(r) is R.TurnComplete:
+                self.add_result(r)
 
     def report(self) -> UsageReport:
         order = sorted(self.lanes, key=lambda k: k != "main")
-        return UsageReport(self.run, {k: self.lanes[k] for k in order})
+        return UsageReport(self.run, {k: self.lanes[k] for k in order}, reported=self.reported,
+                           note=self.note())
+
+    def note(self) -> str | None:
+        """Which totals to trust, when the results report more than the messages carried."""
+        rep, run = self.reported, self.run
+        if rep is None or (rep.output_tokens <= run.output_tokens and rep.total <= run.total):
+            return None
+        return (f"the results report {rep.output_tokens:,} output tokens ({rep.total:,} in all), the messages in the "
+                f"input carry {run.output_tokens:,} ({run.total:,}): a stream writes each message with its first "
+                "output count and may not carry every sub-agent's messages, so the results' totals are right and "
+                "the per-message and per-lane counts are lower bounds")
+
+
+def _int(value: object) -> int:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
 
 
 def usage_report(relays: list[R.Relay]) -> UsageReport:

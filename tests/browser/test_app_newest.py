@@ -120,6 +120,9 @@ def test_the_lanes_panel_sums_the_whole_run_once_per_api_message(app: AppDriver)
     want = sum(outs)
     got = int(total.split(" in · ")[1].split(" out")[0].replace(",", "").replace("\u202f", "").replace(" ", ""))
     assert got == want and total.startswith("whole run: ")
+    # the stream's per-message output counts are first counts: the result's modelUsage is the total
+    assert "22,754 out" in app.testid("run-reported").text_content().replace("\u202f", ",").replace("\u00a0", ",")
+    assert "the results' totals are right" in app.testid("run-note").text_content()
     out = Path(os.environ.get("SHOTS_DIR", "/work/shots/newest"))
     if out.is_dir():
         for width in (1280, 390):

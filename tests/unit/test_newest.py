@@ -451,6 +451,46 @@ def test_a_message_written_as_several_records_counts_its_last_values_once() -> N
     assert (t.run.messages, t.run.output_tokens, t.run.cache_read_input_tokens) == (1, 15, 100)
 
 
+@pytest.mark.parametrize(("name", "partial"), [
+    ("SimonErich__obers_ui__.broins__tmp__drivers__claude__last_raw_stream@014042a4.jsonl", False),
+    ("fluskapp__flusk-dev__test__fixtures__claude-stream.jsonl", True)])
+def test_plain_stream_json_says_its_per_message_counts_are_lower_bounds_and_trusts_the_results(
+        name: str, partial: bool) -> None:
+    """Without partial messages, each assistant frame carries its message's first output count (3, 4 ...);
+    the result's modelUsage has the run's totals: the report keeps both and says which is right. With
+    partial messages (message_delta's final usage) the per-message sums equal the result's totals."""
+    raw = (FIXTURE_STREAM_JSON / name).read_bytes()
+    want: Counter[str] = Counter()
+    for line in raw.splitlines():
+        obj = json.loads(line)
+        if obj.get("type") == "result":
+            for u in obj.get("modelUsage", {}).values():
+                want.update({k: u.get(k, 0) for k in ("inputTokens", "outputTokens", "cacheReadInputTokens",
+                                                       "cacheCreationInputTokens")})
+    report = usage_report(translate_files({name: raw})[0].relays)
+    rep = report.reported
+    assert rep is not None
+    assert (rep.input_tokens, rep.output_tokens, rep.cache_read_input_tokens, rep.cache_creation_input_tokens) == (
+        want["inputTokens"], want["outputTokens"], want["cacheReadInputTokens"], want["cacheCreationInputTokens"])
+    ours = (report.run.input_tokens, report.run.output_tokens, report.run.cache_read_input_tokens,
+            report.run.cache_creation_input_tokens)
+    if partial:
+        assert ours == (rep.input_tokens, rep.output_tokens, rep.cache_read_input_tokens,
+                        rep.cache_creation_input_tokens)
+        assert report.note is None
+    else:
+        assert report.run.output_tokens < rep.output_tokens
+        assert report.note is not None and "the results' totals are right" in report.note
+    ws = model.Workspace()
+    for _ in ws.load(raw):
+        pass
+    main = next(v for v in ws.lanes if v.id == "main")
+    assert main.reported.output_tokens == rep.output_tokens and main.usage_note == report.note
+    # session transcripts carry final counts: no note there
+    session = FIXTURE_SESSIONS / "marot__spotter/test/fixtures/transcripts/short.jsonl"
+    assert usage_report(translate_files({"s.jsonl": session.read_bytes()})[0].relays).note is None
+
+
 def test_a_model_with_no_known_price_says_so_and_borrows_none() -> None:
     path = FIXTURE_STREAM_JSON / "colonelpanik__overseer__docs__superpowers__claude-stream.jsonl"
     relays = translate_files({"c.jsonl": path.read_bytes()})[0].relays

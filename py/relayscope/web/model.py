@@ -153,6 +153,8 @@ class LaneView:
     state: str | None = None  # running, completed, failed (newest.lane_state)
     task_state: str | None = None  # the last task_* event's
     end_error: bool = False
+    reported: Any = None  # main only: usage.Tally.reported, what the results' modelUsage says the run used
+    usage_note: str | None = None  # main only: usage.Tally.note(), which totals to trust
     first_seq: int = -1
     last_seq: int = -1
     duration_ms: float = 0.0
@@ -882,6 +884,7 @@ class Workspace:
                     lane.est_cost_usd, lane.unpriced = got.est_cost_usd, list(got.unpriced)
                 lane.model = lane.model or r.model
             elif isinstance(r, R.TurnComplete):
+                self._tally.add_result(r)
                 if r.cost_usd is not None:
                     lane.cost_usd = (lane.cost_usd or 0.0) + float(r.cost_usd)
                 lane.duration_ms += float(r.duration_ms or 0)
@@ -892,7 +895,9 @@ class Workspace:
         for lane in lanes.values():
             lane.spawn_seq = self._by_tool_use.get(lane.id)
             lane.result_seq = self._by_tool_result.get(lane.id)
-            if lane.id != MAIN:
+            if lane.id == MAIN:
+                lane.reported, lane.usage_note = self._tally.reported, self._tally.note()
+            else:
                 lane.state = newest.lane_state(lane.task_state, lane.end_seq is not None, lane.end_error,
                                                lane.spawn_seq is not None)
             self._wall_time(lane)

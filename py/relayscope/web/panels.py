@@ -116,7 +116,9 @@ def run_total(container: Element, views: list[Any]) -> None:
     """Issue 19: the whole run's tokens under the lane cards, when several lanes used some: the sum
     of the cards (each counted once per API message by usage.Tally), with the estimate's gaps."""
     used = [v for v in views if v.input_tokens + v.output_tokens + v.cache_read_tokens + v.cache_creation_tokens]
-    if len(used) < 2:
+    main = views[0] if views else None
+    reported, note = getattr(main, "reported", None), getattr(main, "usage_note", None)
+    if len(used) < 2 and note is None:
         return
     def total(name: str) -> int:
         return sum(getattr(v, name) for v in used)
@@ -132,7 +134,13 @@ def run_total(container: Element, views: list[Any]) -> None:
             text += f" · cost: ≈ ${sum(estimates):.4f} (estimated)"
         if unpriced:
             text += f" · no known price for {', '.join(unpriced)}"
-    container.append(h("li", text, cls="lane-total lane-stats", attrs={"data-testid": "run-tokens"}))
+    item = h("li", text, cls="lane-total lane-stats", attrs={"data-testid": "run-tokens"})
+    if reported is not None and note is not None:
+        item.append(h("p", f"the results report: {fmt_int(reported.input_tokens)} in · {fmt_int(reported.output_tokens)}"
+                      f" out · {fmt_int(reported.cache_read_input_tokens)} cache read · "
+                      f"{fmt_int(reported.cache_creation_input_tokens)} cache write", attrs={"data-testid": "run-reported"}))
+        item.append(h("p", note, cls="muted", attrs={"data-testid": "run-note"}))
+    container.append(item)
 
 
 # -- step-through -----------------------------------------------------------------------------
