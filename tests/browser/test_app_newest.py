@@ -127,5 +127,6 @@ def test_the_lanes_panel_sums_the_whole_run_once_per_api_message(app: AppDriver)
     if out.is_dir():
         for width in (1280, 390):
             app.page.set_viewport_size({"width": width, "height": 900})
-            app.testid("lanes").screenshot(path=str(out / f"lanes-run-total-{width}.png"))
+            app.testid("run-tokens").scroll_into_view_if_needed()
+            app.testid("run-tokens").screenshot(path=str(out / f"lanes-run-total-{width}.png"))
         app.page.set_viewport_size({"width": 1400, "height": 900})

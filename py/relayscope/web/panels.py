@@ -139,7 +139,9 @@ def run_total(container: Element, views: list[Any]) -> None:
         item.append(h("p", f"the results report: {fmt_int(reported.input_tokens)} in · {fmt_int(reported.output_tokens)}"
                       f" out · {fmt_int(reported.cache_read_input_tokens)} cache read · "
                       f"{fmt_int(reported.cache_creation_input_tokens)} cache write", attrs={"data-testid": "run-reported"}))
-        item.append(h("p", note, cls="muted", attrs={"data-testid": "run-note"}))
+        item.append(h("p", "the lanes' counts are lower bounds: this stream writes each message with its first "
+                      "output count; the results' totals are right", cls="muted", attrs={"data-testid": "run-note",
+                                                                                         "title": note}))
     container.append(item)
 
 
