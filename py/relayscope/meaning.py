@@ -337,6 +337,8 @@ KNOWN_FIELDS: Final = frozenset({
     "isSnapshotUpdate", "attachment", "lastPrompt", "entrypoint", "durationMs", "messageCount", "hookCount",
     "hookInfos", "hookErrors", "preventedContinuation", "stopReason", "hasOutput", "promptId",
     "sourceToolAssistantUUID", "mode", "aiTitle", "customTitle", "agentName", "agentSetting", "prUrl",
+    # capture artifacts (PROTOCOL.md 5): a recorder's timestamp key on every line
+    "_t",
 })
 
 
