@@ -24,6 +24,9 @@ LAYERS: dict[str, int] = {
     "relayscope.trace": 1,
     "relayscope.lanes": 1,
     "relayscope.present": 1,
+    "relayscope.meaning": 1,  # what each record type / system subtype is: place and summary (a table)
+    "relayscope.drift": 1,  # what an input has that the meaning table and the wire do not know
+    "relayscope.usage": 1,  # tokens and cost, once per API message, per lane and run
     "relayscope.describe": 1,  # a tool call in words and as plain data (present's summaries, the page's detail)
     "relayscope.emitter": 2,
     "relayscope.translator": 2,

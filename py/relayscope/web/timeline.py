@@ -257,6 +257,8 @@ class Timeline:
             classes.append("emitted")
         if r.mark:
             classes.append("marked")
+        if seq in ws.retracted:  # withdrawn by a model_refusal_fallback (static/css/newest.css)
+            classes.append("retracted")
         head = ws.group_of(seq)
         if head is not None and head != seq:
             classes.append("fragment")
