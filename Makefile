@@ -60,6 +60,13 @@ serve: site
 dist: site
 	$(LPY) tools/build_site.py dist --out dist/site
 
+# Test-only: ccusage, the token report users trust, for tests/unit/test_newest.py's comparison.
+# npm install, not ci: ccusage names optional binaries for other platforms that the registry lacks.
+CCUSAGE_DIR := tools/ccusage
+$(CCUSAGE_DIR)/node_modules/.stamp: $(CCUSAGE_DIR)/package.json $(CCUSAGE_DIR)/package-lock.json
+	cd $(CCUSAGE_DIR) && npm install --ignore-scripts --no-audit --no-fund
+	touch $@
+
 chromium:
 	@test -x $(CHROMIUM) || { apt-get update && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }
@@ -69,7 +76,7 @@ lint: $(VENV)/.stamp
 	$(VPY) -m ruff check .
 	$(VPY) -m mypy
 
-test: chromium lint site
+test: chromium lint site $(CCUSAGE_DIR)/node_modules/.stamp
 	$(VPY) -m pytest tests/
 
 # The property tests with random examples (make test runs them derandomized: the "ci" profile in

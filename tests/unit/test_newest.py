@@ -505,12 +505,14 @@ def test_a_model_with_no_known_price_says_so_and_borrows_none() -> None:
     assert main.unpriced == ["claude-opus-5"] and main.est_cost_usd is None
 
 
-CCUSAGE = shutil.which("ccusage") or next((str(p) for p in (
-    Path(os.environ.get("CCUSAGE_DIR", "/nonexistent")) / "node_modules" / ".bin" / "ccusage",) if p.exists()), None)
+# make test installs ccusage, pinned, into tools/ccusage/ (its package.json); CCUSAGE_DIR names another.
+CCUSAGE = next((str(p) for p in (
+    Path(os.environ.get("CCUSAGE_DIR", ROOT / "tools" / "ccusage")) / "node_modules" / ".bin" / "ccusage",)
+    if p.exists()), None) or shutil.which("ccusage")
 
 
-@pytest.mark.skipif(CCUSAGE is None, reason="ccusage is not installed (npm install ccusage@20.0.24 "
-                    "@ccusage/ccusage-linux-x64@20.0.24 in a folder outside the repo, then CCUSAGE_DIR=that folder)")
+@pytest.mark.skipif(CCUSAGE is None, reason="ccusage is not installed: make test installs it into tools/ccusage/ "
+                    "(or CCUSAGE_DIR=a folder where ccusage 20.0.24 is installed)")
 @pytest.mark.parametrize("group", _session_groups(), ids=lambda g: g[0].name)
 def test_ccusage_agrees_on_per_session_totals(group: list[Path]) -> None:
     """ccusage --offline over the session laid out as ~/.claude/projects/: its input, output and
