@@ -193,7 +193,12 @@ def relay_keys(relays: Iterable[R.Relay]) -> list[tuple[Key, R.Relay]]:
     open_blocks: dict[tuple[str, str | None, int | None, str], int] = {}
     texts: list[str] = []
     for relay in relays:
-        if isinstance(relay, R.ToolUse):
+        if isinstance(relay, R.TurnComplete | R.SessionMeta):
+            # a run's end or a new run's start (the translator's reset table): a block streamed
+            # after it is a new emission, never the continuation of one streamed before it
+            # (a capture repeated back to back streams the same message again)
+            open_blocks.clear()
+        elif isinstance(relay, R.ToolUse):
             out.append((("tool_use", relay.id), relay))
         elif isinstance(relay, R.ToolResult):
             out.append((("tool_result", relay.tool_use_id), relay))
