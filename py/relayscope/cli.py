@@ -25,6 +25,7 @@ import argparse
 import errno
 import json
 import os
+import shutil
 import signal
 import sys
 import traceback
@@ -39,11 +40,12 @@ from . import relay as R
 from .analysis import AUTO, Analyzer
 from .audit import render
 from .emitter import Emitter
+from .fates import Tracker
 from .formats import FORMATS, detect
 from .inputs import STDIN, Input, Problem, display_name, open_named, read_regular, walk
 from .multifile import audit_input, translate_files
-from .present import text_line
-from .trace import render_table, steps_to_json
+from .textout import Names, RelayText, TraceText
+from .trace import TraceStep
 from .translator import STRATEGIES
 
 OK: Final = 0
@@ -123,8 +125,9 @@ class Writer:
 
     HOLD: Final = 1 << 18
 
-    def __init__(self, out: BinaryIO, fmt: str, live: bool) -> None:
+    def __init__(self, out: BinaryIO, fmt: str, live: bool, text: RelayText | None = None) -> None:
         self.out, self.fmt, self.live, self.count = out, fmt, live, 0
+        self.text = text if text is not None else RelayText(None, False)  # -f text: the columns
         self.closed = False
         self._held: list[bytes] = []
         self._held_bytes = 0
@@ -171,7 +174,11 @@ class Writer:
                 self.count += 1
             data = b"".join(parts)
         else:
-            data = "".join(text_line(r) + "\n" for r in relays).encode("utf-8", "backslashreplace")
+            rows = self.text.rows(relays)
+            if self.count == 0:
+                rows = self.text.header() + "\n" + rows
+            self.count += len(relays)
+            data = rows.encode("utf-8", "backslashreplace")
         self._put(data)
 
     def close(self) -> None:
@@ -216,6 +223,64 @@ def _unlisted(name: str, t: Emitter | None) -> None:
     more = getattr(t, "error_count", len(t.errors)) - len(t.errors)
     if more > 0:
         _err(f"{name}: {more} more unreadable line(s) not listed (each is an error relay in the output)")
+
+
+# --- text for people ------------------------------------------------------------------------
+
+
+def use_color(choice: str, stream: Any) -> bool:
+    """``--color``: always, never, or auto (a terminal, no ``NO_COLOR``, not a dumb terminal)."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return bool(stream is not None and stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def terminal_width() -> int | None:
+    """``COLUMNS`` when set, else the terminal's width when stdout is one; None (no limit) else."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        if sys.stdout is not None and sys.stdout.isatty():
+            return shutil.get_terminal_size().columns
+    except (AttributeError, ValueError, OSError):
+        pass
+    return None
+
+
+def names_of(paths: list[str]) -> Names:
+    """How files are named in text output: relative to the folders and files named."""
+    folders = [p for p in paths if p != STDIN and os.path.isdir(p)]
+    files = [p for p in paths if p != STDIN and p not in folders]
+    return Names(folders, files)
+
+
+def where_width(names: Names, files: list[str] | None) -> int:
+    """The where column: the line (6), or ``file:line`` as wide as the longest name needs."""
+    if not files:
+        return 6
+    return min(max(len(names(f)) for f in files) + 6, 48)
+
+
+def relay_text(args: argparse.Namespace, files: list[str] | None = None) -> RelayText | None:
+    if args.format != "text":
+        return None
+    names = names_of(args.files)
+    return RelayText(terminal_width(), use_color(args.color, sys.stdout), names, where_width(names, files))
+
+
+def lane_matches(wanted: str | None, lane: str | None, label: str) -> bool:
+    """``--lane``: a lane's id, its label as the page shows it, or the start of that label."""
+    if wanted is None:
+        return True
+    if lane is None:
+        return False
+    return wanted in (lane, label) or (bool(label) and label.lower().startswith(wanted.lower()))
 
 
 # --- what was named on the command line ----------------------------------------------------
@@ -308,8 +373,11 @@ def _follow(command: str, args: argparse.Namespace, paths: list[str]) -> int | N
     if not (os.path.isfile(paths[0]) or os.path.isdir(paths[0])):
         raise UsageError(f"{display_name(paths[0])}: --follow reads a regular file or a folder "
                          "(a pipe is read live without it)")
-    writer = Writer(stdout(), args.format, live=True) if command == "translate" else None
-    outcome = follow.run(paths[0], args, writer)
+    folder = [paths[0]] if os.path.isdir(paths[0]) else None
+    if command == "translate":
+        outcome = follow.run(paths[0], args, Writer(stdout(), args.format, live=True, text=relay_text(args, folder)))
+    else:
+        outcome = follow.run(paths[0], args, None, Table(args, names_of(paths), folder))
     return INTERRUPTED if outcome.interrupted else INPUT_ERRORS if outcome.failed else OK
 
 
@@ -321,6 +389,7 @@ def cmd_translate(args: argparse.Namespace) -> int:
     if is_batch(items, args.input_format):
         writer = Writer(stdout(), args.format, live=False)  # first: Ctrl-C while reading still gives []
         files, problems = gather(items)
+        writer.text = relay_text(args, list(files)) or writer.text
         failed = report_problems(problems)
         _run.name, _run.line = next(iter(files), None), 0
         for result in translate_files(files, args.strategy, fmt=args.input_format):
@@ -330,7 +399,8 @@ def cmd_translate(args: argparse.Namespace) -> int:
         writer.close()
         return INPUT_ERRORS if failed else OK
     sources = [i for i in items if isinstance(i, Input)]
-    writer = Writer(stdout(), args.format, live=False)
+    several = [i.name for i in sources] if len(sources) > 1 else None
+    writer = Writer(stdout(), args.format, live=False, text=relay_text(args, several))
     failed = False
     for source in sources:
         failed = _stream(source, args, writer, several=len(sources) > 1) or failed
@@ -381,29 +451,90 @@ def _many(paths: list[str]) -> bool:
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
+    if args.format == "json":
+        args.json = True
     followed = _follow("trace", args, args.file)
     if followed is not None:
         return followed
+    names = names_of(args.file)
     if _many(args.file):
         files, problems = gather(named(args.file))
         failed = report_problems(problems)
         results = translate_files(files, args.strategy, trace=True, fmt=args.input_format)
+        relays = [r for result in results for r in result.relays]
         steps = [step for r in results for step in r.trace]
-        _write_out(steps_to_json(steps) + b"\n" if args.json else render_table(steps).encode())
+        split: dict[str, list[bytes]] = {}
+
+        def raw(step: TraceStep) -> bytes:
+            lines = split.setdefault(step.file or "", files.get(step.file or "", b"").split(b"\n"))
+            return lines[step.line - 1] if 0 < step.line <= len(lines) else b""
+
+        table = Table(args, names, list(files))
+        _write_out(table.render(steps, relays, raw))
         for r in results:
             report_files(r.errors)
         return INPUT_ERRORS if failed or any(r.errors for r in results) else OK
     lines = _read_one(args.file[0])
-    a = Analyzer(args.strategy, args.input_format, trace=True, keep=False)
+    a = Analyzer(args.strategy, args.input_format, trace=True, keep=True)
     for line in lines:
         _run.line += 1
         a.feed_line(line)
     a.finish()
-    _write_out(steps_to_json(a.trace) + b"\n" if args.json else render_table(a.trace).encode())
+    table = Table(args, names, None)
+    _write_out(table.render(a.trace, a.relays, lambda step: lines[step.line - 1] if 0 < step.line <= len(lines) else b""))
     report_warnings(_run.name or "", a.warnings)
     report(_run.name or "", a.errors)
     _unlisted(_run.name or "", a.translator)
     return INPUT_ERRORS if a.errors else OK
+
+
+class Table:
+    """``trace``'s output: the table (``textout.TraceText``, each block's fate from
+    ``fates.Tracker`` as the relays up to its line say) or JSON; ``--lane`` keeps one lane's
+    steps. ``--follow`` writes through it a few steps at a time: the same bytes."""
+
+    def __init__(self, args: argparse.Namespace, names: Names, files: list[str] | None) -> None:
+        self.json, self.lane = bool(args.json), args.lane
+        self.text = TraceText(terminal_width(), use_color(args.color, sys.stdout), names, where_width(names, files))
+        self.tracker = Tracker()
+        self.count = 0  # steps written
+
+    def render(self, steps: list[TraceStep], relays: list[R.Relay], raw: Any) -> bytes:
+        """The whole output of a finished input."""
+        return self.part(steps, relays, raw) + self.end()
+
+    def part(self, steps: list[TraceStep], relays: list[R.Relay], raw: Any) -> bytes:
+        """Steps (and the relays they emitted, in seq order), after those written before."""
+        out: list[bytes] = []
+        at = 0
+        for step in steps:
+            top = max(step.seqs, default=-1)
+            while at < len(relays) and relays[at].seq <= top:
+                self._relay(relays[at])
+                at += 1
+            if not lane_matches(self.lane, step.lane, self.text.lane(step.lane)[0]):
+                continue
+            if self.json:
+                out.append((b"[" if self.count == 0 else b",") + msgspec.json.encode(step))
+            else:
+                if self.count == 0:
+                    out.append((self.text.header() + "\n").encode())
+                fates = self.tracker.blocks(step, raw(step)) if raw is not None else None
+                out.append((self.text.step(step, fates) + "\n").encode("utf-8", "backslashreplace"))
+            self.count += 1
+        for relay in relays[at:]:
+            self._relay(relay)
+        return b"".join(out)
+
+    def _relay(self, relay: R.Relay) -> None:
+        self.tracker.feed((relay,))
+        if isinstance(relay, R.LaneStart) and relay.label:
+            self.text.labels[relay.lane] = relay.label
+
+    def end(self) -> bytes:
+        if self.json:
+            return b"]\n" if self.count else b"[]\n"
+        return b"" if self.count else (self.text.header() + "\n").encode()
 
 
 def _write_out(data: bytes) -> None:
@@ -449,8 +580,12 @@ def _audit_many(args: argparse.Namespace) -> int:
     return INPUT_ERRORS if failed else OK
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+class Parser(argparse.ArgumentParser):
+    commands: dict[str, argparse.ArgumentParser]
+
+
+def build_parser() -> Parser:
+    p = Parser(
         prog="relayscope",
         description="Translate Claude Code stream-json, session transcripts and Arbiter fleet streams "
         "into de-duplicated relay events, and explain every decision.",
@@ -465,6 +600,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with --follow: stop after SECONDS with nothing new")
         sp.add_argument("--poll-interval", type=float, metavar="SECONDS", default=0.25,
                         help="with --follow: how often to look for new bytes (default: 0.25)")
+
+    def color_option(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--color", choices=["auto", "always", "never"], default="auto",
+                        help="colour the text output: auto (default: on a terminal, unless NO_COLOR is set), "
+                        "always, never")
 
     def common(sp: argparse.ArgumentParser, strategy: bool = True) -> None:
         if strategy:
@@ -481,17 +621,25 @@ def build_parser() -> argparse.ArgumentParser:
                    help="input files, - for stdin, or a directory (a session or project folder): "
                    "a session's main file and its sub-agent files are translated together")
     t.add_argument("-f", "--format", choices=["ndjson", "json", "text"], default="ndjson",
-                   help="output format (default: ndjson)")
+                   help="output format (default: ndjson); text: aligned columns for people")
+    color_option(t)
     common(t)
     follow_options(t)
     t.set_defaults(run=cmd_translate)
 
-    tr = sub.add_parser("trace", help="the per-line de-dup trace",
-                        description="One step per input line: kind, lane, fingerprint, de-dup state before "
-                        "and after, the decision and the relays emitted.")
+    tr = sub.add_parser("trace", help="every input line's de-dup decision and each block's fate",
+                        description="One row per input line: its lane (as the page labels it), kind, the "
+                        "decision, the de-dup index before and after, the relays it emitted and why; under it, "
+                        "each block of the line: emitted as #N, duplicate of #N, already streamed as #N, or "
+                        "lost (never emitted), in the words of the web page's step-through.")
     tr.add_argument("file", nargs="+", metavar="FILE",
                     help="a transcript; or a session's files, or a directory, traced together")
+    tr.add_argument("-f", "--format", choices=["text", "json"], default="text",
+                    help="text (default): the table; json: a JSON array of the steps (as --json)")
     tr.add_argument("--json", action="store_true", help="JSON array instead of a table")
+    tr.add_argument("--lane", metavar="LANE", default=None,
+                    help="only the steps of one lane: its id (main, toolu_...), its label, or the label's start")
+    color_option(tr)
     common(tr)
     follow_options(tr)
     tr.set_defaults(run=cmd_trace)
@@ -504,6 +652,7 @@ def build_parser() -> argparse.ArgumentParser:
     au.add_argument("--json", action="store_true", help="JSON instead of a table")
     common(au, strategy=False)
     au.set_defaults(run=cmd_audit)
+    p.commands = {"translate": t, "trace": tr, "audit": au}
     return p
 
 
@@ -556,7 +705,9 @@ def main(argv: list[str] | None = None) -> int:
     global _run
     _run = _Run()
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # said with the command's own usage, not the top level's
+        parser.commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         code: int = args.run(args)
         return code

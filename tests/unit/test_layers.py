@@ -33,6 +33,7 @@ LAYERS: dict[str, int] = {
     "relayscope.audit": 4,
     "relayscope.multifile": 5,
     "relayscope.live": 5,
+    "relayscope.fates": 5,  # blocks' fates (the audit's words), for the page's stepper and `trace`
     "relayscope.cli": 6,
     "relayscope.inputs": 6,  # the command line's file reading: I/O, so nothing in the core may use it
     "relayscope.follow": 6,  # --follow's polling: I/O, like inputs
@@ -44,7 +45,6 @@ LAYERS: dict[str, int] = {
     "relayscope.web.timeline": 6,
     "relayscope.web.app": 6,
     "relayscope.web.main": 6,
-    "relayscope.web.fates": 6,
     "relayscope.web.prices": 6,
     "relayscope.web.rowinfo": 6,
     "relayscope.web.legend": 6,

@@ -25,6 +25,7 @@ from typing import Any, Final
 
 import msgspec
 
+from .. import fates as F
 from .. import relay as R
 from .. import trace as T
 from ..analysis import SLICE_BYTES, Analyzer
@@ -34,7 +35,6 @@ from ..live import LiveFiles
 from ..multifile import audit_steps, group_files, merge_audits, translate_session
 from ..present import clip, summary
 from ..translator import STRATEGIES, Translator
-from . import fates as F
 from . import prices, rowinfo
 
 SHARE_LIMIT: Final = 100_000  # characters of URL fragment; longer links break in chat apps and proxies
