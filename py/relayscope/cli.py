@@ -29,6 +29,7 @@ import shutil
 import signal
 import sys
 import traceback
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, BinaryIO, Final
@@ -44,6 +45,7 @@ from .fates import Tracker
 from .formats import FORMATS, detect
 from .inputs import STDIN, Input, Problem, display_name, open_named, read_regular, walk
 from .multifile import audit_input, translate_files
+from .redact import Redactor
 from .textout import Names, RelayText, TraceText
 from .trace import TraceStep
 from .translator import STRATEGIES
@@ -359,6 +361,45 @@ def gather(items: list[Named]) -> tuple[dict[str, bytes], list[Problem]]:
     return files, problems
 
 
+# --- --redact: an input filter any command can take ----------------------------------------
+
+
+def redactor_of(args: argparse.Namespace) -> Redactor | None:
+    """The run's redactor with ``--redact`` (one for all inputs: the same secret, the same
+    placeholder), else None."""
+    if not getattr(args, "redact", False):
+        return None
+    if getattr(args, "follow", False):
+        raise UsageError("--redact does not work with --follow yet: redact the file, then follow that")
+    found = getattr(args, "_redactor", None)
+    if found is None:
+        found = args._redactor = Redactor()
+    return found if isinstance(found, Redactor) else None
+
+
+def redacted_lines(args: argparse.Namespace, lines: Iterable[bytes]) -> Iterator[bytes]:
+    r = redactor_of(args)
+    if r is None:
+        yield from lines
+        return
+    for number, line in enumerate(lines, 1):
+        yield r.line(line, number)
+
+
+def redacted_files(args: argparse.Namespace, files: dict[str, bytes]) -> dict[str, bytes]:
+    r = redactor_of(args)
+    if r is None:
+        return files
+    return {name: b"\n".join(r.line(line, n) for n, line in enumerate(data.split(b"\n"), 1))
+            for name, data in files.items()}
+
+
+def report_redaction(args: argparse.Namespace) -> None:
+    r = redactor_of(args)
+    if r is not None:
+        _err(f"relayscope: redacted {r.summary()}")
+
+
 # --- the commands ----------------------------------------------------------------------------
 
 
@@ -389,6 +430,7 @@ def cmd_translate(args: argparse.Namespace) -> int:
     if is_batch(items, args.input_format):
         writer = Writer(stdout(), args.format, live=False)  # first: Ctrl-C while reading still gives []
         files, problems = gather(items)
+        files = redacted_files(args, files)
         writer.text = relay_text(args, list(files)) or writer.text
         failed = report_problems(problems)
         _run.name, _run.line = next(iter(files), None), 0
@@ -397,6 +439,7 @@ def cmd_translate(args: argparse.Namespace) -> int:
             report_files(result.errors)
             failed = failed or bool(result.errors)
         writer.close()
+        report_redaction(args)
         return INPUT_ERRORS if failed else OK
     sources = [i for i in items if isinstance(i, Input)]
     several = [i.name for i in sources] if len(sources) > 1 else None
@@ -405,6 +448,7 @@ def cmd_translate(args: argparse.Namespace) -> int:
     for source in sources:
         failed = _stream(source, args, writer, several=len(sources) > 1) or failed
     writer.close()
+    report_redaction(args)
     return INPUT_ERRORS if failed else OK
 
 
@@ -415,7 +459,7 @@ def _stream(source: Input, args: argparse.Namespace, writer: Writer, several: bo
     reported = warned = 0
     try:
         writer.live = source.live
-        for line in source.lines():
+        for line in redacted_lines(args, source.lines()):
             _run.line += 1
             writer.write(a.feed_line(line))
             if len(a.warnings) > warned:
@@ -437,11 +481,11 @@ def _stream(source: Input, args: argparse.Namespace, writer: Writer, several: bo
     return bool(a.errors)
 
 
-def _read_one(path: str) -> list[bytes]:
+def _read_one(path: str, args: argparse.Namespace) -> list[bytes]:
     (source,) = [i for i in named([path]) if isinstance(i, Input)]
     _run.name, _run.line = source.name, 0
     try:
-        return list(source.lines())
+        return list(redacted_lines(args, source.lines()))
     except OSError as exc:
         raise UsageError(f"{source.name}: {exc.strerror or exc}") from exc
 
@@ -459,6 +503,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
     names = names_of(args.file)
     if _many(args.file):
         files, problems = gather(named(args.file))
+        files = redacted_files(args, files)
         failed = report_problems(problems)
         results = translate_files(files, args.strategy, trace=True, fmt=args.input_format)
         relays = [r for result in results for r in result.relays]
@@ -474,7 +519,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
         for r in results:
             report_files(r.errors)
         return INPUT_ERRORS if failed or any(r.errors for r in results) else OK
-    lines = _read_one(args.file[0])
+    lines = _read_one(args.file[0], args)
     a = Analyzer(args.strategy, args.input_format, trace=True, keep=True)
     for line in lines:
         _run.line += 1
@@ -549,7 +594,7 @@ def _write_out(data: bytes) -> None:
 def cmd_audit(args: argparse.Namespace) -> int:
     if _many(args.file):
         return _audit_many(args)
-    lines = _read_one(args.file[0])
+    lines = _read_one(args.file[0], args)
     name = _run.name or ""
     (result,) = audit_input(lines, fmt=args.input_format, name=name)
     if not result.comparable:
@@ -562,6 +607,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 def _audit_many(args: argparse.Namespace) -> int:
     """Audit each session (a main file with its sub-agent files) or other transcript found."""
     files, problems = gather(named(args.file))
+    files = redacted_files(args, files)
     failed = report_problems(problems)
     _run.name, _run.line = next(iter(files), None), 0
     audits: list[dict[str, Any]] = []
@@ -578,6 +624,57 @@ def _audit_many(args: argparse.Namespace) -> int:
         _write_out("\n".join(f"== {a['name']} ({len(a['files'])} file(s))\n" + render(a["audit"])
                              for a in audits).encode())
     return INPUT_ERRORS if failed else OK
+
+
+def cmd_redact(args: argparse.Namespace) -> int:
+    """``relayscope redact``: the input with its secrets replaced, in its own format. One input
+    (a file, ``-``) to stdout, a line at a time; several, or a folder, into ``-o DIR`` under the
+    names they have below what was named. ``--list``: what would be replaced, not the text."""
+    args.redact = True
+    r = redactor_of(args)
+    assert r is not None
+    items = named(args.files)
+    single = len(items) == 1 and isinstance(items[0], Input)
+    if not single and not args.output and not args.list:
+        raise UsageError("several inputs or a folder: name a folder to write the redacted files to with -o DIR")
+    out = stdout()
+    if single:
+        source = items[0]
+        assert isinstance(source, Input)
+        _run.name, _run.line = source.name, 0
+        for line in redacted_lines(args, source.lines()):
+            _run.line += 1
+            if not args.list:
+                _write_some(out, line)
+    else:
+        files, problems = gather(items)
+        names = names_of(args.files)
+        for name, data in redacted_files(args, files).items():
+            if args.list:
+                continue
+            target = os.path.join(args.output, names(name))
+            if os.path.exists(target) and os.path.samefile(target, name):
+                raise UsageError(f"{display_name(target)}: -o would write over the input")
+            os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+            with open(target, "wb") as f:
+                f.write(data)
+        report_problems(problems)
+    if args.list:
+        rows = [f"{'line':>6}  {'kind':<16} {'placeholder':<30} masked"]
+        rows += [f"{f.line:>6}  {f.kind:<16} {f.placeholder:<30} {f.masked}" for f in r.findings]
+        _write_some(out, ("\n".join(rows) + "\n").encode())
+    _write_some(out, b"")
+    report_redaction(args)
+    return OK
+
+
+def _write_some(out: BinaryIO, data: bytes) -> None:
+    try:
+        out.write(data)
+        if not data:
+            out.flush()
+    except OSError as exc:
+        raise OutputError(exc) from exc
 
 
 class Parser(argparse.ArgumentParser):
@@ -606,6 +703,11 @@ def build_parser() -> Parser:
                         help="colour the text output: auto (default: on a terminal, unless NO_COLOR is set), "
                         "always, never")
 
+    def redact_option(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--redact", action="store_true",
+                        help="replace secrets, e-mail addresses and home-folder user names in the input with "
+                        "[redacted:KIND:N] before anything else reads it (see: relayscope redact --help)")
+
     def common(sp: argparse.ArgumentParser, strategy: bool = True) -> None:
         if strategy:
             sp.add_argument("-s", "--strategy", choices=list(STRATEGIES), default="lineage",
@@ -623,6 +725,7 @@ def build_parser() -> Parser:
     t.add_argument("-f", "--format", choices=["ndjson", "json", "text"], default="ndjson",
                    help="output format (default: ndjson); text: aligned columns for people")
     color_option(t)
+    redact_option(t)
     common(t)
     follow_options(t)
     t.set_defaults(run=cmd_translate)
@@ -640,6 +743,7 @@ def build_parser() -> Parser:
     tr.add_argument("--lane", metavar="LANE", default=None,
                     help="only the steps of one lane: its id (main, toolu_...), its label, or the label's start")
     color_option(tr)
+    redact_option(tr)
     common(tr)
     follow_options(tr)
     tr.set_defaults(run=cmd_trace)
@@ -650,9 +754,25 @@ def build_parser() -> Parser:
     au.add_argument("file", nargs="+", metavar="FILE",
                     help="a transcript; or a session's files, or a directory: one audit per session")
     au.add_argument("--json", action="store_true", help="JSON instead of a table")
+    redact_option(au)
     common(au, strategy=False)
     au.set_defaults(run=cmd_audit)
-    p.commands = {"translate": t, "trace": tr, "audit": au}
+
+    rd = sub.add_parser("redact", help="the input with secrets replaced, in its own format",
+                        description="Replace provider API keys (Anthropic, OpenAI, AWS, GitHub, GitLab, Slack, "
+                        "Google, Stripe), JWTs, private key blocks, password=/token=/.env-style assignments, "
+                        "credentials in URLs, e-mail addresses and the user name in home paths with "
+                        "[redacted:KIND:N] (the same secret, the same N). Only JSON string values change, "
+                        "never keys, ids, uuids, hashes or signatures: the redacted input translates and "
+                        "audits as the original does. A summary goes to stderr.")
+    rd.add_argument("files", nargs="*", metavar="FILE",
+                    help="input files, - for stdin (default), or a directory (with -o)")
+    rd.add_argument("-o", "--output", metavar="DIR", default=None,
+                    help="for several files or a folder: write each redacted file under DIR")
+    rd.add_argument("--list", action="store_true",
+                    help="list what would be replaced (line, kind, placeholder, a masked excerpt) instead")
+    rd.set_defaults(run=cmd_redact)
+    p.commands = {"translate": t, "trace": tr, "audit": au, "redact": rd}
     return p
 
 
