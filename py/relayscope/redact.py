@@ -117,7 +117,7 @@ class Finding:
     line: int
     kind: str
     placeholder: str
-    masked: str  # a few leading characters of the secret and its length, never the secret
+    masked: str  # a few leading characters of the secret and its length ("AKIA… (20 chars)"), never the secret
 
 
 @dataclass(slots=True)
@@ -232,14 +232,14 @@ class Redactor:
         return [self.line(raw, n) for n, raw in enumerate(lines, 1)]
 
     def summary(self) -> str:
-        """"5 secrets: 2 email, 1 aws-key, ..." (kinds by how many, then name)."""
+        """"3 secrets in 5 places: 2 email, 1 aws-key" (kinds by how many, then name)."""
         kinds: dict[str, int] = {}
         for kind, _ in self.numbers:
             kinds[kind] = kinds.get(kind, 0) + 1
         shown = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])))
         distinct = len(self.numbers)
-        return f"{distinct} distinct secret{'s' if distinct != 1 else ''} in {self.count} place{'s' if self.count != 1 else ''}" + (
-            f": {shown}" if shown else "")
+        return (f"{distinct} secret{'s' if distinct != 1 else ''} in {self.count} place{'s' if self.count != 1 else ''}"
+                + (f": {shown}" if shown else ""))
 
 
 def mask(kind: str, secret: str) -> str:
@@ -248,7 +248,7 @@ def mask(kind: str, secret: str) -> str:
     keep = {"anthropic-key": 7, "openai-key": 3, "aws-key": 4, "github-token": 4, "gitlab-token": 6,
             "slack-token": 4, "google-key": 4, "stripe-key": 8, "jwt": 3, "private-key": 10}.get(kind, 1)
     keep = min(keep, max(len(secret) // 4, 1))
-    return f"{secret[:keep]}… ({len(secret)} characters)"
+    return f"{secret[:keep]}… ({len(secret)} chars)"
 
 
 def redact_text(text: str, redactor: Redactor | None = None) -> str:

@@ -103,14 +103,14 @@ def test_escapes_bytes_and_lines_that_are_no_json() -> None:
 
 def test_redact_command_translate_and_trace_leave_no_secret() -> None:
     p = run("redact", str(PLANTED))
-    assert leftovers(p.stdout.decode()) == [] and b"redacted 24 distinct secrets" in p.stderr
+    assert leftovers(p.stdout.decode()) == [] and b"redacted 24 secrets" in p.stderr
     assert p.stdout == redact_bytes(PLANTED.read_bytes())
     for args in (["translate"], ["translate", "-f", "text"], ["translate", "-f", "json"], ["trace"], ["trace", "--json"]):
         p = run(*args, "--redact", str(PLANTED))
         assert leftovers(p.stdout.decode()) == [], args
         assert b"[redacted:aws-key:1]" in p.stdout
     listed = run("redact", "--list", str(PLANTED)).stdout.decode()
-    assert leftovers(listed) == [] and "sk-ant-… (108 characters)" in listed
+    assert leftovers(listed) == [] and "sk-ant-… (108 chars)" in listed
 
 
 def test_redact_a_folder_into_another(tmp_path: Path) -> None:

@@ -153,5 +153,5 @@ class Redacted:
     def summary(self) -> str:
         if not self.redactor.count:
             return "Nothing to redact was found: links, embeds and downloads carry the transcript as it is."
-        return (f"Links, embeds and downloads carry the transcript with {self.redactor.summary()} "
-                "replaced by [redacted:KIND:N].")
+        return (f"Links, embeds and downloads leave out {self.redactor.summary()}; each reads "
+                "[redacted:KIND:N], the same N for the same secret.")
