@@ -170,12 +170,14 @@ class RelayText(Layout):
         return "".join(self.row(r) + "\n" for r in relays)
 
 
-def _state(value: object) -> str:
-    if value is None:
+def _state(before: object, after: object) -> str:
+    """The de-dup index before and after ("3 → 1"), or lineage's known blocks ("2 → 3 blocks")."""
+    if before is None and after is None:
         return ""
-    if isinstance(value, list):
-        return f"{len(value)} block{'s' if len(value) != 1 else ''}"
-    return str(value)
+    blocks = isinstance(before, list) or isinstance(after, list)
+    def one(v: object) -> str:
+        return str(len(v)) if isinstance(v, list) else "" if v is None else str(v)
+    return f"{one(before)} → {one(after)}" + (" blocks" if blocks else "")
 
 
 def _seqs(seqs: Sequence[int]) -> str:
@@ -190,10 +192,10 @@ class TraceText(Layout):
     """``trace``: a header row, a row per input line (its decision in the page's words), and under
     it the fate of each block of the line."""
 
-    KIND: Final = 22
-    DECISION: Final = 20
-    STATE: Final = 16
-    SEQS: Final = 12
+    KIND: Final = 20
+    DECISION: Final = 19
+    STATE: Final = 14
+    SEQS: Final = 10
     FIXED = KIND + DECISION + STATE + SEQS + 6 * len(SEP)
 
     def header(self) -> str:
@@ -206,7 +208,7 @@ class TraceText(Layout):
         color = self.color
         where = self.where_of(s.file, s.line, s.to_line)
         label, lane_sgr = self.lane(s.lane)
-        state = f"{_state(s.before)} → {_state(s.after)}" if s.before is not None or s.after is not None else ""
+        state = _state(s.before, s.after)
         decision = T.DECISION_LABELS.get(s.decision, s.decision)
         lost = any(f.fate == LOST for f in fates or ())
         if lost:
