@@ -407,6 +407,7 @@ def _follow(command: str, args: argparse.Namespace, paths: list[str]) -> int | N
     """``--follow``: tail one file or folder as it grows (``follow.py``); None without it."""
     if not args.follow:
         return None
+    redactor_of(args)  # --redact with --follow: a usage error, never an unredacted output
     if len(paths) != 1 or paths[0] == STDIN:
         raise UsageError("--follow takes one FILE or DIR (stdin is always read live)")
     if not os.path.exists(paths[0]):
@@ -516,6 +517,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
         table = Table(args, names, list(files))
         _write_out(table.render(steps, relays, raw))
+        report_redaction(args)
         for r in results:
             report_files(r.errors)
         return INPUT_ERRORS if failed or any(r.errors for r in results) else OK
@@ -527,6 +529,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
     a.finish()
     table = Table(args, names, None)
     _write_out(table.render(a.trace, a.relays, lambda step: lines[step.line - 1] if 0 < step.line <= len(lines) else b""))
+    report_redaction(args)
     report_warnings(_run.name or "", a.warnings)
     report(_run.name or "", a.errors)
     _unlisted(_run.name or "", a.translator)
@@ -600,6 +603,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if not result.comparable:
         raise UsageError(f"{name}: audit compares de-dup strategies; an Arbiter SSE stream has no duplicates to compare")
     _write_out(msgspec.json.encode(result.audits) + b"\n" if args.json else render(result.audits).encode())
+    report_redaction(args)
     report_files(result.errors)
     return INPUT_ERRORS if result.errors else OK
 
@@ -623,6 +627,7 @@ def _audit_many(args: argparse.Namespace) -> int:
     else:
         _write_out("\n".join(f"== {a['name']} ({len(a['files'])} file(s))\n" + render(a["audit"])
                              for a in audits).encode())
+    report_redaction(args)
     return INPUT_ERRORS if failed else OK
 
 
@@ -646,6 +651,8 @@ def cmd_redact(args: argparse.Namespace) -> int:
             _run.line += 1
             if not args.list:
                 _write_some(out, line)
+                if source.live:  # a pipe: each line out as it comes
+                    _write_some(out, b"")
     else:
         files, problems = gather(items)
         names = names_of(args.files)

@@ -109,6 +109,10 @@ def test_redact_command_translate_and_trace_leave_no_secret() -> None:
         p = run(*args, "--redact", str(PLANTED))
         assert leftovers(p.stdout.decode()) == [], args
         assert b"[redacted:aws-key:1]" in p.stdout
+    assert run("audit", "--redact", "--json", str(PLANTED)).stdout == run("audit", "--json", str(PLANTED)).stdout
+    followed = subprocess.run([sys.executable, "-m", "relayscope", "translate", "--follow", "--redact", str(PLANTED)],
+                              capture_output=True, env=ENV, timeout=60, check=False)
+    assert followed.returncode == 2 and followed.stdout == b""  # never an unredacted output
     listed = run("redact", "--list", str(PLANTED)).stdout.decode()
     assert leftovers(listed) == [] and "sk-ant-… (108 chars)" in listed
 
