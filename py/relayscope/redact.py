@@ -27,8 +27,8 @@ How, so that the translation of the redacted input is the original's but for the
 Why hand-written rules and not a rule set: detect-secrets' plugins (Apache-2.0) need PyYAML and
 requests, scan files rather than strings, have no Anthropic, Google, e-mail or home-path rules, and
 its keyword and entropy detectors flag ids and hashes; gitleaks' rules (MIT) are Go RE2 patterns
-in TOML, about 200 of them, many generic entropy rules that take signatures for keys. Neither
-runs as it is in the browser worker; the tests use detect-secrets as an independent check on our
+in TOML with entropy thresholds and allowlists, several with ``(?i)`` mid-pattern, which Python's
+``re`` refuses. Neither runs as it is in the browser worker; the tests use detect-secrets as an independent check on our
 output instead (tests/unit/test_redact.py).
 
 Pure Python, no I/O; runs in the browser worker as in the CLI. Must not: change anything but the

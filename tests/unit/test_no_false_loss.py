@@ -15,6 +15,7 @@ import pytest
 from _corpus import FIXTURE_SESSIONS, FIXTURE_STREAM_JSON, FIXTURES
 
 from relayscope.multifile import audit_input
+from relayscope.web.model import Workspace
 
 HAIKU = FIXTURE_STREAM_JSON / "foksa__open-claude-agent-sdk__tests__snapshots__streaming-haiku.jsonl"
 CARRIED = sorted(FIXTURE_STREAM_JSON.glob("*.jsonl")) + sorted(FIXTURE_SESSIONS.glob("**/*.jsonl"))
@@ -51,3 +52,16 @@ def test_lineage_loses_nothing_on_concatenated_fixtures(first: Path, second: Pat
     joined = a + (b"" if a.endswith(b"\n") else b"\n") + b
     audit = _lineage(joined)
     assert (audit.lost, audit.unmatched, audit.first_lost) == (0, 0, None)  # type: ignore[attr-defined]
+
+
+def test_the_pages_stepper_agrees_on_the_doubled_haiku() -> None:
+    """The page's step-through (``Workspace``, its fates from the audit's inventory) shows no lost
+    block and no placeholder row: the second assistant line's block was already streamed."""
+    once = HAIKU.read_bytes()
+    ws = Workspace()
+    list(ws.load(once + once, strategy="lineage"))
+    list(ws.run_audit())
+    assert ws.fates is not None and ws.fates.lost == []
+    fates = [f for i in range(ws.step_count()) for f in ws.step(i).fates]
+    assert [f.fate for f in fates] == ["streamed", "streamed"]
+    assert [f.seq for f in fates] == [2, 2]  # the block's first relay, as the audit's first emission
