@@ -45,7 +45,7 @@ from .fates import Tracker
 from .formats import FORMATS, detect
 from .inputs import STDIN, Input, Problem, display_name, open_named, read_regular, walk
 from .multifile import audit_input, translate_files
-from .redact import Redactor
+from .redact import Redactor, redact_bytes
 from .textout import Names, RelayText, TraceText
 from .trace import TraceStep
 from .translator import STRATEGIES
@@ -383,15 +383,15 @@ def redacted_lines(args: argparse.Namespace, lines: Iterable[bytes]) -> Iterator
         yield from lines
         return
     for number, line in enumerate(lines, 1):
-        yield r.line(line, number)
+        yield from r.feed(line, number)  # a streamed block's lines come out together, when it ends
+    yield from r.flush()
 
 
 def redacted_files(args: argparse.Namespace, files: dict[str, bytes]) -> dict[str, bytes]:
     r = redactor_of(args)
     if r is None:
         return files
-    return {name: b"\n".join(r.line(line, n) for n, line in enumerate(data.split(b"\n"), 1))
-            for name, data in files.items()}
+    return {name: redact_bytes(data, r) for name, data in files.items()}
 
 
 def report_redaction(args: argparse.Namespace) -> None:

@@ -40,7 +40,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Final, TypeVar
+from typing import Any, Final, TypeVar
 
 PLACEHOLDER: Final = "[redacted:{kind}:{n}]"
 MAX_FINDINGS: Final = 2000  # listed for the preview; all are counted
@@ -120,6 +120,78 @@ class Finding:
     masked: str  # a few leading characters of the secret and its length ("AKIA… (20 chars)"), never the secret
 
 
+HOLD_LINES: Final = 20_000  # a streamed block held longer than this is redacted piece by piece
+HOLD_BYTES: Final = 8 << 20
+# the lines worth decoding: a delta, the end of a block or message, a partial delta relay (other
+# stream events, such as a block's start, end what is held: blocks of one message stream in turn)
+_STREAM_MARKS: Final = ('"content_block_delta"', '"content_block_stop"', '"message_stop"', '"message_delta"',
+                        '"partial":true')
+
+
+@dataclass(slots=True)
+class _Held:
+    number: int
+    raw: str | bytes
+    text: str
+    key: tuple[object, ...] | None = None  # the streamed block a piece belongs to
+    field: str | None = None  # the key of its text in the line
+    value: str | None = None  # its text (None: a line held only to keep the order)
+    new: str | None = None  # the line with its piece redacted, when that changed it
+
+
+def _stream_piece(text: str) -> tuple[tuple[object, ...] | None, str | None, str | None, list[tuple[object, ...]]] | None:
+    """A line of a streamed block: (its block, the text's key, the text, the blocks it closes),
+    or None for any other line (which ends what is held). Stream-json's ``stream_event`` lines
+    (a delta, or the events around one) and an export's partial delta relays."""
+    if not any(mark in text for mark in _STREAM_MARKS):
+        return None
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(obj, dict):
+        return None
+    kind = obj.get("type")
+    if kind == "stream_event" and isinstance(obj.get("event"), dict):
+        event, lane = obj["event"], obj.get("parent_tool_use_id")
+        lane = lane if isinstance(lane, str) else None
+        etype = event.get("type")
+        index = event.get("index")
+        delta = event.get("delta")
+        if etype == "content_block_delta" and isinstance(delta, dict):
+            name = {"text_delta": "text", "thinking_delta": "thinking"}.get(str(delta.get("type")))
+            if name is not None and isinstance(delta.get(name), str):
+                return ("s", lane, index), name, delta[name], []
+        if etype == "content_block_stop":
+            return None, None, None, [("s", lane, index)]
+        if etype in ("message_delta", "message_stop"):
+            return None, None, None, [("s", lane)]
+        return None, None, None, []
+    if kind in ("text_delta", "thinking_delta") and obj.get("partial") is True and isinstance(obj.get("text"), str):
+        return ("r", obj.get("lane"), obj.get("message_id"), obj.get("block_index"), kind), "text", obj["text"], []
+    return None
+
+
+def _replace_value(line: str, name: str, old: str, new: str) -> str | None:
+    """``line`` with the string value ``old`` of key ``name`` written as ``new`` (JSON, every
+    other byte as it was); None when it is not found."""
+    key = ""
+    for m in _LITERAL.finditer(line):
+        if _KEY_AFTER.match(line, m.end()):
+            key = m.group(0)[1:-1]
+            continue
+        if key == name:
+            try:
+                value = json.loads(m.group(0))
+            except ValueError:
+                value = None
+            if value == old:
+                encoded = _SURROGATE.sub(lambda c: f"\\u{ord(c.group(0)):04x}", json.dumps(new, ensure_ascii=False))
+                return line[:m.start()] + encoded + line[m.end():]
+        key = ""
+    return None
+
+
 @dataclass(slots=True)
 class Redactor:
     """One run or one share: the same secret gets the same placeholder in every line fed."""
@@ -130,6 +202,9 @@ class Redactor:
     users: dict[str, int] = field(default_factory=dict)  # user names seen in home paths -> N
     _line: int = 0
     _users_rule: re.Pattern[str] | None = None
+    _held: list[_Held] = field(default_factory=list)  # lines held while a streamed block is open
+    _open: set[tuple[object, ...]] = field(default_factory=set)  # its blocks not yet stopped
+    _held_bytes: int = 0
 
     def placeholder(self, kind: str, secret: str) -> str:
         n = self.numbers.get((kind, secret))
@@ -148,10 +223,12 @@ class Redactor:
             self.findings.append(Finding(self._line, kind, placeholder, mask(kind, secret)))
         return placeholder
 
-    def text(self, value: str) -> str:
-        """One string with its secrets replaced (the same string when none is found)."""
+    def spans(self, value: str) -> list[tuple[int, int, str]]:
+        """Where the secrets of one string are: ``(start, end, placeholder)``, in order, none
+        overlapping (a rule earlier in RULES wins a place; placeholders numbered in order)."""
         if not _maybe(value):
-            return value
+            return []
+        found: list[tuple[int, int, str]] = []
         lower = value.lower()
         for kind, rule, triggers, folded in _RULES:
             where = lower if folded else value
@@ -159,20 +236,30 @@ class Redactor:
                 continue
             if kind == "email" and not _DOMAIN_AT.search(value):  # the rule scans slowly: look for its domain first
                 continue
-            if rule.search(value):
-                value = rule.sub(lambda m, kind=kind: self._replace(kind, m), value)  # type: ignore[misc]
-                lower = value.lower()
+            for m in rule.finditer(value):
+                start, end = m.span("s") if "s" in m.re.groupindex else m.span()
+                if not any(start < e and s < end for s, e, _ in found):
+                    found.append((start, end, kind))
+        found.sort()
+        out = [(start, end, self._find(kind, value[start:end])) for start, end, kind in found]
         if self._users_rule is not None:  # a user name found once is redacted in project folder names too
-            value = self._users_rule.sub(lambda m: self._replace("user", m), value)
-        return value
+            more = [m.span("s") for m in self._users_rule.finditer(value)]
+            more = [(s, e) for s, e in more if not any(s < e2 and s2 < e for s2, e2, _ in out)]
+            if more:
+                out = sorted(out + [(s, e, self._find("user", value[s:e])) for s, e in more])
+        return out
 
-    def _replace(self, kind: str, m: re.Match[str]) -> str:
-        if "s" not in m.re.groupindex:
-            return self._find(kind, m.group(0))
-        start, end = m.span("s")
-        base = m.start()
-        whole = m.group(0)
-        return whole[:start - base] + self._find(kind, m.group("s")) + whole[end - base:]
+    def text(self, value: str) -> str:
+        """One string with its secrets replaced (the same string when none is found)."""
+        spans = self.spans(value)
+        if not spans:
+            return value
+        parts, at = [], 0
+        for start, end, placeholder in spans:
+            parts += [value[at:start], placeholder]
+            at = end
+        parts.append(value[at:])
+        return "".join(parts)
 
     def line(self, raw: Line, number: int | None = None) -> Line:
         """One input line with its secrets replaced; every other byte as it was."""
@@ -229,7 +316,84 @@ class Redactor:
         return _SURROGATE.sub(lambda c: f"\\u{ord(c.group(0)):04x}", out)
 
     def lines(self, lines: list[Line]) -> list[Line]:
-        return [self.line(raw, n) for n, raw in enumerate(lines, 1)]
+        out = [line for n, raw in enumerate(lines, 1) for line in self.feed(raw, n)]
+        return out + self.flush()
+
+    # -- streamed text: a secret cut across deltas ----------------------------------------------
+    #
+    # A model streams its text a few characters a delta, so a key it writes arrives in pieces no
+    # rule matches alone. ``feed`` holds the lines of a streamed text block (stream-json
+    # ``content_block_delta`` lines; partial ``text_delta`` relays in an NDJSON export) until the
+    # block ends, finds the secrets in the block's whole text, and cuts each placeholder back
+    # into the pieces: the first piece a secret touches carries its placeholder, the others lose
+    # their part of it. Joined, the pieces are the redacted whole text (what the final message
+    # carries), so de-dup decisions stay the same. Lines are held, never reordered.
+
+    def feed(self, raw: Line, number: int | None = None) -> list[Line]:
+        """One input line: the lines now ready (none while a streamed block is held)."""
+        number = number if number is not None else self._line + 1
+        text = raw.decode("utf-8", "surrogateescape") if isinstance(raw, bytes) else raw
+        found = _stream_piece(text)
+        if found is None:
+            if not self._held:
+                return [self.line(raw, number)]
+            self._held.append(_Held(number, raw, text))
+            return self.flush()
+        key, field_name, value, closes = found
+        self._held.append(_Held(number, raw, text, key, field_name, value))
+        self._held_bytes += len(text)
+        if value is not None and key is not None:
+            self._open.add(key)
+        for closed in closes:
+            self._open = {k for k in self._open if k[: len(closed)] != closed}
+        if (not self._open and value is None) or len(self._held) > HOLD_LINES or self._held_bytes > HOLD_BYTES:
+            return self.flush()
+        return []
+
+    def flush(self) -> list[Any]:
+        """Every line held, redacted (the end of the input, or of a streamed block)."""
+        held, self._held, self._open, self._held_bytes = self._held, [], set(), 0
+        pieces: dict[tuple[object, ...], list[_Held]] = {}
+        for h in held:
+            if h.key is not None and h.value is not None:
+                pieces.setdefault(h.key, []).append(h)
+        for group in pieces.values():
+            self._cut(group)
+        out: list[Any] = []  # each line as it came: str or bytes
+        for h in held:
+            raw: Any = h.raw
+            if h.new is not None:
+                out.append(h.new.encode("utf-8", "surrogateescape") if isinstance(raw, bytes) else h.new)
+            elif h.value is not None:
+                out.append(raw)  # a piece with nothing secret in it: as it was
+            else:
+                out.append(self.line(raw, h.number))
+        return out
+
+    def _cut(self, group: list[_Held]) -> None:
+        """Redact the whole text of one streamed block and cut it back into its pieces."""
+        whole = "".join(h.value or "" for h in group)
+        self._line = group[0].number
+        spans = self.spans(whole)
+        if not spans:
+            return
+        at = 0
+        for h in group:
+            value = h.value or ""
+            lo, hi = at, at + len(value)
+            at = hi
+            parts, pos = [], lo
+            for start, end, placeholder in spans:
+                if end <= lo or start >= hi:
+                    continue
+                parts.append(whole[pos:max(start, lo)])
+                if lo <= start < hi:
+                    parts.append(placeholder)
+                pos = min(end, hi)
+            if not parts:
+                continue
+            parts.append(whole[pos:hi])
+            h.new = _replace_value(h.text, h.field or "", value, "".join(parts))
 
     def summary(self) -> str:
         """"3 secrets in 5 places: 2 email, 1 aws-key" (kinds by how many, then name)."""
@@ -254,9 +418,9 @@ def mask(kind: str, secret: str) -> str:
 def redact_text(text: str, redactor: Redactor | None = None) -> str:
     """A whole input (lines split on ``\\n`` only, as the translators split them) redacted."""
     r = redactor if redactor is not None else Redactor()
-    return "\n".join(r.line(line, n) for n, line in enumerate(text.split("\n"), 1))
+    return "\n".join(r.lines(text.split("\n")))
 
 
 def redact_bytes(data: bytes, redactor: Redactor | None = None) -> bytes:
     r = redactor if redactor is not None else Redactor()
-    return b"\n".join(r.line(line, n) for n, line in enumerate(data.split(b"\n"), 1))
+    return b"\n".join(r.lines(data.split(b"\n")))

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Final, Protocol
 from urllib.parse import parse_qs, urlencode
 
-from ..redact import Finding, Redactor
+from ..redact import Finding, Redactor, redact_bytes
 
 FINGERPRINT_HEX: Final = 32  # 128 bits of SHA-256: no two transcripts anyone shares collide
 FINGERPRINT_PREFIX: Final = "file="
@@ -136,8 +136,7 @@ class Redacted:
         self.single = None if single is None else self.parts[0][1]
 
     def _bytes(self, data: bytes) -> bytes:
-        r = self.redactor
-        return b"\n".join(r.line(line, n) for n, line in enumerate(data.split(b"\n"), 1))
+        return redact_bytes(data, self.redactor)
 
     @property
     def findings(self) -> list[Finding]:
