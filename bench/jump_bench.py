@@ -6,10 +6,10 @@ Usage:
 
 A single stream-json input keeps no trace: the view model (relayscope.web.model.Workspace) makes a
 step again by translating the input up to it (``Workspace._replay_around``), from the nearest
-checkpoint of the translator taken during the load (``_Checkpoints``) or, without checkpoints
+checkpoint of the translator taken during the load (``checkpoints.Checkpoints``) or, without checkpoints
 (``checkpoint_bytes=0``, the baseline), from the first line. Measured in one process:
   load     Workspace.load's CPU time, median of --runs, alternating with and without checkpoints,
-           and the time spent taking checkpoints (in _Checkpoints.passed);
+           and the time spent taking checkpoints (in Checkpoints.passed);
   jumps    on a workspace just loaded: the last step, the middle step, then step 10, each timed;
   size     how many checkpoints, their spacing, the bytes of the tuples they are made of (strings
            and lineage's messages are shared with the workspace and not counted), and (--memory)
@@ -44,8 +44,8 @@ from web_scale import OUT, make_input
 
 from relayscope.analysis import Analyzer
 from relayscope.translator import Translator
-from relayscope.web import model as M
-from relayscope.web.model import CHECKPOINT_BYTES, Workspace
+from relayscope.web.checkpoints import CHECKPOINT_BYTES, Checkpoints
+from relayscope.web.model import Workspace
 
 _TURN_ENDS = re.compile(rb'^\{"type":"(result"|system","subtype":"init")')
 _IDS = re.compile(rb'"(msg_|toolu_)')
@@ -84,7 +84,7 @@ def tuple_bytes(obj: object) -> int:
     return 0
 
 
-def describe(cps: M._Checkpoints | None) -> str:
+def describe(cps: Checkpoints | None) -> str:
     if cps is None:
         return "no checkpoints"
     own = sum(map(tuple_bytes, cps.states))
@@ -97,16 +97,16 @@ def once(data: bytes, strategy: str) -> None:
     import resource
 
     spent = [0.0]
-    passed = M._Checkpoints.passed
+    passed = Checkpoints.passed
 
-    def timed(self: M._Checkpoints, analyzer: Analyzer, nbytes: int) -> None:
+    def timed(self: Checkpoints, analyzer: Analyzer, nbytes: int) -> None:
         start = time.perf_counter()
         passed(self, analyzer, nbytes)
         spent[0] += time.perf_counter() - start
 
-    M._Checkpoints.passed = timed  # type: ignore[method-assign]
+    Checkpoints.passed = timed  # type: ignore[method-assign]
     ws, seconds = loaded(data, strategy, CHECKPOINT_BYTES)
-    M._Checkpoints.passed = passed  # type: ignore[method-assign]
+    Checkpoints.passed = passed  # type: ignore[method-assign]
     print(f"  load with checkpoints {seconds * 1000:.0f} ms (CPU), of which taking them {spent[0] * 1000:.0f} ms "
           f"({spent[0] / (seconds - spent[0]):.2%} of the rest)")
     print(f"    {describe(ws._checkpoints)}")
@@ -133,22 +133,22 @@ def main() -> None:
         return
     configs = {"without": 0, "with": CHECKPOINT_BYTES}
     loads: dict[str, list[float]] = {k: [] for k in configs}
-    passing: list[float] = []  # time in _Checkpoints.passed, per load with checkpoints
-    passed = M._Checkpoints.passed
+    passing: list[float] = []  # time in Checkpoints.passed, per load with checkpoints
+    passed = Checkpoints.passed
 
-    def timed(self: M._Checkpoints, analyzer: Analyzer, nbytes: int) -> None:
+    def timed(self: Checkpoints, analyzer: Analyzer, nbytes: int) -> None:
         start = time.perf_counter()
         passed(self, analyzer, nbytes)
         passing[-1] += time.perf_counter() - start
 
-    M._Checkpoints.passed = timed  # type: ignore[method-assign]
+    Checkpoints.passed = timed  # type: ignore[method-assign]
     for _ in range(args.runs):
         for name, spacing in configs.items():
             passing.append(0.0)
             ws, seconds = loaded(data, args.strategy, spacing)
             loads[name].append(seconds)
             del ws
-    M._Checkpoints.passed = passed  # type: ignore[method-assign]
+    Checkpoints.passed = passed  # type: ignore[method-assign]
     print(f"{path.name}: {len(data) / 2**20:.1f} MB, strategy {args.strategy}; load: median of {args.runs}")
     base, best = statistics.median(loads["without"]), min(loads["without"])
     for name in configs:

@@ -1,7 +1,8 @@
 """present: one-line, human-readable summaries of relays (CLI text output, web rows).
 
 Returns plain strings; callers render them as text, never as markup. No state; imports only
-``relay`` (the CLI and the web page call it, nothing in the core does).
+``relay`` and ``describe`` (a tool call in words: ``Edit src/app.py: 3 lines → 5``); the CLI and
+the web page call it, nothing in the core does.
 """
 
 from __future__ import annotations
@@ -10,15 +11,13 @@ from typing import Final
 
 import msgspec
 
+from . import describe
 from . import relay as R
+from .describe import WIDTH, clip
 
-WIDTH: Final = 160
+__all__ = ["WIDTH", "clip", "summary", "text_line", "tool_input_summary"]
+
 _any: Final = msgspec.json.Decoder()
-
-
-def clip(text: str, width: int = WIDTH) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def tool_input_summary(raw: msgspec.Raw, width: int = 100) -> str:
@@ -38,7 +37,7 @@ def summary(r: R.Relay) -> str:
         text = clip(r.text) or "(empty)"
         return f"(replayed) {text}" if isinstance(r, R.UserMessage) and r.replay else text
     if isinstance(r, R.ToolUse):
-        return f"{r.name} {tool_input_summary(r.input)}"
+        return describe.summary(r) or f"{r.name} {tool_input_summary(r.input)}"
     if isinstance(r, R.ToolResult):
         mark = "error: " if r.is_error else ""
         return f"{mark}{clip(r.text, 120) or '(no content)'}"

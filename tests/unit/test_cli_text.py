@@ -175,3 +175,11 @@ def test_the_trace_and_the_page_give_every_skipped_block_the_same_fate(strategy:
     as_paged = [[(f.index, f.fate, f.seq) for f in F.of_step(page, s, lines[s.line - 1].decode("utf-8", "replace"))]
                 for s in a.trace]
     assert as_traced == as_paged
+
+
+def test_the_readme_shows_text_as_it_now_looks() -> None:
+    readme = (ROOT / "README.md").read_text()
+    shown = readme.split("$ COLUMNS=100 relayscope translate -f text tests/fixtures/seed-examples/interleaved-subagents.ndjson\n", 1)[1]
+    shown = shown.split("```", 1)[0]
+    p = run("translate", "-f", "text", str(SEEDS / "interleaved-subagents.ndjson"), env={"COLUMNS": "100"})
+    assert p.stdout.decode().startswith(shown)

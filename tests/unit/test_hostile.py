@@ -23,7 +23,7 @@ from relayscope.formats.sse import RESETS as SSE_RESETS
 from relayscope.formats.sse import FleetTranslator
 from relayscope.multifile import audit_input, audit_lines
 from relayscope.translator import MAX_BLOCK_INDEX, RESETS, STRATEGIES, Translator
-from relayscope.web import model
+from relayscope.web import loading
 from relayscope.web.model import SHARE_MAX_BYTES, Workspace, decode_share, encode_share
 from relayscope.wire import decode_line
 
@@ -404,7 +404,7 @@ def test_an_audit_that_fails_keeps_the_translation(monkeypatch: pytest.MonkeyPat
         yield 0.5
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(model, "audit_steps", broken)
+    monkeypatch.setattr(loading, "audit_steps", broken)
     for _ in ws.run_audit():
         pass
     assert ws.relays == relays and ws.audit is None

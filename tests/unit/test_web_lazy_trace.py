@@ -14,7 +14,7 @@ from _corpus import FIXTURE_STREAM_JSON, ROOT, SEEDS
 
 from relayscope.analysis import Analyzer
 from relayscope.translator import STRATEGIES, Translator
-from relayscope.web import model as M
+from relayscope.web import checkpoints, stepping
 from relayscope.web.model import Workspace
 
 INPUTS = sorted(FIXTURE_STREAM_JSON.glob("*.jsonl")) + sorted(SEEDS.glob("*.ndjson")) + sorted(
@@ -40,9 +40,9 @@ def row_fields(ws: Workspace, seq: int) -> tuple[object, ...]:
 @pytest.mark.parametrize("strategy", list(STRATEGIES))
 def test_lazy_steps_and_rows_are_the_whole_traces(path: Path, strategy: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # a small window, so that steps are made again in several translations, forward and back
-    monkeypatch.setattr(M, "REPLAY_BACK", 2)
-    monkeypatch.setattr(M, "REPLAY_AHEAD", 3)
-    monkeypatch.setattr(M, "STEPS_KEPT", 4)
+    monkeypatch.setattr(stepping, "REPLAY_BACK", 2)
+    monkeypatch.setattr(stepping, "REPLAY_AHEAD", 3)
+    monkeypatch.setattr(stepping, "STEPS_KEPT", 4)
     data = path.read_bytes()
     lazy, eager = loaded(data, strategy, True), loaded(data, strategy, False)
     assert (lazy._marks is not None) == (lazy.format == "stream-json")
@@ -138,15 +138,15 @@ def far_jumps_are_exact_and_bounded(lazy: Workspace, eager: Workspace, data: byt
         assert lazy.step(i) == eager.step(i), i
         untraced, traced = spy.take()
         assert untraced <= bound, (i, untraced, bound)
-        assert traced <= M.REPLAY_BACK + M.REPLAY_AHEAD + 1
+        assert traced <= stepping.REPLAY_BACK + stepping.REPLAY_AHEAD + 1
 
 
 @pytest.fixture
 def small_windows(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(M, "REPLAY_BACK", 2)
-    monkeypatch.setattr(M, "REPLAY_AHEAD", 3)
-    monkeypatch.setattr(M, "STEPS_KEPT", 0)  # every step outside the last window is made again
-    monkeypatch.setattr(M, "CHECKPOINT_BYTES_PER_ENTRY", 0)  # spaced by bytes only, to test the bound
+    monkeypatch.setattr(stepping, "REPLAY_BACK", 2)
+    monkeypatch.setattr(stepping, "REPLAY_AHEAD", 3)
+    monkeypatch.setattr(stepping, "STEPS_KEPT", 0)  # every step outside the last window is made again
+    monkeypatch.setattr(checkpoints, "CHECKPOINT_BYTES_PER_ENTRY", 0)  # spaced by bytes only, to test the bound
 
 
 @pytest.mark.usefixtures("small_windows")
@@ -183,9 +183,9 @@ def test_a_restored_checkpoint_shares_nothing(strategy: str, monkeypatch: pytest
     the first again, from the same checkpoint: the same steps each time, so the translation that
     went on from a checkpoint changed nothing the checkpoint holds (nor the load's translator, nor
     a checkpoint it shares messages with)."""
-    monkeypatch.setattr(M, "REPLAY_BACK", 1)
-    monkeypatch.setattr(M, "REPLAY_AHEAD", 1)
-    monkeypatch.setattr(M, "STEPS_KEPT", 0)
+    monkeypatch.setattr(stepping, "REPLAY_BACK", 1)
+    monkeypatch.setattr(stepping, "REPLAY_AHEAD", 1)
+    monkeypatch.setattr(stepping, "STEPS_KEPT", 0)
     for path in STREAM_JSON:
         data = path.read_bytes()
         lazy, eager = loaded(data, strategy, True, max(len(data) // 20, 32)), loaded(data, strategy, False)
@@ -198,8 +198,8 @@ def test_a_restored_checkpoint_shares_nothing(strategy: str, monkeypatch: pytest
 def test_checkpoints_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past CHECKPOINTS_KEPT (or CHECKPOINT_ENTRIES entries), every other checkpoint goes and the
     spacing doubles; steps are still exact."""
-    monkeypatch.setattr(M, "CHECKPOINTS_KEPT", 4)
-    monkeypatch.setattr(M, "CHECKPOINT_BYTES_PER_ENTRY", 0)
+    monkeypatch.setattr(checkpoints, "CHECKPOINTS_KEPT", 4)
+    monkeypatch.setattr(checkpoints, "CHECKPOINT_BYTES_PER_ENTRY", 0)
     path = ROOT / "static" / "examples" / "real-subagents.jsonl"
     data = path.read_bytes()
     lazy, eager = loaded(data, "lineage", True, 1000), loaded(data, "lineage", False)
@@ -207,8 +207,8 @@ def test_checkpoints_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert cps is not None and 2 <= len(cps.lines) <= 4 and cps.spacing >= 8 * 1000
     for i in jumps(eager.step_count(), "bounded"):
         assert lazy.step(i) == eager.step(i), i
-    monkeypatch.setattr(M, "CHECKPOINTS_KEPT", 512)
-    monkeypatch.setattr(M, "CHECKPOINT_ENTRIES", 50)
+    monkeypatch.setattr(checkpoints, "CHECKPOINTS_KEPT", 512)
+    monkeypatch.setattr(checkpoints, "CHECKPOINT_ENTRIES", 50)
     lazy = loaded(data, "lineage", True, 1000)
     cps = lazy._checkpoints
     assert cps is not None and (sum(cps.sizes) <= 50 or len(cps.lines) == 1) and len(cps.lines) < 40
@@ -218,9 +218,9 @@ def test_a_big_state_spaces_its_checkpoints(monkeypatch: pytest.MonkeyPatch) -> 
     """Taking a checkpoint costs its entries: the next one waits CHECKPOINT_BYTES_PER_ENTRY input
     bytes per entry, so that taking them stays a small part of the load."""
     data = (ROOT / "static" / "examples" / "real-subagents.jsonl").read_bytes()
-    monkeypatch.setattr(M, "CHECKPOINT_BYTES_PER_ENTRY", 0)
+    monkeypatch.setattr(checkpoints, "CHECKPOINT_BYTES_PER_ENTRY", 0)
     plain = loaded(data, "lineage", True, 1000)._checkpoints
-    monkeypatch.setattr(M, "CHECKPOINT_BYTES_PER_ENTRY", 10_000)
+    monkeypatch.setattr(checkpoints, "CHECKPOINT_BYTES_PER_ENTRY", 10_000)
     spaced = loaded(data, "lineage", True, 1000)._checkpoints
     assert plain is not None and spaced is not None and 0 < len(spaced.lines) < len(plain.lines)
 

@@ -233,9 +233,9 @@ def test_examples_exist_in_the_repo() -> None:
 
 
 def test_progress_is_reported_in_slices_on_big_input(monkeypatch: pytest.MonkeyPatch) -> None:
-    import relayscope.web.model as model
+    import relayscope.web.loading as loading
 
-    monkeypatch.setattr(model, "SLICE_BYTES", 10_000)
+    monkeypatch.setattr(loading, "SLICE_BYTES", 10_000)
     data = next(FIXTURE_STREAM_JSON.glob("ArturoKuang*.jsonl")).read_bytes()
     ws = Workspace()
     steps = list(ws.load(data))
@@ -248,13 +248,13 @@ def _unused(_: Path) -> None:  # keep the Path import honest for type checkers
 
 @pytest.mark.parametrize("data", [b"", b"\n", b"a", b"a\n", b"a\nb", b"a\nb\n", b"a\n\n", b"\n\nx\n\n", b"x" * 50 + b"\n" + b"y" * 30])
 def test_sliced_line_split_matches_the_analyzer(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
-    import relayscope.web.model as model
+    import relayscope.web.loading as loading
     from relayscope.wire import split_lines
 
     for size in (1, 7, 1 << 20):
-        monkeypatch.setattr(model, "SLICE_BYTES", size)
+        monkeypatch.setattr(loading, "SLICE_BYTES", size)
         out: list[bytes] = []
-        list(model._split_into(data, out))
+        list(loading.split_into(data, out))
         assert out == split_lines(data), (size, data)
 
 
@@ -290,14 +290,14 @@ def test_a_text_given_in_slices_is_read_as_the_whole_text(monkeypatch: pytest.Mo
     """What the page does with a big file (start_load, load_more per slice read, end_load) gives the
     same view as the whole text at once, wherever the slices cut: inside a line, on a newline, in a
     UTF-8 character, with or without a final newline, with slices smaller than the model's own."""
-    import relayscope.web.model as model
+    import relayscope.web.loading as loading
 
     whole = seed(name) if name.endswith(".ndjson") else next(FIXTURE_STREAM_JSON.glob(f"*{name}.jsonl")).read_bytes()
     cases = [whole, whole.rstrip(b"\n"), whole + b"\n\n", b"\n" + whole, "é\n".encode() + whole + "ü".encode()]
     for data in cases:
         want = _snapshot(loaded(data))
         for size in (1, 2, 3, 64, 1000, len(data) or 1):
-            monkeypatch.setattr(model, "SLICE_BYTES", 50 if size < 64 else 1 << 20)
+            monkeypatch.setattr(loading, "SLICE_BYTES", 50 if size < 64 else 1 << 20)
             ws = Workspace()
             ws.start_load(name="input", size=len(data))
             progress = []

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from relayscope.web import model, prices, rowinfo
+from relayscope.web import loading, prices, rowinfo
 from relayscope.web.model import FP_COLORS, Workspace, binary_reason
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "static" / "examples"
@@ -148,7 +148,7 @@ def test_lookups_made_a_few_relays_at_a_time_are_those_made_at_once(name: str, m
     """The lookups pause between slices of relays (a 600 MB input has 340,000): runs of deltas,
     tool ids and lane cards carry across the cuts."""
     whole = loaded(name, audit=False)
-    monkeypatch.setattr(model, "INDEX_SLICE", 3)
+    monkeypatch.setattr(loading, "INDEX_SLICE", 3)
     cut = loaded(name, audit=False)
     assert cut.lanes == whole.lanes and whole.lanes
     assert cut._group_end == whole._group_end and cut._member_head == whole._member_head

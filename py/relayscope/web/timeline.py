@@ -18,7 +18,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Any
 
-from . import rowinfo
+from . import detail_view, rowinfo
 from .dom import Element, clear, h, measure
 
 ROW_H = 30  # px: keep in step with --row-h in static/css/app.css
@@ -282,7 +282,8 @@ class Timeline:
                 "title": "streamed deltas of one block, shown joined: show each fragment"}))
         elif r.partial:
             line.append(h("span", "partial", cls="badge"))
-        line.append(h("span", r.summary, cls="summary", attrs={"title": r.summary[:300]}))
+        text = detail_view.row_summary(ws, r)
+        line.append(h("span", text, cls="summary", attrs={"title": text[:300]}))
         if r.mark:
             line.append(h("span", f"⟲ {r.mark}", cls="mark", attrs={"title": r.mark}))
         for button in self._links(r):
@@ -345,8 +346,7 @@ class Timeline:
         facts.append(h("button", "show this line's step", cls="link", attrs={
             "type": "button", "data-action": "step-of", "data-target": r.seq}))
         box.append(facts)
-        box.append(h("h3", "Content"))
-        box.append(h("pre", r.detail, cls="content", attrs={"data-testid": "row-content"}))
+        detail_view.content(box, self.app.ws, r, self.labels)
         where = f"line {r.line}" + (f" of {r.file}" if r.file else "")
         box.append(h("h3", f"Raw input ({where})"))
         box.append(h("pre", r.raw, cls="raw", attrs={"data-testid": "row-raw"}))

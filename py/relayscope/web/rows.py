@@ -1,0 +1,363 @@
+"""rows: the rows and lane cards a view of the workspace shows.
+
+Job: a relay as a timeline row (``RowView``: summary, its pair, fingerprint mark, time and gap),
+runs of partial deltas as one row, lost blocks placed among the rows, bookkeeping records, and
+the lane cards (counts, tokens, cost, wall time).
+Must not: load, translate or search (``loading``, ``search``); build markup (plain text only).
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import json
+from dataclasses import dataclass, field
+from typing import Final
+
+import msgspec
+
+from .. import relay as R
+from .. import trace as T
+from ..lanes import MAIN, lane_label
+from ..present import clip, summary
+from . import fates as F
+from . import prices, rowinfo
+from .stepping import Steps
+from .workstate import LaneView
+
+# Records that only keep Claude Code's own books: hidden from the timeline until asked for.
+BOOKKEEPING: Final = frozenset({"progress", "file-history-snapshot", "queue-operation", "last-prompt",
+                                "mode", "ai-title", "hook_progress", "hook_started", "hook_response"})
+# Newer CLIs stream thinking as deltas with no text (only an estimate of its size).
+NO_THINKING_TEXT: Final = "(thinking: the stream carries no text for it)"
+GAP_LOOKBACK: Final = 2000  # relays searched back for the previous row of a lane (a drawn row's gap)
+# Relays looked at from each end of a lane for its first and last timestamp: every record of a
+# timed input has one, and an untimed input must not cost a decode of thousands of lines per lane.
+WALL_LOOK: Final = 24
+RESET_MARKS: Final = T.RESET_LABELS
+_LANE_CARD_TYPES: Final = frozenset({R.LaneStart, R.LaneEnd, R.Usage, R.TurnComplete})  # what a lane card sums
+_any: Final = msgspec.json.Decoder()
+
+
+@dataclass(frozen=True, slots=True)
+class RowView:
+    seq: int
+    type: str
+    lane: str
+    file: str | None
+    line: int
+    summary: str
+    pair: int | None
+    opens_lane: str | None
+    back_to: int | None
+    fp: str | None
+    fp_color: int | None
+    mark: str | None
+    partial: bool
+    relay: R.Relay = field(repr=False)
+    workspace: Rows = field(repr=False)
+    fp_label: str = "●"  # a number once the palette is used up, so no two fingerprints look alike
+    fragments: int = 0  # a group of consecutive partial deltas of one block: how many
+    joined: str | None = None  # that group's text
+
+    # Only an opened row shows these, and the timeline makes a RowView for every row it draws
+    # while scrolling: so they are computed on access (pretty JSON, whole tool output).
+    @property
+    def detail(self) -> str:
+        """The full content, as plain text."""
+        return self.joined if self.joined is not None else detail(self.relay)
+
+    @property
+    def time(self) -> str | None:
+        """The input line's timestamp (ISO), where it has one."""
+        return self.workspace.row_time(self.seq)
+
+    @property
+    def raw_pretty(self) -> str | None:
+        """The input line as indented JSON (None when it is not JSON)."""
+        return pretty_json(self.raw)
+
+    @property
+    def gap(self) -> float | None:
+        """Seconds since the previous row of the same lane that has a time (bookkeeping aside)."""
+        return self.workspace.row_gap(self.seq)
+
+    @property
+    def raw(self) -> str:
+        """The input line the relay came from."""
+        return self.workspace.raw_line(self.file, self.line)
+
+
+class Rows(Steps):
+    """Rows and lane cards, from the relays and the lookups ``loading`` made."""
+
+    __slots__ = ()
+
+    def row(self, seq: int) -> RowView:
+        r = self.relays[seq]
+        k = self._step_at(seq) if self._st_line else None
+        pair = None
+        if isinstance(r, R.ToolUse):
+            pair = self._by_tool_result.get(r.id)
+        elif isinstance(r, R.ToolResult):
+            pair = self._by_tool_use.get(r.tool_use_id)
+        back_to = self._by_tool_result.get(r.tool_use_id) if isinstance(r, R.LaneEnd) and r.tool_use_id else None
+        opens = r.id if isinstance(r, R.ToolUse) and r.id in self._lane_ids and r.id != r.lane else None
+        fp = self._st_fp[k] if k is not None else None
+        mark = self.fp_mark(fp)
+        text, fragments, joined = summary(r), 0, None
+        end = self._group_end.get(seq)
+        if end is not None:
+            fragments = end - seq + 1
+            joined = "".join(getattr(x, "text", "") for x in self.relays[seq:end + 1])
+            text = clip(joined) or (NO_THINKING_TEXT if isinstance(r, R.ThinkingDelta) else "(empty)")
+        elif isinstance(r, R.SessionMeta):
+            text = self._session_summary(r)
+        elif isinstance(r, R.ThinkingDelta) and not r.text.strip():
+            text = NO_THINKING_TEXT
+        return RowView(
+            seq=r.seq, type=r.type, lane=r.lane, file=r.file, line=r.line, summary=text,
+            pair=pair, opens_lane=opens,
+            back_to=back_to, fp=fp, fp_color=mark[0] if mark else None, mark=RESET_MARKS.get(self._st_reset[k] or "") if k is not None else None,
+            partial=bool(getattr(r, "partial", False)), relay=r, workspace=self,
+            fp_label=mark[1] if mark else "●", fragments=fragments, joined=joined,
+        )
+
+    def _group_and_bookkeeping(self, first: int = 0, stop: int | None = None) -> None:
+        """One pass over the relays from ``first`` (to ``stop``): bookkeeping records, tool calls and results
+        by id, and runs of consecutive partial deltas of one block (the timeline shows each run as
+        one row). A run
+        may go on across live appends, so the open run is kept between calls; ``first=0`` starts
+        afresh."""
+        if first == 0:
+            self._bookkeeping, self._group_end, self._member_head = set(), {}, {}
+            self._group_open = (None, -1)
+            self._by_tool_use, self._by_tool_result = {}, {}
+        book, ends, members = self._bookkeeping, self._group_end, self._member_head
+        uses, results = self._by_tool_use, self._by_tool_result
+        slot, head = self._group_open
+        text_types = (R.TextDelta, R.ThinkingDelta)
+        for r in itertools.islice(self.relays, first, stop):
+            t = type(r)
+            if t in text_types:
+                here = (t, r.lane, r.message_id, r.block_index)  # type: ignore[attr-defined]
+                if r.partial and here == slot:  # type: ignore[attr-defined]
+                    members[r.seq] = head
+                    ends[head] = r.seq
+                else:
+                    slot, head = here, r.seq
+                continue
+            slot = None
+            if t is R.ToolUse:
+                uses[r.id] = r.seq  # type: ignore[attr-defined]
+            elif t is R.ToolResult:
+                results[r.tool_use_id] = r.seq  # type: ignore[attr-defined]
+            elif t is R.Passthrough:
+                if r.event_type in BOOKKEEPING:  # type: ignore[attr-defined]
+                    book.add(r.seq)
+            elif t is R.System and r.subtype in BOOKKEEPING:  # type: ignore[attr-defined]
+                book.add(r.seq)
+        self._group_open = (slot, head)
+
+    @property
+    def bookkeeping_count(self) -> int:
+        return len(self._bookkeeping)
+
+    def is_bookkeeping(self, seq: int) -> bool:
+        return seq in self._bookkeeping
+
+    def rows(self, seqs: list[int], open_groups: set[int] = frozenset(),  # type: ignore[assignment]
+             lost: bool = True, lane: str = "") -> list[int]:
+        """The timeline's rows for these seqs: a group of partial deltas as its first seq only
+        (unless open), and a negative row for each lost block where it would have been."""
+        members = self._member_head
+        if members:
+            shown = set(seqs) if len(seqs) != len(self.relays) else None
+            seqs = [q for q in seqs if (h := members.get(q)) is None or h in open_groups
+                    or (shown is not None and h not in shown)]
+        if not lost or self.fates is None or not self.fates.lost:
+            return seqs
+        blocks = [b for b in self.fates.lost if not lane or b.lane == lane]
+        if not blocks:
+            return seqs
+        out: list[int] = []
+        k = 0
+        for b in blocks:  # seqs are sorted; so are the blocks, by where they go
+            while k < len(seqs) and seqs[k] < b.before_seq:
+                k += 1
+            out.append(k)
+        merged: list[int] = []
+        start = 0
+        for b, k in zip(blocks, out, strict=True):
+            merged.extend(seqs[start:k])
+            merged.append(b.row)
+            start = k
+        merged.extend(seqs[start:])
+        return merged
+
+    def lost_block(self, row: int) -> F.LostBlock | None:
+        return self.fates.by_row.get(row) if self.fates is not None else None
+
+    def group_of(self, seq: int) -> int | None:
+        """The first seq of the group of partial deltas ``seq`` belongs to, if any."""
+        return seq if seq in self._group_end else self._member_head.get(seq)
+
+    def row_time(self, seq: int) -> str | None:
+        r = self.relays[seq]
+        return self.line_time(r.file, r.line)
+
+    def row_gap(self, seq: int) -> float | None:
+        here = self.row_time(seq)
+        t1 = rowinfo.parse(here) if here else None
+        if t1 is None:
+            return None
+        relays, lane = self.relays, self.relays[seq].lane
+        book = self._bookkeeping  # hidden by default: a gap counts from a row one can see
+        looked = 0
+        for q in range(seq - 1, max(-1, seq - 1 - GAP_LOOKBACK), -1):
+            if relays[q].lane != lane or q in book:
+                continue
+            looked += 1
+            if looked > WALL_LOOK:  # an input timed here and there: no gap rather than a slow row
+                return None
+            before = self.row_time(q)
+            t0 = rowinfo.parse(before) if before else None
+            if t0 is not None:
+                return t1 - t0 if t1 >= t0 else None
+        return None
+
+    def _wall_time(self, lane: LaneView) -> None:
+        """First to last timestamp of the lane's rows; else the turns' own duration."""
+        first = last = None
+        relays = self.relays
+        for q in range(lane.first_seq, min(lane.last_seq + 1, lane.first_seq + WALL_LOOK)):
+            if relays[q].lane == lane.id and (first := self.row_time(q)):
+                break
+        for q in range(lane.last_seq, max(lane.first_seq - 1, lane.last_seq - WALL_LOOK), -1):
+            if relays[q].lane == lane.id and (last := self.row_time(q)):
+                break
+        t0 = rowinfo.parse(first) if first else None
+        t1 = rowinfo.parse(last) if last else None
+        if t0 is not None and t1 is not None and t1 >= t0:
+            lane.wall_s = t1 - t0
+        elif lane.duration_ms:
+            lane.wall_s = lane.duration_ms / 1000
+
+    def _session_summary(self, r: R.SessionMeta) -> str:
+        """A session row with what the transcript's rows say: the model, version, cwd, branch."""
+        model = r.model or next((lane.model for lane in self.lanes if lane.id == r.lane and lane.model), None)
+        cwd, version, branch = r.cwd, r.version, None
+        for line in range(r.line, r.line + 50):
+            raw = self._line_bytes(r.file, line)
+            if not raw:
+                break
+            c, v, b = rowinfo.session_head(raw)
+            cwd, version, branch = cwd or c, version or v, branch or b
+            if cwd and version and branch:
+                break
+        parts = [f"session {r.session_id or '?'}", model or "model ?"]
+        if version:
+            parts.append(f"v{version}")
+        if cwd:
+            parts.append(cwd)
+        if branch:
+            parts.append(f"branch {branch}")
+        if r.tools:
+            parts.append(f"{len(r.tools)} tools")
+        return " · ".join(parts)
+
+    def _grow_lanes(self, relays: list[R.Relay]) -> list[LaneView]:
+        """The lane cards, with ``relays`` (new since the last call) counted in."""
+        self._count_lanes(relays)
+        return self._finish_lanes()
+
+    def _count_lanes(self, relays: list[R.Relay]) -> None:
+        lanes = self._lane_views
+        for r in relays:
+            lane = lanes.get(r.lane)
+            if lane is None:
+                lane = lanes[r.lane] = self._new_lane(r.lane)
+                lane.first_seq = r.seq
+            lane.relay_count += 1
+            lane.last_seq = r.seq
+            if type(r) not in _LANE_CARD_TYPES:  # most relays; isinstance on each is slow in Pyodide
+                continue
+            if isinstance(r, R.LaneStart):
+                lane.label = r.label or lane.label
+                lane.agent_type = r.agent_type or lane.agent_type
+                lane.description = r.description or lane.description
+                lane.depth, lane.parent, lane.inferred = r.depth, r.parent_lane, r.inferred
+            elif isinstance(r, R.LaneEnd):
+                lane.end_seq = r.seq
+            elif isinstance(r, R.Usage):
+                lane.input_tokens += r.input_tokens
+                lane.output_tokens += r.output_tokens
+                lane.cache_read_tokens += r.cache_read_input_tokens
+                lane.cache_creation_tokens += r.cache_creation_input_tokens
+                lane.model = lane.model or r.model
+                cost = prices.estimate(r.model, r.input_tokens, r.output_tokens,
+                                       r.cache_read_input_tokens, r.cache_creation_input_tokens)
+                if cost is not None:
+                    lane.est_cost_usd = (lane.est_cost_usd or 0.0) + cost
+            elif isinstance(r, R.TurnComplete):
+                if r.cost_usd is not None:
+                    lane.cost_usd = (lane.cost_usd or 0.0) + float(r.cost_usd)
+                lane.duration_ms += float(r.duration_ms or 0)
+
+    def _finish_lanes(self) -> list[LaneView]:
+        """What is known of each lane only once all its relays are counted in; main first."""
+        lanes = self._lane_views
+        for lane in lanes.values():
+            lane.spawn_seq = self._by_tool_use.get(lane.id)
+            lane.result_seq = self._by_tool_result.get(lane.id)
+            self._wall_time(lane)
+        ordered = sorted(lanes.values(), key=lambda v: (v.id != MAIN,))  # main first, else by appearance
+        return ordered
+
+    def _new_lane(self, lane_id: str) -> LaneView:
+        meta = self._lane_meta.get(lane_id)
+        view = LaneView(lane_id, lane_label(MAIN, None, None) if lane_id == MAIN else lane_id)
+        if meta is not None:
+            view.label = meta.label
+            view.agent_type, view.description = meta.agent_type, meta.description
+            view.depth, view.parent, view.inferred = meta.depth, meta.parent, meta.inferred
+            view.file = meta.file
+        if lane_id != MAIN and view.parent is None and meta is None:
+            view.parent, view.depth = MAIN, 1
+        return view
+
+    def lane_spans(self) -> dict[str, tuple[int, int]]:
+        """Each lane's first and last seq, in the order lanes first appear."""
+        return {v.id: (v.first_seq, v.last_seq) for v in sorted(self.lanes, key=lambda v: v.first_seq)}
+
+    def type_counts(self) -> dict[str, int]:
+        """How many relays of each type, in the order types first appear."""
+        counts = collections.Counter(map(type, self.relays))  # counted in C
+        return {cls.__struct_config__.tag: n for cls, n in counts.items()}  # type: ignore[attr-defined]
+
+
+def pretty_json(raw: str) -> str | None:
+    try:
+        return json.dumps(_any.decode(raw), indent=2, ensure_ascii=False) if raw.strip() else None
+    except (msgspec.DecodeError, RecursionError):  # RecursionError: nested too deep to indent
+        return None
+
+
+def detail(r: R.Relay) -> str:
+    """The full content of a relay, as plain text."""
+    if isinstance(r, R.TextDelta | R.ThinkingDelta | R.UserMessage):
+        return r.text
+    if isinstance(r, R.ToolUse):
+        try:
+            pretty = json.dumps(_any.decode(r.input), indent=2, ensure_ascii=False)
+        except (msgspec.DecodeError, RecursionError, ValueError):
+            pretty = bytes(r.input).decode("utf-8", "replace")
+        return f"{r.name} ({r.id})\n{pretty}"
+    if isinstance(r, R.ToolResult):
+        head = "error result" if r.is_error else "result"
+        extra = f"; attachments: {', '.join(r.attachments)}" if r.attachments else ""
+        return f"{head} for {r.tool_use_id}{extra}\n{r.text}"
+    if isinstance(r, R.TurnComplete) and r.result:
+        fields = {k: v for k, v in R.to_dict(r).items() if k not in ("result", "type", "seq", "line", "lane")}
+        return f"{r.result}\n\n{json.dumps(fields, indent=2, ensure_ascii=False)}"
+    return json.dumps(R.to_dict(r), indent=2, ensure_ascii=False)

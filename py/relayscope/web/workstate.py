@@ -1,0 +1,208 @@
+"""workstate: the state a ``Workspace`` holds, and the records the page is given of it.
+
+Job: the fields of a loaded input (its lines, relays, steps' columns, lookups) in one dataclass
+that the parts of the workspace (``loading``, ``stepping``, ``rows``, ``search``) extend, and the
+plain views of errors, lanes and the audit. Reads the input's own lines (a raw line, its time).
+Must not: translate, index or compute views (the parts do), import the parts, build markup.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import relay as R
+from .. import trace as T
+from ..analysis import Analyzer
+from ..lanes import Lane
+from ..live import LiveFiles
+from . import fates as F
+from . import rowinfo
+from .checkpoints import CHECKPOINT_BYTES, Checkpoints, Replay
+
+Text = str | bytes
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorView:
+    file: str | None
+    line: int
+    message: str
+
+
+@dataclass(slots=True)
+class LaneView:
+    id: str
+    label: str
+    agent_type: str | None = None
+    description: str | None = None
+    depth: int = 0
+    parent: str | None = None
+    inferred: bool = False
+    spawn_seq: int | None = None
+    result_seq: int | None = None
+    end_seq: int | None = None
+    relay_count: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_creation_tokens: int = 0
+    cost_usd: float | None = None
+    file: str | None = None
+    model: str | None = None  # of the lane's first usage that names one
+    wall_s: float | None = None  # first to last timestamp, or the turns' duration_ms
+    est_cost_usd: float | None = None  # from prices.PRICES, when the input gives no cost
+    first_seq: int = -1
+    last_seq: int = -1
+    duration_ms: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class AuditView:
+    strategy: str
+    blocks: int
+    emitted: int
+    lost: int
+    duplicated: int
+    first_lost_line: int | None
+    first_lost_file: str | None
+    first_lost_block: str | None
+    first_dup_seqs: list[int]
+    first_dup_block: str | None
+
+
+@dataclass(slots=True)
+class Input:
+    """What was loaded, kept so that the same input can be re-run with another strategy."""
+
+    files: dict[str | None, list[bytes]]  # file name (None for a single text) -> its lines
+    fmt: str
+    name: str | None
+    single: bool
+    trailing_newline: bool = False  # of the single text, so that its bytes can be given back exactly
+
+
+@dataclass(slots=True)
+class Loading:
+    """A single text being loaded a slice at a time (``Workspace.start_load``)."""
+
+    analyzer: Analyzer
+    checkpoints: Checkpoints | None  # being taken (``Workspace._single_analyzer``)
+    size: int  # bytes expected, for progress (0: unknown)
+    done: int = 0  # bytes taken so far
+    rest: list[bytes] = field(default_factory=list)  # a line whose newline has not come yet, in pieces
+    ends_line: bool = False  # the last byte taken is a newline
+
+
+@dataclass(slots=True)
+class State:
+    """What a loaded input is and what was made of it: the fields every part of ``Workspace`` reads.
+    Its methods only read the input as it was given (a line, its time, its bytes)."""
+
+    strategy: str = "lineage"
+    format: str | None = None
+    name: str | None = None
+    relays: list[R.Relay] = field(default_factory=list)
+    _trace: list[T.TraceStep] | None = field(default_factory=list)  # None: not made yet (see ``trace``)
+    errors: list[ErrorView] = field(default_factory=list)
+    lanes: list[LaneView] = field(default_factory=list)
+    audit: list[AuditView] | None = None
+    audit_error: str | None = None  # the audit failed (a bug): the translation stands, this says so
+    lines_total: int = 0
+    _input: Input | None = None
+    _lane_meta: dict[str, Lane] = field(default_factory=dict)  # lane id -> what the lanes layer knows
+    _step_of_seq: list[int] = field(default_factory=list)
+    _step_index_: dict[tuple[str | None, int], int] | None = None  # (file, line) -> first step; see _step_index
+    _by_tool_use: dict[str, int] = field(default_factory=dict)
+    _by_tool_result: dict[str, int] = field(default_factory=dict)
+    _lane_ids: set[str] = field(default_factory=set)
+    _haystack: list[str] | None = None
+    fates: F.Fates | None = None  # what became of each block, once the audit's inventory exists
+    _items: dict[Any, Any] | None = None  # the audit's inventory of a single input
+    _fp_order: dict[str, int] = field(default_factory=dict)  # fingerprint -> first-seen ordinal
+    _bookkeeping: set[int] = field(default_factory=set)
+    _group_end: dict[int, int] = field(default_factory=dict)  # head seq -> last seq of its group
+    _member_head: dict[int, int] = field(default_factory=dict)  # other seqs of a group -> head
+    _group_open: tuple[tuple[Any, ...] | None, int] = (None, -1)  # the run the last relay is in
+    _stamps: dict[tuple[str | None, int], str | None] = field(default_factory=dict)
+    _lane_views: dict[str, LaneView] = field(default_factory=dict)
+    _live: Analyzer | LiveFiles | None = None  # the translator a watched input is fed to (issue 12)
+    _loading: Loading | None = None  # a single text coming a slice at a time (start_load)
+    _live_rest: dict[str | None, bytes] = field(default_factory=dict)  # per file: a partial last line
+    # A single stream-json input is translated with marks, not the trace (trace.Marks: its
+    # fields cost a third of the translation); a step is made again when it is looked at.
+    lazy_trace: bool = True
+    _marks: T.Marks | None = None
+    _replay: Replay | None = None
+    _step_cache: dict[int, T.TraceStep] = field(default_factory=dict)
+    checkpoint_bytes: int = CHECKPOINT_BYTES  # 0: no checkpoints (every far jump from the first line)
+    _checkpoints: Checkpoints | None = None
+    # of each step, what rows and lookups need of every step (the marks' lists, or the trace's)
+    _st_line: list[int] = field(default_factory=list)
+    _st_file: list[str | None] = field(default_factory=list)
+    _st_lane: list[str | None] = field(default_factory=list)
+    _st_fp: list[str | None] = field(default_factory=list)
+    _st_reset: list[str | None] = field(default_factory=list)
+    _st_end: list[int] = field(default_factory=list)  # with marks: where each step's seqs end
+
+    def _line_bytes(self, file: str | None, line: int) -> bytes:
+        if self._input is None:
+            return b""
+        lines = self._input.files.get(file) if not self._input.single else self._input.files[None]
+        if lines is None and file is not None:  # a file given by another path form
+            lines = next((v for k, v in self._input.files.items() if k and k.endswith(file)), None)
+        if not lines or not 1 <= line <= len(lines):
+            return b""
+        return lines[line - 1]
+
+    def line_time(self, file: str | None, line: int) -> str | None:
+        key = (file, line)
+        if key not in self._stamps:
+            self._stamps[key] = rowinfo.timestamp(self._line_bytes(file, line))
+        return self._stamps[key]
+
+    def raw_line(self, file: str | None, line: int) -> str:
+        return self._line_bytes(file, line).decode("utf-8", "replace").rstrip("\r")
+
+    def error_summary(self) -> str | None:
+        if not self.errors:
+            return None
+        first = min(self.errors, key=lambda e: (e.file or "", e.line))
+        where = f"{first.file}:{first.line}" if first.file else f"line {first.line}"
+        n = len(self.errors)
+        return f"Could not parse {n} line{'s' if n != 1 else ''}. First error at {where}: {first.message}"
+
+    def not_a_transcript(self) -> str | None:
+        """A message when nothing in the input looks like a transcript at all."""
+        if self._input is None:
+            return None
+        if any(not isinstance(r, R.Error | R.LaneStart | R.Passthrough) for r in self.relays):
+            return None
+        nonblank = sum(1 for lines in self._input.files.values() for x in lines if x.strip())
+        if nonblank == 0:
+            return "The input is empty."
+        return (f"This does not look like a transcript: none of its {nonblank} non-blank line(s) is a "
+                "Claude Code stream-json event, a session transcript record or an Arbiter SSE event.")
+
+    def ndjson(self) -> bytes:
+        return R.encode_ndjson(self.relays)
+
+    def source_bytes(self) -> bytes | None:
+        """The single input, byte for byte (None for several files)."""
+        if self._input is None or not self._input.single:
+            return None
+        data = b"\n".join(self._input.files[None])
+        return data + b"\n" if self._input.trailing_newline else data
+
+    def source_parts(self) -> list[tuple[str | None, bytes]]:
+        """The input as ``(file name, bytes)`` pairs (one ``(None, bytes)`` for a single text),
+        the same bytes whichever way the same files were given: what a link's fingerprint hashes."""
+        if self._input is None:
+            return []
+        if self._input.single:
+            return [(None, self.source_bytes() or b"")]
+        return [(k, b"\n".join(v)) for k, v in self._input.files.items()]
+
+    def source_text(self) -> str | None:
+        data = self.source_bytes()
+        return None if data is None else data.decode("utf-8", "replace")
