@@ -10,6 +10,7 @@ and nothing that is an id, a uuid, a hash or a signature is ever taken for a sec
 from __future__ import annotations
 
 import json
+import random
 import re
 import subprocess
 import sys
@@ -211,3 +212,25 @@ def test_false_positives_on_every_real_capture() -> None:
         redact_bytes(path.read_bytes(), r)
     assert {k for k, _ in r.numbers} <= {"user", "email"}
     assert not [s for _, s in r.numbers if UUID.match(s) or ID_LIKE.match(s)]
+
+
+def test_damaged_input_never_raises_and_keeps_its_lines() -> None:
+    """Bad input is data: cut, doubled, unbalanced or undecodable lines are redacted where they
+    can be and otherwise passed on; the number of lines never changes (deterministic mutations)."""
+    rng = random.Random(22)
+    data = PLANTED.read_bytes() + (FIXTURES / "stream-json" /
+                                   "foksa__open-claude-agent-sdk__tests__snapshots__streaming-haiku.jsonl").read_bytes()
+    for _ in range(300):
+        b = bytearray(data)
+        for _ in range(rng.randint(1, 12)):
+            pos = rng.randrange(len(b))
+            op = rng.random()
+            if op < 0.4:
+                b[pos] = rng.randrange(256)
+            elif op < 0.7:
+                del b[pos:pos + rng.randint(1, 30)]
+            else:
+                b[pos:pos] = rng.choice([b'"', b"\\", b"{", b"[" * 50, b"\\u12", b"\xff", b"@a.io", b"/Users/x/", b"\n"])
+        out = redact_bytes(bytes(b))
+        assert out.count(b"\n") == b.count(b"\n")
+    assert redact_bytes(b'{"type":"stream_event","event":' * 3000) == b'{"type":"stream_event","event":' * 3000
