@@ -37,6 +37,7 @@ secrets, keep more than the findings (bounded), or import anything of the packag
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from dataclasses import dataclass, field
@@ -52,7 +53,7 @@ _NOT_A_VALUE: Final = r"(?!\[redacted:|(?i:your[_-]|xxx|example|placeholder|chan
 _EXAMPLE_MAIL: Final = r"(?!noreply@anthropic\.com|git@|[^@\s]*@(?:[A-Za-z0-9-]+\.)*example\.(?:com|org|net)\b)"
 
 # (kind, pattern, triggers): the whole match is the secret, unless the pattern has a group named
-# "s"; a rule runs only on a string holding one of its triggers (lowercase triggers: looked for in
+# "s"; a rule runs only on a string holding one of its triggers (a ``(?i)`` rule's: looked for in
 # the lowercased string), which keeps redaction a plain substring search for most strings
 RULES: Final[list[tuple[str, str, tuple[str, ...]]]] = [
     ("private-key", r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END[A-Z0-9 ]{0,40} "
@@ -83,7 +84,7 @@ RULES: Final[list[tuple[str, str, tuple[str, ...]]]] = [
                + r"(?P<s>[^\s'\"]{4,})(?P=q)", ("PASSWORD=", "PASSWD=", "SECRET=", "TOKEN=", "KEY=", "CREDENTIAL=",
                                                   "CREDENTIALS=", "PASSWORD =", "TOKEN =", "KEY =")),
     # password=... token=... in a command, a URL's query, a config line: a value with a digit in it
-    ("secret", r"(?i)(?<![A-Za-z0-9])(?:[a-z0-9]+[_-])*(?:password|passwd|secret|token|api[_-]?key|apikey|"
+    ("secret", r"(?i)(?<![A-Za-z0-9])(?:password|passwd|secret|token|api[_-]?key|apikey|"
                r"access[_-]?key|client[_-]?secret)[ \t]*=[ \t]*(?P<q>['\"]?)" + _NOT_A_VALUE
                + r"(?P<s>(?=[^\s'\"&;,)<>]*[0-9])[^\s'\"&;,()<>$`{}]{6,})(?P=q)",
      ("password", "passwd", "secret", "token", "key", "=")),
@@ -93,16 +94,43 @@ RULES: Final[list[tuple[str, str, tuple[str, ...]]]] = [
              r"[A-Za-z0-9._][A-Za-z0-9._ -]{0,63}?)(?=[/\\]|$|[\s\"'`),;:])", ("/Users/", "/home/", "Users\\")),
 ]
 _RULES: Final = [(kind, re.compile(pattern, re.DOTALL if kind == "private-key" else 0), triggers,
-                  triggers[0].islower()) for kind, pattern, triggers in RULES]
+                  pattern.startswith("(?i)")) for kind, pattern, triggers in RULES]
+# a (?i) rule run on the lowercased text of an ASCII string instead (the same places; sre's case
+# folding made the password= rule a third of all redaction time)
+_LOWER: Final = {i: re.compile(pattern.removeprefix("(?i)")) for i, (_, pattern, _) in enumerate(RULES)
+                 if pattern.startswith("(?i)")}
 # a cheap look before the rules (substring searches, in C): a string holding none of these has
 # nothing to find; the rules' own triggers then pick which rules run
-_CHEAP: Final = ("-----BEGIN", "sk-", "AKIA", "ASIA", "ABIA", "ACCA", "A3T", "gh", "gl", "xox", "hooks.slack", "AIza",
-                 "GOCSPX-", "ya29.", "_live_", "_test_", "whsec_", "eyJ", "://", "=", "@", "Users", "home")
+_CHEAP: Final = tuple(sorted({t for _, pattern, triggers in RULES if not pattern.startswith("(?i)") for t in triggers}
+                             | {"=", "earer", "EARER", "-Users-", "-home-"}))
 _DOMAIN_AT: Final = re.compile(r"@(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}\b")
 
 
 def _maybe(text: str) -> bool:
+    """Whether a rule could match: the triggers of the rules that look at the case as it is,
+    and for the rest (password=, token=, bearer ...) the "=" or "bearer" they need."""
     return any(t in text for t in _CHEAP)
+
+
+class _Claims:
+    """Places in a string already taken by a secret (sorted, none overlapping)."""
+
+    __slots__ = ("ends", "starts")
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def take(self, start: int, end: int) -> bool:
+        """Claim [start, end) unless it overlaps a place taken."""
+        i = bisect.bisect_left(self.starts, start)
+        if i > 0 and self.ends[i - 1] > start:
+            return False
+        if i < len(self.starts) and self.starts[i] < end:
+            return False
+        self.starts.insert(i, start)
+        self.ends.insert(i, end)
+        return True
 _LITERAL: Final = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _KEY_AFTER: Final = re.compile(r"\s*:")
 _ID_KEY: Final = re.compile(r"^(?:id|Id|ID|uuid|UUID|.*[_-]id|.*[a-z]Id|.*[a-z]ID|.*[Uu]uid|.*UUID|signature"
@@ -229,22 +257,26 @@ class Redactor:
         if not _maybe(value):
             return []
         found: list[tuple[int, int, str]] = []
+        claims = _Claims()
         lower = value.lower()
-        for kind, rule, triggers, folded in _RULES:
+        ascii_ = value.isascii()
+        for i, (kind, rule, triggers, folded) in enumerate(_RULES):
             where = lower if folded else value
             if not any(t in where for t in triggers):
                 continue
             if kind == "email" and not _DOMAIN_AT.search(value):  # the rule scans slowly: look for its domain first
                 continue
-            for m in rule.finditer(value):
-                start, end = m.span("s") if "s" in m.re.groupindex else m.span()
-                if not any(start < e and s < end for s, e, _ in found):
+            named = "s" in rule.groupindex
+            matches = _LOWER[i].finditer(lower) if folded and ascii_ else rule.finditer(value)
+            for m in matches:
+                start, end = m.span("s") if named else m.span()
+                if claims.take(start, end):
                     found.append((start, end, kind))
         found.sort()
         out = [(start, end, self._find(kind, value[start:end])) for start, end, kind in found]
         if self._users_rule is not None:  # a user name found once is redacted in project folder names too
             more = [m.span("s") for m in self._users_rule.finditer(value)]
-            more = [(s, e) for s, e in more if not any(s < e2 and s2 < e for s2, e2, _ in out)]
+            more = [(s, e) for s, e in more if claims.take(s, e)]
             if more:
                 out = sorted(out + [(s, e, self._find("user", value[s:e])) for s, e in more])
         return out
