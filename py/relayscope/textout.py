@@ -95,16 +95,17 @@ class Layout:
     is not cut to fit), ``where`` the width of the where column (``file:line`` or the line)."""
 
     FIXED: int = 0  # the width of the columns other than where, lane and the last
+    KEEP: float = 0.33  # of the width, what the last column keeps on a narrow terminal
 
     def __init__(self, width: int | None, color: bool, names: Names | None = None, where: int = 6) -> None:
         self.width, self.color, self.names = width, color, names or Names()
         self.where = max(where, 4)
         self.lane_width = LANE_WIDTH
         if width is not None:  # a narrow terminal: where and lane give way, the last column keeps a third
-            spare = width - self.FIXED - self.where - self.lane_width - int(width * 0.33)
+            spare = width - self.FIXED - self.where - self.lane_width - int(width * self.KEEP)
             if spare < 0:
                 self.where = max(self.where + spare, min(self.where, 16))
-                spare = width - self.FIXED - self.where - self.lane_width - int(width * 0.33)
+                spare = width - self.FIXED - self.where - self.lane_width - int(width * self.KEEP)
             if spare < 0:
                 self.lane_width = max(self.lane_width + spare, 12)
         self.labels: dict[str, str] = {}
@@ -197,6 +198,7 @@ class TraceText(Layout):
     STATE: Final = 14
     SEQS: Final = 10
     FIXED = KIND + DECISION + STATE + SEQS + 6 * len(SEP)
+    KEEP = 0.15  # the reason is the least of a step's columns
 
     def header(self) -> str:
         cells = ["line".rjust(self.where) if self.where <= 6 else fit("file:line", self.where),
