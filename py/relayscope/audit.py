@@ -214,38 +214,65 @@ def _block_key(mid: str | None, block: dict[str, Any]) -> Key:
         return ("block", mid, btype, repr(sorted(block)))
 
 
-def relay_keys(relays: Iterable[R.Relay]) -> list[tuple[Key, R.Relay]]:
-    """Map content relays onto inventory keys, joining partial relays to their block."""
-    out: list[tuple[Key, R.Relay]] = []
-    open_blocks: dict[tuple[str, str | None, int | None, str], int] = {}
-    texts: list[str] = []
-    for relay in relays:
-        if isinstance(relay, R.ToolUse):
-            out.append((("tool_use", relay.id), relay))
+class RelayKeys:
+    """``relay_keys`` a relay at a time: for each content relay, the inventory key of the block it
+    carries as known so far and the seq of the relay that began that block. A streamed block's
+    key grows with each fragment (its text so far); the trace names fates as its lines come."""
+
+    def __init__(self) -> None:
+        self.open_blocks: dict[tuple[str, str | None, int | None, str], tuple[int, str]] = {}  # -> (first seq, text)
+        self.user_at: tuple[int, str | None, int] = (0, None, 0)  # (line, file, user texts seen on it)
+
+    def feed(self, relay: R.Relay) -> tuple[Key, int] | None:
+        if isinstance(relay, R.TurnComplete | R.SessionMeta):
+            # a run's end or a new run's start (the translator's reset table): a block streamed
+            # after it is a new emission, never the continuation of one streamed before it
+            # (a capture repeated back to back streams the same message again)
+            self.open_blocks.clear()
+        elif isinstance(relay, R.ToolUse):
+            return ("tool_use", relay.id), relay.seq
         elif isinstance(relay, R.ToolResult):
-            out.append((("tool_result", relay.tool_use_id), relay))
+            return ("tool_result", relay.tool_use_id), relay.seq
         elif isinstance(relay, R.UserMessage):
-            position = sum(1 for k, r in out[-64:]
-                           if k[0] == "user_text" and r.line == relay.line and r.file == relay.file)
+            line, file, n = self.user_at
+            position = n if (line, file) == (relay.line, relay.file) else 0
+            self.user_at = (relay.line, relay.file, position + 1)
             where = () if relay.file is None else (relay.file,)
-            out.append((("user_text", relay.line, position, *where), relay))
+            return ("user_text", relay.line, position, *where), relay.seq
         elif isinstance(relay, R.TextDelta | R.ThinkingDelta):
             btype = "redacted_thinking" if getattr(relay, "redacted", False) else (
                 "text" if isinstance(relay, R.TextDelta) else "thinking")
             slot = (relay.lane, relay.message_id, relay.block_index, btype)
-            if relay.partial and slot in open_blocks:
-                at = open_blocks[slot]
-                texts[at] += relay.text
-                key = out[at][0]
-                out[at] = (("block", key[1], btype, texts[at]), out[at][1])
-                continue
-            open_blocks[slot] = len(out)
-            texts.extend([""] * (len(out) + 1 - len(texts)))
-            texts[len(out)] = "" if btype == "redacted_thinking" else relay.text
-            out.append((("block", relay.message_id, btype, texts[len(out)]), relay))
+            text = "" if btype == "redacted_thinking" else relay.text
+            if relay.partial and slot in self.open_blocks:
+                first, before = self.open_blocks[slot]
+                text = before + text
+            else:
+                first = relay.seq
+            self.open_blocks[slot] = (first, text)
+            return ("block", relay.message_id, btype, text), first
         elif isinstance(relay, R.ContentBlock):
             block = _load(bytes(relay.data))
-            out.append((_block_key(relay.message_id, block if isinstance(block, dict) else {}), relay))
+            return _block_key(relay.message_id, block if isinstance(block, dict) else {}), relay.seq
+        return None
+
+
+def relay_keys(relays: Iterable[R.Relay]) -> list[tuple[Key, R.Relay]]:
+    """Map content relays onto inventory keys, joining partial relays to their block (named by
+    its first relay, with the whole block's key)."""
+    out: list[tuple[Key, R.Relay]] = []
+    at: dict[int, int] = {}  # first seq of a block -> its place in out
+    keys = RelayKeys()
+    for relay in relays:
+        found = keys.feed(relay)
+        if found is None:
+            continue
+        key, first = found
+        if first != relay.seq and first in at:
+            out[at[first]] = (key, out[at[first]][1])
+            continue
+        at[relay.seq] = len(out)
+        out.append((key, relay))
     return out
 
 

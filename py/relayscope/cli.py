@@ -25,9 +25,11 @@ import argparse
 import errno
 import json
 import os
+import shutil
 import signal
 import sys
 import traceback
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, BinaryIO, Final
@@ -40,11 +42,13 @@ from .analysis import AUTO, Analyzer
 from .audit import render
 from .drift import Drift, describe
 from .emitter import Emitter
+from .fates import Tracker
 from .formats import FORMATS, detect
 from .inputs import STDIN, Input, Problem, display_name, open_named, read_regular, walk
 from .multifile import audit_input, translate_files
-from .present import text_line
-from .trace import render_table, steps_to_json
+from .redact import Redactor, redact_bytes
+from .textout import Names, RelayText, TraceText
+from .trace import TraceStep
 from .translator import STRATEGIES
 
 OK: Final = 0
@@ -124,8 +128,9 @@ class Writer:
 
     HOLD: Final = 1 << 18
 
-    def __init__(self, out: BinaryIO, fmt: str, live: bool) -> None:
+    def __init__(self, out: BinaryIO, fmt: str, live: bool, text: RelayText | None = None) -> None:
         self.out, self.fmt, self.live, self.count = out, fmt, live, 0
+        self.text = text if text is not None else RelayText(None, False)  # -f text: the columns
         self.closed = False
         self._held: list[bytes] = []
         self._held_bytes = 0
@@ -172,7 +177,11 @@ class Writer:
                 self.count += 1
             data = b"".join(parts)
         else:
-            data = "".join(text_line(r) + "\n" for r in relays).encode("utf-8", "backslashreplace")
+            rows = self.text.rows(relays)
+            if self.count == 0:
+                rows = self.text.header() + "\n" + rows
+            self.count += len(relays)
+            data = rows.encode("utf-8", "backslashreplace")
         self._put(data)
 
     def close(self) -> None:
@@ -235,6 +244,64 @@ def _unlisted(name: str, t: Emitter | None) -> None:
     more = getattr(t, "error_count", len(t.errors)) - len(t.errors)
     if more > 0:
         _err(f"{name}: {more} more unreadable line(s) not listed (each is an error relay in the output)")
+
+
+# --- text for people ------------------------------------------------------------------------
+
+
+def use_color(choice: str, stream: Any) -> bool:
+    """``--color``: always, never, or auto (a terminal, no ``NO_COLOR``, not a dumb terminal)."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return bool(stream is not None and stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def terminal_width() -> int | None:
+    """``COLUMNS`` when set, else the terminal's width when stdout is one; None (no limit) else."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        if sys.stdout is not None and sys.stdout.isatty():
+            return shutil.get_terminal_size().columns
+    except (AttributeError, ValueError, OSError):
+        pass
+    return None
+
+
+def names_of(paths: list[str]) -> Names:
+    """How files are named in text output: relative to the folders and files named."""
+    folders = [p for p in paths if p != STDIN and os.path.isdir(p)]
+    files = [p for p in paths if p != STDIN and p not in folders]
+    return Names(folders, files)
+
+
+def where_width(names: Names, files: list[str] | None) -> int:
+    """The where column: the line (6), or ``file:line`` as wide as the longest name needs."""
+    if not files:
+        return 6
+    return min(max(len(names(f)) for f in files) + 6, 48)
+
+
+def relay_text(args: argparse.Namespace, files: list[str] | None = None) -> RelayText | None:
+    if args.format != "text":
+        return None
+    names = names_of(args.files)
+    return RelayText(terminal_width(), use_color(args.color, sys.stdout), names, where_width(names, files))
+
+
+def lane_matches(wanted: str | None, lane: str | None, label: str) -> bool:
+    """``--lane``: a lane's id, its label as the page shows it, or the start of that label."""
+    if wanted is None:
+        return True
+    if lane is None:
+        return False
+    return wanted in (lane, label) or (bool(label) and label.lower().startswith(wanted.lower()))
 
 
 # --- what was named on the command line ----------------------------------------------------
@@ -313,6 +380,45 @@ def gather(items: list[Named]) -> tuple[dict[str, bytes], list[Problem]]:
     return files, problems
 
 
+# --- --redact: an input filter any command can take ----------------------------------------
+
+
+def redactor_of(args: argparse.Namespace) -> Redactor | None:
+    """The run's redactor with ``--redact`` (one for all inputs: the same secret, the same
+    placeholder), else None."""
+    if not getattr(args, "redact", False):
+        return None
+    if getattr(args, "follow", False):
+        raise UsageError("--redact does not work with --follow yet: redact the file, then follow that")
+    found = getattr(args, "_redactor", None)
+    if found is None:
+        found = args._redactor = Redactor()
+    return found if isinstance(found, Redactor) else None
+
+
+def redacted_lines(args: argparse.Namespace, lines: Iterable[bytes]) -> Iterator[bytes]:
+    r = redactor_of(args)
+    if r is None:
+        yield from lines
+        return
+    for number, line in enumerate(lines, 1):
+        yield from r.feed(line, number)  # a streamed block's lines come out together, when it ends
+    yield from r.flush()
+
+
+def redacted_files(args: argparse.Namespace, files: dict[str, bytes]) -> dict[str, bytes]:
+    r = redactor_of(args)
+    if r is None:
+        return files
+    return {name: redact_bytes(data, r) for name, data in files.items()}
+
+
+def report_redaction(args: argparse.Namespace) -> None:
+    r = redactor_of(args)
+    if r is not None:
+        _err(f"relayscope: redacted {r.summary()}")
+
+
 # --- the commands ----------------------------------------------------------------------------
 
 
@@ -320,6 +426,7 @@ def _follow(command: str, args: argparse.Namespace, paths: list[str]) -> int | N
     """``--follow``: tail one file or folder as it grows (``follow.py``); None without it."""
     if not args.follow:
         return None
+    redactor_of(args)  # --redact with --follow: a usage error, never an unredacted output
     if len(paths) != 1 or paths[0] == STDIN:
         raise UsageError("--follow takes one FILE or DIR (stdin is always read live)")
     if not os.path.exists(paths[0]):
@@ -327,8 +434,11 @@ def _follow(command: str, args: argparse.Namespace, paths: list[str]) -> int | N
     if not (os.path.isfile(paths[0]) or os.path.isdir(paths[0])):
         raise UsageError(f"{display_name(paths[0])}: --follow reads a regular file or a folder "
                          "(a pipe is read live without it)")
-    writer = Writer(stdout(), args.format, live=True) if command == "translate" else None
-    outcome = follow.run(paths[0], args, writer)
+    folder = [paths[0]] if os.path.isdir(paths[0]) else None
+    if command == "translate":
+        outcome = follow.run(paths[0], args, Writer(stdout(), args.format, live=True, text=relay_text(args, folder)))
+    else:
+        outcome = follow.run(paths[0], args, None, Table(args, names_of(paths), folder))
     return INTERRUPTED if outcome.interrupted else INPUT_ERRORS if outcome.failed else OK
 
 
@@ -340,6 +450,8 @@ def cmd_translate(args: argparse.Namespace) -> int:
     if is_batch(items, args.input_format):
         writer = Writer(stdout(), args.format, live=False)  # first: Ctrl-C while reading still gives []
         files, problems = gather(items)
+        files = redacted_files(args, files)
+        writer.text = relay_text(args, list(files)) or writer.text
         failed = report_problems(problems)
         _run.name, _run.line = next(iter(files), None), 0
         for result in translate_files(files, args.strategy, fmt=args.input_format):
@@ -348,13 +460,16 @@ def cmd_translate(args: argparse.Namespace) -> int:
             failed = failed or bool(result.errors)
         writer.close()
         report_drift_files(files)
+        report_redaction(args)
         return INPUT_ERRORS if failed else OK
     sources = [i for i in items if isinstance(i, Input)]
-    writer = Writer(stdout(), args.format, live=False)
+    several = [i.name for i in sources] if len(sources) > 1 else None
+    writer = Writer(stdout(), args.format, live=False, text=relay_text(args, several))
     failed = False
     for source in sources:
         failed = _stream(source, args, writer, several=len(sources) > 1) or failed
     writer.close()
+    report_redaction(args)
     return INPUT_ERRORS if failed else OK
 
 
@@ -366,7 +481,7 @@ def _stream(source: Input, args: argparse.Namespace, writer: Writer, several: bo
     reported = warned = 0
     try:
         writer.live = source.live
-        for line in source.lines():
+        for line in redacted_lines(args, source.lines()):
             _run.line += 1
             writer.write(a.feed_line(line))
             drift.add(_run.line, line)
@@ -390,11 +505,11 @@ def _stream(source: Input, args: argparse.Namespace, writer: Writer, several: bo
     return bool(a.errors)
 
 
-def _read_one(path: str) -> list[bytes]:
+def _read_one(path: str, args: argparse.Namespace) -> list[bytes]:
     (source,) = [i for i in named([path]) if isinstance(i, Input)]
     _run.name, _run.line = source.name, 0
     try:
-        return list(source.lines())
+        return list(redacted_lines(args, source.lines()))
     except OSError as exc:
         raise UsageError(f"{source.name}: {exc.strerror or exc}") from exc
 
@@ -404,33 +519,97 @@ def _many(paths: list[str]) -> bool:
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
+    if args.format == "json":
+        args.json = True
     followed = _follow("trace", args, args.file)
     if followed is not None:
         return followed
+    names = names_of(args.file)
     if _many(args.file):
         files, problems = gather(named(args.file))
+        files = redacted_files(args, files)
         failed = report_problems(problems)
         results = translate_files(files, args.strategy, trace=True, fmt=args.input_format)
+        relays = [r for result in results for r in result.relays]
         steps = [step for r in results for step in r.trace]
-        _write_out(steps_to_json(steps) + b"\n" if args.json else render_table(steps).encode())
+        split: dict[str, list[bytes]] = {}
+
+        def raw(step: TraceStep) -> bytes:
+            lines = split.setdefault(step.file or "", files.get(step.file or "", b"").split(b"\n"))
+            return lines[step.line - 1] if 0 < step.line <= len(lines) else b""
+
+        table = Table(args, names, list(files))
+        _write_out(table.render(steps, relays, raw))
+        report_redaction(args)
         for r in results:
             report_files(r.errors)
         report_drift_files(files)
         return INPUT_ERRORS if failed or any(r.errors for r in results) else OK
-    lines = _read_one(args.file[0])
-    a = Analyzer(args.strategy, args.input_format, trace=True, keep=False)
+    lines = _read_one(args.file[0], args)
+    a = Analyzer(args.strategy, args.input_format, trace=True, keep=True)
     drift = Drift()
     for line in lines:
         _run.line += 1
         a.feed_line(line)
         drift.add(_run.line, line)
     a.finish()
-    _write_out(steps_to_json(a.trace) + b"\n" if args.json else render_table(a.trace).encode())
+    table = Table(args, names, None)
+    _write_out(table.render(a.trace, a.relays, lambda step: lines[step.line - 1] if 0 < step.line <= len(lines) else b""))
+    report_redaction(args)
     report_warnings(_run.name or "", a.warnings)
     report(_run.name or "", a.errors)
     report_drift(_run.name or "", drift)
     _unlisted(_run.name or "", a.translator)
     return INPUT_ERRORS if a.errors else OK
+
+
+class Table:
+    """``trace``'s output: the table (``textout.TraceText``, each block's fate from
+    ``fates.Tracker`` as the relays up to its line say) or JSON; ``--lane`` keeps one lane's
+    steps. ``--follow`` writes through it a few steps at a time: the same bytes."""
+
+    def __init__(self, args: argparse.Namespace, names: Names, files: list[str] | None) -> None:
+        self.json, self.lane = bool(args.json), args.lane
+        self.text = TraceText(terminal_width(), use_color(args.color, sys.stdout), names, where_width(names, files))
+        self.tracker = Tracker()
+        self.count = 0  # steps written
+
+    def render(self, steps: list[TraceStep], relays: list[R.Relay], raw: Any) -> bytes:
+        """The whole output of a finished input."""
+        return self.part(steps, relays, raw) + self.end()
+
+    def part(self, steps: list[TraceStep], relays: list[R.Relay], raw: Any) -> bytes:
+        """Steps (and the relays they emitted, in seq order), after those written before."""
+        out: list[bytes] = []
+        at = 0
+        for step in steps:
+            top = max(step.seqs, default=-1)
+            while at < len(relays) and relays[at].seq <= top:
+                self._relay(relays[at])
+                at += 1
+            if not lane_matches(self.lane, step.lane, self.text.lane(step.lane)[0]):
+                continue
+            if self.json:
+                out.append((b"[" if self.count == 0 else b",") + msgspec.json.encode(step))
+            else:
+                if self.count == 0:
+                    out.append((self.text.header() + "\n").encode())
+                fates = self.tracker.blocks(step, raw(step)) if raw is not None else None
+                out.append((self.text.step(step, fates) + "\n").encode("utf-8", "backslashreplace"))
+            self.count += 1
+        for relay in relays[at:]:
+            self._relay(relay)
+        return b"".join(out)
+
+    def _relay(self, relay: R.Relay) -> None:
+        self.tracker.feed((relay,))
+        if isinstance(relay, R.LaneStart) and relay.label:
+            self.text.labels[relay.lane] = relay.label
+
+    def end(self) -> bytes:
+        if self.json:
+            return b"]\n" if self.count else b"[]\n"
+        return b"" if self.count else (self.text.header() + "\n").encode()
 
 
 def _write_out(data: bytes) -> None:
@@ -445,12 +624,13 @@ def _write_out(data: bytes) -> None:
 def cmd_audit(args: argparse.Namespace) -> int:
     if _many(args.file):
         return _audit_many(args)
-    lines = _read_one(args.file[0])
+    lines = _read_one(args.file[0], args)
     name = _run.name or ""
     (result,) = audit_input(lines, fmt=args.input_format, name=name)
     if not result.comparable:
         raise UsageError(f"{name}: audit compares de-dup strategies; an Arbiter SSE stream has no duplicates to compare")
     _write_out(msgspec.json.encode(result.audits) + b"\n" if args.json else render(result.audits).encode())
+    report_redaction(args)
     report_files(result.errors)
     return INPUT_ERRORS if result.errors else OK
 
@@ -458,6 +638,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 def _audit_many(args: argparse.Namespace) -> int:
     """Audit each session (a main file with its sub-agent files) or other transcript found."""
     files, problems = gather(named(args.file))
+    files = redacted_files(args, files)
     failed = report_problems(problems)
     _run.name, _run.line = next(iter(files), None), 0
     audits: list[dict[str, Any]] = []
@@ -473,11 +654,69 @@ def _audit_many(args: argparse.Namespace) -> int:
     else:
         _write_out("\n".join(f"== {a['name']} ({len(a['files'])} file(s))\n" + render(a["audit"])
                              for a in audits).encode())
+    report_redaction(args)
     return INPUT_ERRORS if failed else OK
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+def cmd_redact(args: argparse.Namespace) -> int:
+    """``relayscope redact``: the input with its secrets replaced, in its own format. One input
+    (a file, ``-``) to stdout, a line at a time; several, or a folder, into ``-o DIR`` under the
+    names they have below what was named. ``--list``: what would be replaced, not the text."""
+    args.redact = True
+    r = redactor_of(args)
+    assert r is not None
+    items = named(args.files)
+    single = len(items) == 1 and isinstance(items[0], Input)
+    if not single and not args.output and not args.list:
+        raise UsageError("several inputs or a folder: name a folder to write the redacted files to with -o DIR")
+    out = stdout()
+    if single:
+        source = items[0]
+        assert isinstance(source, Input)
+        _run.name, _run.line = source.name, 0
+        for line in redacted_lines(args, source.lines()):
+            _run.line += 1
+            if not args.list:
+                _write_some(out, line)
+                if source.live:  # a pipe: each line out as it comes
+                    _write_some(out, b"")
+    else:
+        files, problems = gather(items)
+        names = names_of(args.files)
+        for name, data in redacted_files(args, files).items():
+            if args.list:
+                continue
+            target = os.path.join(args.output, names(name))
+            if os.path.exists(target) and os.path.samefile(target, name):
+                raise UsageError(f"{display_name(target)}: -o would write over the input")
+            os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+            with open(target, "wb") as f:
+                f.write(data)
+        report_problems(problems)
+    if args.list:
+        rows = [f"{'line':>6}  {'kind':<16} {'placeholder':<30} masked"]
+        rows += [f"{f.line:>6}  {f.kind:<16} {f.placeholder:<30} {f.masked}" for f in r.findings]
+        _write_some(out, ("\n".join(rows) + "\n").encode())
+    _write_some(out, b"")
+    report_redaction(args)
+    return OK
+
+
+def _write_some(out: BinaryIO, data: bytes) -> None:
+    try:
+        out.write(data)
+        if not data:
+            out.flush()
+    except OSError as exc:
+        raise OutputError(exc) from exc
+
+
+class Parser(argparse.ArgumentParser):
+    commands: dict[str, argparse.ArgumentParser]
+
+
+def build_parser() -> Parser:
+    p = Parser(
         prog="relayscope",
         description="Translate Claude Code stream-json, session transcripts and Arbiter fleet streams "
         "into de-duplicated relay events, and explain every decision.",
@@ -492,6 +731,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with --follow: stop after SECONDS with nothing new")
         sp.add_argument("--poll-interval", type=float, metavar="SECONDS", default=0.25,
                         help="with --follow: how often to look for new bytes (default: 0.25)")
+
+    def color_option(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--color", choices=["auto", "always", "never"], default="auto",
+                        help="colour the text output: auto (default: on a terminal, unless NO_COLOR is set), "
+                        "always, never")
+
+    def redact_option(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--redact", action="store_true",
+                        help="replace secrets, e-mail addresses and home-folder user names in the input with "
+                        "[redacted:KIND:N] before anything else reads it (see: relayscope redact --help)")
 
     def common(sp: argparse.ArgumentParser, strategy: bool = True) -> None:
         if strategy:
@@ -508,17 +757,27 @@ def build_parser() -> argparse.ArgumentParser:
                    help="input files, - for stdin, or a directory (a session or project folder): "
                    "a session's main file and its sub-agent files are translated together")
     t.add_argument("-f", "--format", choices=["ndjson", "json", "text"], default="ndjson",
-                   help="output format (default: ndjson)")
+                   help="output format (default: ndjson); text: aligned columns for people")
+    color_option(t)
+    redact_option(t)
     common(t)
     follow_options(t)
     t.set_defaults(run=cmd_translate)
 
-    tr = sub.add_parser("trace", help="the per-line de-dup trace",
-                        description="One step per input line: kind, lane, fingerprint, de-dup state before "
-                        "and after, the decision and the relays emitted.")
+    tr = sub.add_parser("trace", help="every input line's de-dup decision and each block's fate",
+                        description="One row per input line: its lane (as the page labels it), kind, the "
+                        "decision, the de-dup index before and after, the relays it emitted and why; under it, "
+                        "each block of the line: emitted as #N, duplicate of #N, already streamed as #N, or "
+                        "lost (never emitted), in the words of the web page's step-through.")
     tr.add_argument("file", nargs="+", metavar="FILE",
                     help="a transcript; or a session's files, or a directory, traced together")
+    tr.add_argument("-f", "--format", choices=["text", "json"], default="text",
+                    help="text (default): the table; json: a JSON array of the steps (as --json)")
     tr.add_argument("--json", action="store_true", help="JSON array instead of a table")
+    tr.add_argument("--lane", metavar="LANE", default=None,
+                    help="only the steps of one lane: its id (main, toolu_...), its label, or the label's start")
+    color_option(tr)
+    redact_option(tr)
     common(tr)
     follow_options(tr)
     tr.set_defaults(run=cmd_trace)
@@ -529,8 +788,25 @@ def build_parser() -> argparse.ArgumentParser:
     au.add_argument("file", nargs="+", metavar="FILE",
                     help="a transcript; or a session's files, or a directory: one audit per session")
     au.add_argument("--json", action="store_true", help="JSON instead of a table")
+    redact_option(au)
     common(au, strategy=False)
     au.set_defaults(run=cmd_audit)
+
+    rd = sub.add_parser("redact", help="the input with secrets replaced, in its own format",
+                        description="Replace provider API keys (Anthropic, OpenAI, AWS, GitHub, GitLab, Slack, "
+                        "Google, Stripe), JWTs, private key blocks, password=/token=/.env-style assignments, "
+                        "credentials in URLs, e-mail addresses and the user name in home paths with "
+                        "[redacted:KIND:N] (the same secret, the same N). Only JSON string values change, "
+                        "never keys, ids, uuids, hashes or signatures: the redacted input translates and "
+                        "audits as the original does. A summary goes to stderr.")
+    rd.add_argument("files", nargs="*", metavar="FILE",
+                    help="input files, - for stdin (default), or a directory (with -o)")
+    rd.add_argument("-o", "--output", metavar="DIR", default=None,
+                    help="for several files or a folder: write each redacted file under DIR")
+    rd.add_argument("--list", action="store_true",
+                    help="list what would be replaced (line, kind, placeholder, a masked excerpt) instead")
+    rd.set_defaults(run=cmd_redact)
+    p.commands = {"translate": t, "trace": tr, "audit": au, "redact": rd}
     return p
 
 
@@ -583,7 +859,9 @@ def main(argv: list[str] | None = None) -> int:
     global _run
     _run = _Run()
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # said with the command's own usage, not the top level's
+        parser.commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         code: int = args.run(args)
         return code

@@ -122,40 +122,73 @@ class RelayWriter(Protocol):
     def close(self) -> None: ...
 
 
-class Out:
-    """Relays (``translate``, through the CLI's writer) or trace steps (``trace``: ``writer``
-    None) to stdout as they come, in the exact bytes the one-shot command writes."""
+class TraceWriter(Protocol):
+    """Where ``trace`` writes (the CLI's table: the steps so far, with the relays they emitted
+    and a way to their raw lines, as bytes; then its end)."""
 
-    def __init__(self, writer: RelayWriter | None, trace_json: bool) -> None:
+    def part(self, steps: list[T.TraceStep], relays: list[R.Relay],
+             raw: Callable[[T.TraceStep], bytes] | None) -> bytes: ...
+
+    def end(self) -> bytes: ...
+
+
+class Out:
+    """Relays (``translate``, through the CLI's writer) or trace steps (``trace``, through the
+    CLI's table) to stdout as they come, in the exact bytes the one-shot command writes. For the
+    table's block fates it keeps the raw lines of one file until their steps are written."""
+
+    def __init__(self, writer: RelayWriter | None, table: TraceWriter | None) -> None:
         self.writer = writer
-        self.json = trace_json
-        self.steps = 0
+        self.table = table
+        self.pending: list[R.Relay] = []  # relays whose steps are not written yet
+        self.raws: list[bytes] | None = None  # one file's lines not yet written (None: a folder)
+        self.raw_base = 0  # the line number before raws[0]
+        self.rest = b""
         self.out = sys.stdout.buffer
+
+    def lines(self, data: bytes) -> None:
+        """Bytes appended to the one file followed (for the block fates)."""
+        if self.raws is None:
+            self.raws = []
+        parts = (self.rest + data).split(b"\n")
+        self.rest = parts.pop()
+        self.raws.extend(parts)
+
+    def restart(self) -> None:
+        self.raws, self.raw_base, self.rest = [], 0, b""
+
+    def _raw(self, step: T.TraceStep) -> bytes:
+        raws = self.raws or []
+        at = step.line - 1 - self.raw_base
+        if 0 <= at < len(raws):
+            return raws[at]
+        return self.rest if at == len(raws) else b""
 
     def relays(self, relays: list[R.Relay]) -> None:
         if self.writer is not None:
             self.writer.write(relays)
+        elif self.table is not None:
+            self.pending.extend(relays)
 
     def trace(self, steps: list[T.TraceStep]) -> None:
-        if self.writer is not None or not steps:
+        if self.table is None or not steps:
             return
-        if self.json:
-            parts = [b"[" if self.steps == 0 and i == 0 else b"," for i in range(len(steps))]
-            self.out.write(b"".join(p + msgspec.json.encode(s) for p, s in zip(parts, steps, strict=True)))
-        else:
-            table = T.render_table(steps)
-            self.out.write((table if self.steps == 0 else table.split("\n", 2)[2]).encode())
-        self.steps += len(steps)
+        self.out.write(self.table.part(steps, self.pending, self._raw if self.raws is not None else None))
+        self.pending = []
+        if self.raws is not None:  # what the steps written needed is done with: constant memory
+            done = max(0, steps[-1].line - 1 - self.raw_base)
+            del self.raws[:done]
+            self.raw_base += done
         self.out.flush()
 
     def close(self) -> None:
         if self.writer is not None:
             self.writer.close()
             return
-        if self.json:
-            self.out.write(b"]\n" if self.steps else b"[]\n")
-        elif not self.steps:
-            self.out.write(T.render_table([]).encode())
+        if self.table is not None:
+            if self.pending:
+                self.out.write(self.table.part([], self.pending, None))
+            self.out.write(self.table.end())
         self.out.flush()
 
 
@@ -188,7 +221,10 @@ class FileFollower:
             note(self.path, f"{change.restart}: following it from its new start")
             self.base += self.a.translator.seq if self.a.translator is not None else 0
             self._start()
+            self.out.restart()
         if change.data:
+            if self.tracing:
+                self.out.lines(change.data)
             self._emit(self.a.feed_text(change.data))
         return bool(change.data) or change.restart is not None
 
@@ -298,12 +334,12 @@ class Outcome:
     failed: bool  # the input had unreadable lines
 
 
-def run(path: str, args: argparse.Namespace, writer: RelayWriter | None) -> Outcome:
+def run(path: str, args: argparse.Namespace, writer: RelayWriter | None,
+        table: TraceWriter | None = None) -> Outcome:
     """Follow ``path`` (a file or folder that exists) until Ctrl-C or ``args.idle_exit`` quiet
-    seconds. ``writer``: where relays go (``translate``); None: the trace (``trace``,
-    ``args.json`` for JSON)."""
+    seconds. ``writer``: where relays go (``translate``); else ``table``: the trace's."""
     tracing = writer is None
-    out = Out(writer, bool(getattr(args, "json", False)))
+    out = Out(writer, table)
     follower: FileFollower | FolderFollower
     if os.path.isdir(path):
         follower = FolderFollower(path, args, out, tracing)

@@ -65,7 +65,7 @@ def test_help_on_every_command(command: str) -> None:
 
 def test_trace_table_and_json() -> None:
     p = run("trace", "-s", "index", str(SEEDS / "index-bug.ndjson"))
-    assert p.returncode == 0 and b"shrink" in p.stdout
+    assert p.returncode == 0 and b"the content array shrank" in p.stdout
     steps = json.loads(run("trace", "--json", "-s", "index", str(SEEDS / "index-bug.ndjson")).stdout)
     assert [s["line"] for s in steps] == [1, 2, 3, 4, 5, 6]
     assert steps[3]["decision"] == "skip"

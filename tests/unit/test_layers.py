@@ -21,6 +21,7 @@ LAYERS: dict[str, int] = {
     "relayscope._bounded": 0,
     "relayscope.wire": 0,
     "relayscope.relay": 0,
+    "relayscope.redact": 0,  # secrets out of input lines: plain strings in, plain strings out
     "relayscope.trace": 1,
     "relayscope.lanes": 1,
     "relayscope.present": 1,
@@ -37,6 +38,8 @@ LAYERS: dict[str, int] = {
     "relayscope.audit": 4,
     "relayscope.multifile": 5,
     "relayscope.live": 5,
+    "relayscope.textout": 5,  # the CLI's text for people (it words nothing itself: present, fates)
+    "relayscope.fates": 5,  # blocks' fates (the audit's words), for the page's stepper and `trace`
     "relayscope.cli": 6,
     "relayscope.inputs": 6,  # the command line's file reading: I/O, so nothing in the core may use it
     "relayscope.follow": 6,  # --follow's polling: I/O, like inputs
@@ -48,7 +51,6 @@ LAYERS: dict[str, int] = {
     "relayscope.web.timeline": 6,
     "relayscope.web.app": 6,
     "relayscope.web.main": 6,
-    "relayscope.web.fates": 6,
     "relayscope.web.prices": 6,
     "relayscope.web.rowinfo": 6,
     "relayscope.web.legend": 6,

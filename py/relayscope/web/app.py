@@ -31,6 +31,7 @@ from .dom import Listeners, closest, download, fmt_int, js_object, show
 from .embed import Links, save_theme, stored_theme, url_theme
 from .jobs import Jobs
 from .model import EXAMPLES, Workspace, binary_reason
+from .redact_switch import RedactSwitch
 from .remote import DOCUMENT as document
 from .remote import WINDOW as window
 from .sources import Sources
@@ -77,12 +78,14 @@ class App:
         self.links = Links(self)
         self.drift: newest.DriftView | None = None  # issue 19: the drift notice and its filter
         self.drift_only = False
+        self.redaction = RedactSwitch(self)  # issue 22: "Redact" for links, embeds and downloads
 
     # -- start --------------------------------------------------------------------------------
 
     def start(self) -> None:
         self.wire()
         self.links.wire()
+        self.redaction.wire()
         panels.examples(self.els["examples"], EXAMPLES)
         help_panel.draw(self.els["help"])
         self.apply_theme(url_theme() or stored_theme(), save=False)
@@ -232,6 +235,7 @@ class App:
         if link_note:
             notes = [*(notes or []), link_note]
         self.links.reset()
+        self.redaction.reset()
         st = self.state
         st.strategy, st.source = ws.strategy, source
         st.text, st.types, st.lane = view.get("q", ""), set(view.get("types", [])), view.get("lane", "")
@@ -717,12 +721,13 @@ class App:
             return
         base = (ws.name or "relayscope").rstrip("/").rsplit("/", 1)[-1].split(" ", 1)[0] or "relayscope"
         stem = base.rsplit(".", 1)[0] if "." in base else base
+        redacted = self.redaction.export  # the data itself unless "Redact" is on
         if what == "ndjson":
-            download(f"{stem}.{ws.strategy}.relays.ndjson", ws.ndjson(), "application/x-ndjson")
+            download(f"{stem}.{ws.strategy}.relays.ndjson", redacted(ws.ndjson()), "application/x-ndjson")
         elif what == "trace":
-            download(f"{stem}.{ws.strategy}.trace.json", ws.trace_json(), "application/json")
+            download(f"{stem}.{ws.strategy}.trace.json", redacted(ws.trace_json()), "application/json")
         elif what == "source":
-            data = ws.source_bytes()
+            data = self.redaction.source_bytes(ws)
             if data is not None:
                 download(base if "." in base else f"{base}.jsonl", data, "application/x-ndjson")
 

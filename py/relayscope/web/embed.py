@@ -189,12 +189,13 @@ class Links:
         if ws is None:
             return None
         name = (ws.name or "").split(" ", 1)[0]
-        if src.get("kind") in ("example", "src"):
+        redaction = self.app.redaction  # issue 22: with "Redact" on, the redacted transcript
+        if src.get("kind") in ("example", "src") and not redaction.on:
             self.kind, self.fragment = "url", ""
             where = src.get("src") or "the examples of this site"
             return (f"The link names where the transcript is hosted ({where}); whoever opens it "
                     "loads it from there, with this view.")
-        text = ws.source_text()
+        text = redaction.source_text(ws)
         packed = None
         if text is not None and len(text) <= SHARE_LIMIT * SHARE_PRECHECK:
             packed = encode_share(text, {"name": ws.name or ""})
@@ -202,7 +203,7 @@ class Links:
             self.kind, self.fragment = "inline", packed
             return ("The transcript travels inside the link, after the #, which browsers never "
                     "send to a server.")
-        fp = fingerprint(ws.source_parts(), name=name)
+        fp = fingerprint(redaction.source_parts(ws), name=name)
         self.kind, self.fragment = "fingerprint", fp.fragment()
         return (f"This transcript ({fp.describe()}) is too large to travel in a link. The link "
                 "carries the view and the transcript's fingerprint: send the file along with it. "

@@ -13,6 +13,10 @@ transcript it is a view of, one of three ways:
 The view lives in the query string in all three, so a link follows view changes by rewriting
 the query alone, without compressing the transcript again.
 
+With "Redact" on (issue 22), what leaves the page - the transcript in a link or an embed, its
+fingerprint, the downloads - is the redacted input (``Redacted``: ``redact.Redactor`` over the
+source, the same placeholders in every export of it).
+
 Must not: touch the DOM or fetch (embed.py and sources.py do); it only builds and reads strings.
 """
 
@@ -22,8 +26,10 @@ import hashlib
 import html
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 from urllib.parse import parse_qs, urlencode
+
+from ..redact import Finding, Redactor, redact_bytes
 
 FINGERPRINT_HEX: Final = 32  # 128 bits of SHA-256: no two transcripts anyone shares collide
 FINGERPRINT_PREFIX: Final = "file="
@@ -107,3 +113,44 @@ def iframe_snippet(src: str, title: str, height: int = 480) -> str:
     return (f'<iframe src="{html.escape(src)}" title="{html.escape(title)}" '
             f'width="100%" height="{height}" loading="lazy" style="border:1px solid #d1d9e0; '
             'border-radius:8px"></iframe>')
+
+
+class Source(Protocol):
+    """What a share needs of the view model (``Workspace``)."""
+
+    def source_bytes(self) -> bytes | None: ...
+
+    def source_parts(self) -> list[tuple[str | None, bytes]]: ...
+
+
+class Redacted:
+    """One input as it is shared with "Redact" on: its files with their secrets replaced, what was
+    found, and the exports (relays, trace) through the same redactor, so that a secret has the
+    same placeholder in the link, the embed and every download."""
+
+    def __init__(self, ws: Source) -> None:
+        self.redactor = Redactor()
+        parts = ws.source_parts()
+        self.parts = [(name, self._bytes(data)) for name, data in parts]
+        single = ws.source_bytes()
+        self.single = None if single is None else self.parts[0][1]
+
+    def _bytes(self, data: bytes) -> bytes:
+        return redact_bytes(data, self.redactor)
+
+    @property
+    def findings(self) -> list[Finding]:
+        return self.redactor.findings
+
+    def text(self) -> str | None:
+        return None if self.single is None else self.single.decode("utf-8", "replace")
+
+    def export(self, data: bytes) -> bytes:
+        """An export of the input (NDJSON relays, the trace) with the input's placeholders."""
+        return self._bytes(data)
+
+    def summary(self) -> str:
+        if not self.redactor.count:
+            return "Nothing to redact was found: links, embeds and downloads carry the transcript as it is."
+        return (f"Links, embeds and downloads leave out {self.redactor.summary()}; each reads "
+                "[redacted:KIND:N], the same N for the same secret.")

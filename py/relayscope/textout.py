@@ -1,0 +1,239 @@
+"""textout: the command line's text for people: ``translate -f text`` and ``trace``'s table.
+
+One header row, then one row per relay (or trace step) in aligned columns: seq, where (the line,
+or ``file:line`` with the file relative to what was named on the command line), the lane as the
+page labels it ("main agent", "Explore: find the tests"), the type, and the summary
+(``present.summary``) taking what is left of the width. Colour is ANSI SGR, off unless asked for
+(the CLI decides from ``--color`` and ``NO_COLOR``). A trace step lists under it the fate of each
+block of its line in the page's words (``fates``: emitted as #N, duplicate of #N, already
+streamed as #N, lost).
+
+Streaming: a row is made from its relay alone (a lane's label comes from its ``lane_start``,
+which precedes its rows), so the text of a file read live is the text of the finished file.
+Must not: do I/O, read the environment, or word a summary or a fate itself (``present`` and
+``fates`` do).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from typing import Final
+
+from . import relay as R
+from . import trace as T
+from .fates import LOST, BlockFate
+from .lanes import MAIN, lane_label
+from .present import clip, summary
+
+SEP: Final = "  "
+LANE_WIDTH: Final = 22
+TYPE_WIDTH: Final = 14
+MIN_SUMMARY: Final = 24
+NO_LIMIT: Final = 400  # a summary's width when the output is no terminal and COLUMNS is unset
+
+_RESET: Final = "\x1b[0m"
+_BOLD: Final = "1"
+_DIM: Final = "2"
+_RED: Final = "31"
+_GREEN: Final = "32"
+_YELLOW: Final = "33"
+_CYAN: Final = "36"
+LANE_COLOURS: Final = ("36", "35", "33", "34", "32", "96", "95", "93", "94", "92")  # first-seen order
+TYPE_COLOURS: Final = {
+    "error": _RED + ";" + _BOLD, "warning": _YELLOW, "tool_use": _CYAN, "tool_result": _GREEN,
+    "thinking_delta": _DIM, "usage": _DIM, "system": _DIM, "passthrough": _DIM, "session_meta": _DIM,
+    "lane_start": _BOLD, "lane_end": _DIM, "turn_complete": _BOLD,
+}
+FATE_COLOURS: Final = {LOST: _RED + ";" + _BOLD, "duplicate": _YELLOW, "streamed": _DIM, "emitted": _GREEN}
+
+
+def paint(text: str, sgr: str, color: bool) -> str:
+    return f"\x1b[{sgr}m{text}{_RESET}" if color and sgr and text else text
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters (an ellipsis marks the cut), then padded to it."""
+    text = text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+    return text.ljust(width)
+
+
+class Names:
+    """File names as the reader named them: a file below a named folder by its path under it,
+    a named file by its path below the folder all named files share (its name, when they share
+    one). Anything else as it is."""
+
+    def __init__(self, folders: Iterable[str] = (), files: Iterable[str] = ()) -> None:
+        self.folders = sorted((os.path.join(os.path.normpath(d), "") for d in folders), key=len, reverse=True)
+        files = [os.path.normpath(f) for f in files]
+        common = os.path.dirname(files[0]) if len(files) == 1 else os.path.commonpath(files) if files else ""
+        if len(files) > 1 and common in files:
+            common = os.path.dirname(common)
+        self.files = {f: os.path.relpath(f, common) if common else f for f in files}
+        self._cache: dict[str, str] = {}
+
+    def __call__(self, name: str | None) -> str:
+        if name is None:
+            return ""
+        found = self._cache.get(name)
+        if found is None:
+            found = self._cache[name] = self._short(name)
+        return found
+
+    def _short(self, name: str) -> str:
+        plain = os.path.normpath(name)
+        if plain in self.files:
+            return self.files[plain]
+        for folder in self.folders:
+            if plain.startswith(folder):
+                return plain[len(folder):]
+        return name
+
+
+class Layout:
+    """Column widths for one output: ``width`` the terminal's (None: not a terminal, the summary
+    is not cut to fit), ``where`` the width of the where column (``file:line`` or the line)."""
+
+    FIXED: int = 0  # the width of the columns other than where, lane and the last
+    KEEP: float = 0.33  # of the width, what the last column keeps on a narrow terminal
+
+    def __init__(self, width: int | None, color: bool, names: Names | None = None, where: int = 6) -> None:
+        self.width, self.color, self.names = width, color, names or Names()
+        self.where = max(where, 4)
+        self.lane_width = LANE_WIDTH
+        if width is not None:  # a narrow terminal: where and lane give way, the last column keeps a third
+            spare = width - self.FIXED - self.where - self.lane_width - int(width * self.KEEP)
+            if spare < 0:
+                self.where = max(self.where + spare, min(self.where, 16))
+                spare = width - self.FIXED - self.where - self.lane_width - int(width * self.KEEP)
+            if spare < 0:
+                self.lane_width = max(self.lane_width + spare, 12)
+        self.labels: dict[str, str] = {}
+        self.colours: dict[str, str] = {}
+
+    def lane(self, lane: str | None) -> tuple[str, str]:
+        """A lane's label as the page shows it, and its colour (first-seen order)."""
+        if lane is None:
+            return "", ""
+        if lane not in self.colours:
+            self.colours[lane] = LANE_COLOURS[len(self.colours) % len(LANE_COLOURS)]
+        label = self.labels.get(lane) or (lane_label(MAIN, None, None) if lane == MAIN else lane)
+        return label, self.colours[lane]
+
+    def rest(self, used: int) -> int:
+        return NO_LIMIT if self.width is None else max(self.width - used, MIN_SUMMARY)
+
+    def where_of(self, file: str | None, line: int, to_line: int | None = None) -> str:
+        """The line (right-aligned), or ``file:line``, the name cut so that the line always shows."""
+        lines = f"{line}-{to_line}" if to_line and to_line != line else str(line)
+        if not file:
+            return lines.rjust(self.where)
+        name = self.names(file)
+        room = self.where - len(lines) - 1
+        if len(name) > room:  # cut in the middle: a session's id starts it, the file's own name ends it
+            head = (room - 1) // 2
+            name = name[:head] + "…" + name[len(name) - (room - 1 - head):] if room > 2 else ""
+        return f"{name}:{lines}".ljust(self.where)
+
+
+class RelayText(Layout):
+    """``translate -f text``: a header row, then a row per relay."""
+
+    SEQ: Final = 6
+    FIXED = SEQ + TYPE_WIDTH + 4 * len(SEP)
+
+    def header(self) -> str:
+        where = "line".rjust(self.where) if self.where <= 6 else fit("file:line", self.where)
+        cells = ["seq".rjust(self.SEQ), where, fit("lane", self.lane_width), fit("type", TYPE_WIDTH), "summary"]
+        return paint(SEP.join(cells), _BOLD, self.color)
+
+    def row(self, r: R.Relay) -> str:
+        if isinstance(r, R.LaneStart) and r.label:
+            self.labels[r.lane] = r.label
+        color = self.color
+        where = self.where_of(r.file, r.line)
+        label, lane_sgr = self.lane(r.lane)
+        used = self.SEQ + self.where + self.lane_width + TYPE_WIDTH + 4 * len(SEP)
+        kind = r.type
+        sgr = TYPE_COLOURS.get(kind, "")
+        if isinstance(r, R.ToolResult) and r.is_error:
+            sgr = _RED
+        text = clip(summary(r), self.rest(used))
+        return SEP.join([
+            paint(str(r.seq).rjust(self.SEQ), _DIM, color),
+            paint(where, _DIM, color),
+            paint(fit(label, self.lane_width), lane_sgr, color),
+            paint(fit(kind, TYPE_WIDTH), sgr, color),
+            paint(text, _RED if isinstance(r, R.Error) else "", color),
+        ]).rstrip()
+
+    def rows(self, relays: Iterable[R.Relay]) -> str:
+        return "".join(self.row(r) + "\n" for r in relays)
+
+
+def _state(before: object, after: object) -> str:
+    """The de-dup index before and after ("3 → 1"), or lineage's known blocks ("2 → 3 blocks")."""
+    if before is None and after is None:
+        return ""
+    blocks = isinstance(before, list) or isinstance(after, list)
+    def one(v: object) -> str:
+        return str(len(v)) if isinstance(v, list) else "" if v is None else str(v)
+    return f"{one(before)} → {one(after)}" + (" blocks" if blocks else "")
+
+
+def _seqs(seqs: Sequence[int]) -> str:
+    if not seqs:
+        return "-"
+    if len(seqs) <= 3:
+        return ",".join(f"#{q}" for q in seqs)
+    return f"#{seqs[0]}..#{seqs[-1]}"
+
+
+class TraceText(Layout):
+    """``trace``: a header row, a row per input line (its decision in the page's words), and under
+    it the fate of each block of the line."""
+
+    KIND: Final = 20
+    DECISION: Final = 19
+    STATE: Final = 14
+    SEQS: Final = 10
+    FIXED = KIND + DECISION + STATE + SEQS + 6 * len(SEP)
+    KEEP = 0.15  # the reason is the least of a step's columns
+
+    def header(self) -> str:
+        cells = ["line".rjust(self.where) if self.where <= 6 else fit("file:line", self.where),
+                 fit("lane", self.lane_width), fit("kind", self.KIND), fit("decision", self.DECISION),
+                 fit("index", self.STATE), fit("relays", self.SEQS), "why"]
+        return paint(SEP.join(cells), _BOLD, self.color)
+
+    def step(self, s: T.TraceStep, fates: Sequence[BlockFate] | None = None) -> str:
+        color = self.color
+        where = self.where_of(s.file, s.line, s.to_line)
+        label, lane_sgr = self.lane(s.lane)
+        state = _state(s.before, s.after)
+        decision = T.DECISION_LABELS.get(s.decision, s.decision)
+        lost = any(f.fate == LOST for f in fates or ())
+        if lost:
+            decision = "lost a block" if s.decision != T.EMIT else decision
+        used = self.where + self.lane_width + self.FIXED
+        why = s.reason
+        if s.reset:
+            why = f"{T.RESET_LABELS.get(s.reset, s.reset)}; {why}" if why else T.RESET_LABELS.get(s.reset, s.reset)
+        d_sgr = _RED + ";" + _BOLD if lost else _DIM if s.decision in (T.IGNORE, T.CONSUMED) else (
+            _YELLOW if s.decision in (T.SKIP, T.PARTIAL) else _RED if s.decision == T.ERROR else "")
+        head = SEP.join([
+            paint(where, _DIM, color),
+            paint(fit(label, self.lane_width), lane_sgr, color),
+            fit(s.kind, self.KIND),
+            paint(fit(decision, self.DECISION), d_sgr, color),
+            fit(state, self.STATE),
+            fit(_seqs(s.seqs), self.SEQS),
+            paint(clip(why, self.rest(used)), _DIM, color),
+        ]).rstrip()
+        rows = [head]
+        pad = " " * (self.where + len(SEP))
+        for f in fates or ():
+            words = f"[{f.index}] {f.short}"
+            rows.append(pad + paint(words, FATE_COLOURS.get(f.fate, ""), color)
+                        + paint(SEP + clip(f.block, self.rest(len(pad) + len(words) + len(SEP))), _DIM, color))
+        return "\n".join(rows)

@@ -1,0 +1,250 @@
+"""Issue 22, point 4: redaction for sharing (``redact.py``, ``relayscope redact``, ``--redact``).
+
+A transcript with a planted secret of every kind (tests/fixtures/redact/planted.jsonl; the
+secrets in planted-secrets.json) comes out with none of them, every line still JSON of the same
+shape with the same ids; the same secret gets the same placeholder. On every real capture the
+redacted input translates and audits exactly as the original (relay for relay, block for block),
+and nothing that is an id, a uuid, a hash or a signature is ever taken for a secret. detect-secrets
+(a maintained rule set, CPython only) checks our output independently."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _corpus import FIXTURE_SESSIONS, FIXTURES, REAL_FILES, ROOT, SESSION_FILES, SHARED_REAL, sweep
+
+from relayscope.multifile import audit_input, translate_files
+from relayscope.redact import Redactor, redact_bytes, redact_text
+
+PLANTED = FIXTURES.parent / "redact" / "planted.jsonl"
+SECRETS: dict[str, str] = json.loads((FIXTURES.parent / "redact" / "planted-secrets.json").read_text())
+ENV = {"PYTHONPATH": str(ROOT / "py"), "PATH": "/usr/bin:/bin"}
+PLACEHOLDER = re.compile(r"\[redacted:([a-z-]+):(\d+)\]")
+UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+ID_LIKE = re.compile(r"^(?:[0-9a-fA-F-]{16,}|toolu_\w+|msg_\w+|call_\w+|req_\w+|agent-\w+|[A-Za-z0-9+/=]{60,})$")
+
+
+def run(*args: str) -> subprocess.CompletedProcess[bytes]:
+    p = subprocess.run([sys.executable, "-m", "relayscope", *args], capture_output=True, env=ENV, timeout=60,
+                       check=False)
+    assert p.returncode == 0, p.stderr.decode()
+    return p
+
+
+def leftovers(text: str) -> list[str]:
+    return [kind for kind, secret in SECRETS.items() if secret in text]
+
+
+def same_shape(a: Any, b: Any, path: str = "$") -> None:
+    """The same JSON but for strings that hold placeholders; ids untouched."""
+    assert type(a) is type(b), path
+    if isinstance(a, dict):
+        assert list(a) == list(b), path
+        for k in a:
+            same_shape(a[k], b[k], f"{path}.{k}")
+    elif isinstance(a, list):
+        assert len(a) == len(b), path
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            same_shape(x, y, f"{path}[{i}]")
+    elif a != b:  # a placeholder, or a piece of a streamed text that held part of one
+        assert isinstance(b, str) and (PLACEHOLDER.search(b) or path.endswith(("delta.text", "delta.thinking"))), path
+        assert not re.search(r"(?:^|\.)(?:id|uuid|tool_use_id|session_id|signature)$", path), path
+
+
+def test_every_planted_secret_is_gone_and_every_line_keeps_its_shape() -> None:
+    original = PLANTED.read_text()
+    assert len(leftovers(original)) == len(SECRETS)
+    r = Redactor()
+    out = redact_text(original, r)
+    assert leftovers(out) == []
+    for before, after in zip(original.splitlines(), out.splitlines(), strict=True):
+        same_shape(json.loads(before), json.loads(after))
+    kinds = {k for k, _ in r.numbers}
+    assert kinds == {"anthropic-key", "openai-key", "aws-key", "github-token", "gitlab-token", "slack-token",
+                     "google-key", "stripe-key", "jwt", "private-key", "secret", "url-credentials", "email", "user"}
+
+
+def test_the_same_secret_gets_the_same_placeholder_everywhere() -> None:
+    out = redact_text(PLANTED.read_text())
+    assert out.count("[redacted:aws-key:1]") == 3 and "[redacted:aws-key:2]" not in out
+    # the user name of /Users/NAME/ is also hidden in Claude Code's project folder names
+    assert "/Users/[redacted:user:1]/" in out and "-Users-[redacted:user:1]-projects" in out
+    assert "C:\\\\Users\\\\[redacted:user:3]\\\\Documents" in out  # a Windows path, JSON-escaped
+    assert out.count("[redacted:email:1]") == 2
+
+
+def test_a_secret_cut_across_streamed_deltas_is_redacted_and_the_pieces_still_join_up() -> None:
+    """A model streams a key a few characters a delta: no delta holds it whole. The block's pieces
+    are held until it ends, redacted as one text, and cut back: joined, they are the redacted
+    final message's text, so lineage still sees the message it streamed."""
+    original = [json.loads(line) for line in PLANTED.read_text().splitlines()]
+    pieces = [o["event"]["delta"]["text"] for o in original[3:6]]
+    assert SECRETS["aws-key"] in "".join(pieces) and not any(SECRETS["aws-key"] in p for p in pieces)  # cut in two
+    out = [json.loads(line) for line in redact_text(PLANTED.read_text()).splitlines()]
+    redacted = [o["event"]["delta"]["text"] for o in out[3:6]]
+    assert redacted == ["Found the key [redacted:aws-key:1]",
+                        " in /home/[redacted:user:2]/.aws/credentials; mail [redacted:email:1]", "."]
+    assert "".join(redacted) == out[7]["message"]["content"][1]["text"]
+    # the same through the CLI's filter, a line at a time from a pipe
+    p = subprocess.run([sys.executable, "-m", "relayscope", "redact", "-"], input=PLANTED.read_bytes(),
+                       capture_output=True, env=ENV, timeout=60, check=False)
+    assert p.stdout == redact_bytes(PLANTED.read_bytes())
+
+
+def test_ids_uuids_and_signatures_are_never_touched() -> None:
+    original = [json.loads(line) for line in PLANTED.read_text().splitlines()]
+    out = [json.loads(line) for line in redact_text(PLANTED.read_text()).splitlines()]
+    sig = original[7]["message"]["content"][0]["signature"]
+    assert "AKIA" in sig and "sk-ant-" in sig and out[7]["message"]["content"][0]["signature"] == sig
+    assert [o.get("uuid") for o in out] == [o.get("uuid") for o in original]
+    assert out[7]["message"]["content"][2]["id"] == "toolu_01QwErTyUiOpAsDfGhJkLzXc"
+
+
+def test_escapes_bytes_and_lines_that_are_no_json() -> None:
+    r = Redactor()
+    line = '{"t":"caf\\u00e9 \\/Users\\/bob\\/x \\"AKIAQ3EGRZ7XKWLM5TN4\\" \\ud83d"}'
+    out = r.line(line)
+    assert json.loads(out)["t"] == json.loads(line)["t"].replace("bob", "[redacted:user:1]").replace(
+        "AKIAQ3EGRZ7XKWLM5TN4", "[redacted:aws-key:1]")
+    raw = b'{"t":"caf\xe9 jane@acme.io"}\n'
+    assert r.line(raw) == b'{"t":"caf\xe9 [redacted:email:1]"}\n'  # bytes that are not UTF-8 kept as they were
+    assert r.line("event: x jane@acme.io") == "event: x [redacted:email:1]"  # SSE and plain lines too
+    assert r.line('{"id":"jane@acme.io","jane@acme.io":1}') == '{"id":"jane@acme.io","jane@acme.io":1}'  # ids, keys
+    assert redact_bytes(b"a\nb\n") == b"a\nb\n"
+
+
+def test_redact_command_translate_and_trace_leave_no_secret() -> None:
+    p = run("redact", str(PLANTED))
+    assert leftovers(p.stdout.decode()) == [] and b"redacted 23 secrets" in p.stderr
+    assert p.stdout == redact_bytes(PLANTED.read_bytes())
+    for args in (["translate"], ["translate", "-f", "text"], ["translate", "-f", "json"], ["trace"], ["trace", "--json"]):
+        p = run(*args, "--redact", str(PLANTED))
+        assert leftovers(p.stdout.decode()) == [], args
+        assert b"[redacted:aws-key:1]" in p.stdout
+    assert run("audit", "--redact", "--json", str(PLANTED)).stdout == run("audit", "--json", str(PLANTED)).stdout
+    followed = subprocess.run([sys.executable, "-m", "relayscope", "translate", "--follow", "--redact", str(PLANTED)],
+                              capture_output=True, env=ENV, timeout=60, check=False)
+    assert followed.returncode == 2 and followed.stdout == b""  # never an unredacted output
+    listed = run("redact", "--list", str(PLANTED)).stdout.decode()
+    assert leftovers(listed) == [] and "sk-ant-… (108 chars)" in listed
+
+
+def test_redact_a_folder_into_another(tmp_path: Path) -> None:
+    folder = FIXTURE_SESSIONS / "handgemacht-ai__claude-code-log" / "test" / "test_data" / "real_projects"
+    run("redact", str(folder), "-o", str(tmp_path / "out"))
+    written = sorted(p.relative_to(tmp_path / "out") for p in (tmp_path / "out").rglob("*.jsonl"))
+    assert written == sorted(p.relative_to(folder) for p in folder.rglob("*.jsonl"))
+    before = translate_files({str(p): p.read_bytes() for p in folder.rglob("*.jsonl")})
+    after = translate_files({str(p): p.read_bytes() for p in (tmp_path / "out").rglob("*.jsonl")})
+    assert [len(r.relays) for r in before] == [len(r.relays) for r in after]
+
+
+def _numbers(audits: list[Any]) -> list[tuple[Any, ...]]:
+    return [(a.strategy, a.relays, a.blocks, a.emitted, a.lost, a.duplicated, a.extra_emissions, a.unmatched,
+             (a.first_lost or {}).get("line"), (a.first_duplicated or {}).get("seqs")) for a in audits]
+
+
+def _relays(groups: list[Any]) -> list[tuple[Any, ...]]:
+    return [(r.type, r.seq, r.line, r.lane, getattr(r, "id", None), getattr(r, "message_id", None))
+            for g in groups for r in g.relays]
+
+
+def _check_same_translation(files: dict[str, bytes]) -> Redactor:
+    r = Redactor()
+    redacted = {name: redact_bytes(data, r) for name, data in files.items()}
+    assert _numbers([a for g in audit_input(redacted) for a in g.audits]) == \
+        _numbers([a for g in audit_input(files) for a in g.audits])
+    assert _relays(translate_files(redacted)) == _relays(translate_files(files))
+    for name, data in redacted.items():
+        for before, after in zip(files[name].split(b"\n"), data.split(b"\n"), strict=True):
+            if before != after:
+                same_shape(json.loads(before), json.loads(after))
+    for (kind, secret) in r.numbers:
+        assert not UUID.match(secret) and not ID_LIKE.match(secret), (kind, secret)
+    return r
+
+
+def test_the_planted_transcript_translates_and_audits_as_before() -> None:
+    _check_same_translation({"planted.jsonl": PLANTED.read_bytes()})
+
+
+@pytest.mark.parametrize("path", sweep(REAL_FILES + SESSION_FILES, lambda p: p.name[:50]))
+def test_redacted_captures_translate_and_audit_as_the_originals(path: Path | None) -> None:
+    assert path is not None
+    r = _check_same_translation({str(path): path.read_bytes()})
+    # what is found in real captures: home-folder user names, e-mail addresses and one real leak (below)
+    assert {k for k, _ in r.numbers} <= REAL_KINDS
+
+
+def test_what_a_maintained_rule_set_finds_is_gone() -> None:
+    """detect-secrets' own plugins (not its entropy or keyword guesses, which flag ids) find the
+    planted keys in the original and nothing in our output."""
+    scan = pytest.importorskip("detect_secrets.core.scan")
+    settings = pytest.importorskip("detect_secrets.settings")
+
+    def found(text: str) -> set[str]:
+        out = set()
+        with settings.default_settings():
+            for line in text.splitlines():
+                for s in scan.scan_line(line):
+                    if "Entropy" not in s.type and s.type != "Secret Keyword":
+                        out.add(s.type)
+        return out
+
+    before = found(PLANTED.read_text())
+    assert len(before) >= 8, before
+    assert found(redact_text(PLANTED.read_text())) == set()
+
+
+# One carried capture (CLI 2.1.146) really leaks a database password: a tool result shows a .env
+# with DATABASE_URL="postgresql://USER:PASSWORD@HOST/...". That is a true positive.
+REAL_KINDS = {"user", "email", "url-credentials"}
+
+
+def test_a_real_capture_leaking_a_database_url_has_it_redacted() -> None:
+    path = next(FIXTURES.rglob("DavidMarom*"))
+    text = path.read_text()
+    secret = re.search(r"postgresql://([^@\s\\\"]+)@", text)
+    assert secret is not None
+    out = redact_text(text)
+    assert secret.group(1) not in out and "postgresql://[redacted:url-credentials:1]@" in out
+
+
+def test_false_positives_on_every_real_capture() -> None:
+    """Every finding on the real captures (carried and shared) is a home-folder user name, an
+    e-mail address or the one real leaked database URL, never an id, uuid, hash or signature."""
+    files = sorted({*FIXTURES.rglob("*.jsonl"), *(SHARED_REAL.rglob("*.jsonl") if SHARED_REAL.is_dir() else [])})
+    r = Redactor()
+    for path in files:
+        redact_bytes(path.read_bytes(), r)
+    assert {k for k, _ in r.numbers} <= REAL_KINDS
+    assert not [s for _, s in r.numbers if UUID.match(s) or ID_LIKE.match(s)]
+
+
+def test_damaged_input_never_raises_and_keeps_its_lines() -> None:
+    """Bad input is data: cut, doubled, unbalanced or undecodable lines are redacted where they
+    can be and otherwise passed on; the number of lines never changes (deterministic mutations)."""
+    rng = random.Random(22)
+    data = PLANTED.read_bytes() + (FIXTURES / "stream-json" /
+                                   "foksa__open-claude-agent-sdk__tests__snapshots__streaming-haiku.jsonl").read_bytes()
+    for _ in range(300):
+        b = bytearray(data)
+        for _ in range(rng.randint(1, 12)):
+            pos = rng.randrange(len(b))
+            op = rng.random()
+            if op < 0.4:
+                b[pos] = rng.randrange(256)
+            elif op < 0.7:
+                del b[pos:pos + rng.randint(1, 30)]
+            else:
+                b[pos:pos] = rng.choice([b'"', b"\\", b"{", b"[" * 50, b"\\u12", b"\xff", b"@a.io", b"/Users/x/", b"\n"])
+        out = redact_bytes(bytes(b))
+        assert out.count(b"\n") == b.count(b"\n")
+    assert redact_bytes(b'{"type":"stream_event","event":' * 3000) == b'{"type":"stream_event","event":' * 3000
