@@ -2,7 +2,7 @@
 functions. Read from the source with ``ast``, so a new module or import is checked as it lands.
 
     wire, relay, _bounded -> trace, lanes, present -> emitter, translator -> formats
-    -> analysis, audit -> multifile, live -> cli (and its inputs, follow), web
+    -> analysis, audit -> multifile, live, spans, export -> cli (and its inputs, follow), web
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ LAYERS: dict[str, int] = {
     "relayscope.audit": 4,
     "relayscope.multifile": 5,
     "relayscope.live": 5,
+    "relayscope.spans": 5,  # the run in time: relays + timestamps -> spans, marks, figures (issue 20)
+    "relayscope.export": 5,  # spans as Chrome Trace Event Format / OTLP JSON; translates via multifile
     "relayscope.cli": 6,
     "relayscope.inputs": 6,  # the command line's file reading: I/O, so nothing in the core may use it
     "relayscope.follow": 6,  # --follow's polling: I/O, like inputs
