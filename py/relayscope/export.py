@@ -49,7 +49,7 @@ class Run:
     timeline: S.Timeline
     relays: list[R.Relay]
     stamps: S.Stamps
-    digest: bytes  # of the input's bytes: the seed of the OTLP ids
+    digest: bytes  # of the input's lines: the seed of the OTLP ids
 
 
 def _base(name: str | None) -> str | None:
@@ -62,7 +62,7 @@ def runs(source: bytes | Mapping[str, bytes], strategy: str = "lineage", fmt: st
     out: list[Run] = []
     if isinstance(source, bytes | bytearray):
         lines = split_lines(bytes(source))
-        digest = hashlib.sha256(bytes(source)).digest()
+        digest = hashlib.sha256(b"\n".join(lines)).digest()
         a = Analyzer(strategy, fmt)
         for line in lines:
             a.feed_line(line)
@@ -72,12 +72,14 @@ def runs(source: bytes | Mapping[str, bytes], strategy: str = "lineage", fmt: st
         stamps = S.stamps_of({None: lines})
         tl = S.build(relays, stamps, S.lost_blocks(relays, whole.items) if whole.comparable else ())
         return [Run(None, tl, relays, stamps, digest)]
+    split = {k: split_lines(v) for k, v in source.items()}
+    # the lines, not the bytes: a file's last newline (which a page holding lines may not keep)
+    # must not change the ids
     h = hashlib.sha256()
     for k in sorted(source, key=lambda k: (_base(k) or "", k)):
-        h.update((_base(k) or "").encode("utf-8", "replace") + b"\0" + source[k] + b"\0")
+        h.update((_base(k) or "").encode("utf-8", "replace") + b"\0" + b"\n".join(split[k]) + b"\0")
     digest = h.digest()
     audits = {a.name: a for a in audit_input(source, [strategy], fmt)}
-    split = {k: split_lines(v) for k, v in source.items()}
     for res in translate_files(source, strategy, fmt=fmt):
         stamps = S.stamps_of({k: split[k] for k in res.files if k in split})
         audit = audits.get(res.name)

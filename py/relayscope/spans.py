@@ -199,7 +199,8 @@ def _axis(relays: Sequence[R.Relay], stamps: Stamps) -> str:
     return ORDER if len({r.file for r in relays}) > 1 else LINE
 
 
-def _positions(relays: Sequence[R.Relay], axis: str, stamps: Stamps) -> list[float]:
+def positions(relays: Sequence[R.Relay], axis: str, stamps: Stamps) -> list[float]:
+    """Each relay's x on ``axis`` (by index; the page's range filter reads them)."""
     if axis == LINE:
         return [float(r.line) for r in relays]
     if axis == ORDER:
@@ -219,7 +220,7 @@ def _positions(relays: Sequence[R.Relay], axis: str, stamps: Stamps) -> list[flo
 def build(relays: Sequence[R.Relay], stamps: Stamps, lost: Iterable[Lost] = ()) -> Timeline:
     """The timeline of one session (or stream): see the module doc."""
     axis = _axis(relays, stamps) if relays else LINE
-    xs = _positions(relays, axis, stamps)
+    xs = positions(relays, axis, stamps)
     tl = Timeline(axis)
     tracks: dict[str, Track] = {}
     uses: dict[str, int] = {}  # tool_use id -> index in relays
@@ -448,10 +449,11 @@ def _model_intervals(relays: Sequence[R.Relay], xs: Sequence[float],
 def figures(tl: Timeline, relays: Sequence[R.Relay], stamps: Stamps, top: int = TOP_TOOLS) -> dict[str, Any]:
     """Where the time went, per lane and for the run, in the axis' unit (seconds on ``time``,
     lines or relays otherwise). Plain JSON values, in a fixed order."""
-    xs = _positions(relays, tl.axis, stamps)
+    xs = positions(relays, tl.axis, stamps)
     unit = "s" if tl.axis == TIME else ("lines" if tl.axis == LINE else "relays")
     lanes: list[dict[str, Any]] = []
     busy_all: list[tuple[float, float]] = []
+    tools_all: list[tuple[float, float]] = []  # while some tool call ran, in any lane
     by_tool_all: dict[str, list[float]] = {}
     totals = {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "cache_creation_tokens": 0}
     model_all = 0.0
@@ -465,6 +467,7 @@ def figures(tl: Timeline, relays: Sequence[R.Relay], stamps: Stamps, top: int = 
         assert agent is not None
         tools = tools_of.get(tr.id, [])
         tool_iv = _union((s.start, s.end) for s in tools)
+        tools_all.extend(tool_iv)
         model_iv = _union(waits.get(tr.id, []))
         busy = _union(tool_iv + model_iv)
         busy_all.extend(busy)
@@ -493,7 +496,7 @@ def figures(tl: Timeline, relays: Sequence[R.Relay], stamps: Stamps, top: int = 
     wall = tl.end - tl.start
     return {
         "axis": tl.axis, "axis_words": tl.axis_words, "unit": unit, "session_id": tl.session_id,
-        "run": {"wall": _round(wall), "tools": _round(sum(v[1] for v in by_tool_all.values())),
+        "run": {"wall": _round(wall), "tools": _round(_length(_union(tools_all))),
                 "model_wait": _round(model_all), "idle": _round(max(0.0, wall - _length(_union(busy_all)))),
                 "tool_calls": sum(int(v[0]) for v in by_tool_all.values()), "by_tool": _top(by_tool_all, top),
                 "agents": len(tl.tracks) - (1 if tl.track(MAIN) else 0), "tokens": totals,

@@ -157,6 +157,7 @@ def test_figures_add_up() -> None:
     assert run["by_tool"][0]["tool"] == "Agent"  # the sub-agents are where the time went
     assert sum(lane["tokens"]["output_tokens"] for lane in fig["lanes"]) == run["tokens"]["output_tokens"]
     assert run["wall"] == pytest.approx(fig["lanes"][0]["wall"], abs=0.01)
+    assert 0 < run["tools"] <= run["wall"]  # calls in parallel count once
 
 
 def test_stream_json_figures_are_in_lines_with_the_reported_durations_beside() -> None:
@@ -265,6 +266,16 @@ def test_otlp_agent_span_is_a_child_of_its_spawning_call_with_genai_attributes()
         assert attrs["gen_ai.request.model"].string_value.startswith("claude")
         assert attrs["gen_ai.usage.output_tokens"].int_value > 0
         assert attrs["gen_ai.usage.input_tokens"].int_value > 0
+
+
+def test_the_exports_do_not_depend_on_a_last_newline_or_the_folder_names() -> None:
+    # the page holds a folder's files as lines and names them by their relative path
+    fam = next(f for f in FAMILIES if f[0].name == "ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl")
+    as_cli = {str(p): p.read_bytes() for p in fam}
+    as_page = {"x/" + p.name if p == fam[0] else f"x/{fam[0].stem}/subagents/{p.name}": p.read_bytes().rstrip(b"\n")
+               for p in fam}
+    for fmt in export.FORMATS:
+        assert export.export(export.runs(as_cli), fmt) == export.export(export.runs(as_page), fmt)
 
 
 def test_otlp_of_another_input_has_other_ids() -> None:

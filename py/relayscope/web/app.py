@@ -34,6 +34,7 @@ from .model import EXAMPLES, Workspace, binary_reason
 from .remote import DOCUMENT as document
 from .remote import WINDOW as window
 from .sources import Sources
+from .swimlanes import Swimlanes
 from .timeline import LaneLayout, Timeline
 from .urlstate import State, query_dict, query_of
 from .watch import Watcher
@@ -75,6 +76,7 @@ class App:
         self.open_groups: set[int] = set()  # groups of partial deltas shown fragment by fragment
         self.saved_filter: tuple[str, set[str], set[str], str, bool] | None = None  # cleared by a link
         self.links = Links(self)
+        self.swimlanes = Swimlanes(self)  # issue 20: the agents in time, above the timeline
 
     # -- start --------------------------------------------------------------------------------
 
@@ -138,6 +140,7 @@ class App:
         on(e["skip-to-stepper"], "click", self.on_skip)
         on(e["fp-legend-box"], "toggle", lambda _: self.fill_legend())
         on(window, "resize", lambda _: self.timeline.render())
+        self.swimlanes.wire(on)
 
     # -- failures and notices -----------------------------------------------------------------------
 
@@ -318,6 +321,7 @@ class App:
         self.draw_lane_filter()
         self.draw_type_chips()
         panels.lanes(e["lanes"], ws.lanes, self.lane_colors, st.lane)
+        self.swimlanes.show(ws, self.lane_labels, self.lane_colors)
         panels.errors(e, ws.errors, ws.error_summary())
         panels.audit(e, ws.audit, ws.strategy, ws.format)
         legend.draw(e["fp-legend-box"], e["fp-legend-summary"], e["fp-legend"], ws.fp_legend())
@@ -455,7 +459,7 @@ class App:
         if ws is None:
             return
         st = self.state
-        seqs = ws.select(st.text, st.types, st.xtypes, st.lane, st.bookkeeping)
+        seqs = self.swimlanes.within(ws.select(st.text, st.types, st.xtypes, st.lane, st.bookkeeping))
         self.els["relay-count"].textContent = str(len(seqs))
         self.els["relay-count"].dataset.total = str(len(ws.relays))
         self.els["relay-count"].dataset.hidden = "0" if st.bookkeeping else str(ws.bookkeeping_count)

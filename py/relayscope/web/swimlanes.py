@@ -1,0 +1,209 @@
+"""swimlanes: the agents in time, above the timeline (issue 20). The worker's half.
+
+Theory of operation
+-------------------
+The core (``spans.build``) makes the timeline of what the workspace shows: one track per lane,
+main on top and each sub-agent under the lane that spawned it, the agent span, the tool spans in
+rows, the marks. This module writes it into the page once per translation, as data attributes
+of one element per track (``[data-testid=swimlane-track][data-lane=ID]``, labelled as the lanes
+panel labels the lane): ``data-spans`` and ``data-marks``, compact JSON of numbers, names and
+labels (text the page only ever sets as ``textContent``). The page's own module
+(``static/js/swimlanes.mjs``) draws them on a canvas per track and owns zoom, pan, hover and the
+keyboard: those never wait for the worker. What the reader picks comes back through two hidden
+inputs the page's ops already sync: ``#swimlanes-pick`` (a span or mark: select its row in the
+timeline and its line in the stepper) and ``#swimlanes-range`` (a dragged range: the timeline
+keeps the rows inside it, :meth:`Swimlanes.within`). The exports are the core's
+(``export.runs`` on the input's own bytes), so they are byte for byte the CLI's.
+
+Must not: draw (the page does), hold the page's zoom, or parse input beyond ``spans``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, Final
+
+from .. import export
+from .. import spans as S
+from .dom import clear, download, fmt_int, h, show
+from .fates import Fates
+from .remote import DOCUMENT as document
+
+KINDS: Final = {"agent": 0, "tool": 1}
+MARKS: Final = {"model": 0, "lost": 1, "error": 2}
+IDS: Final = ("swimlanes", "swimlanes-axis", "swimlanes-figures", "swimlanes-tracks", "swimlanes-pick",
+               "swimlanes-range", "swimlanes-clear-range", "export-chrome-trace", "export-otlp")
+LABELS_UP_TO: Final = 20_000  # spans in all: past this, a span's tooltip gives its name, not its key input
+MIME: Final = "application/json"
+
+
+def _num(x: float) -> float | int:
+    r = round(x, 3)
+    return int(r) if r == int(r) else r
+
+
+class Swimlanes:
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.els = {name: document.getElementById(name) for name in IDS}
+        self.tl: S.Timeline | None = None
+        self.xs: list[float] = []
+        self.range: tuple[float, float] | None = None
+        self.version = 0
+
+    def wire(self, on: Callable[[Any, str, Callable[[Any], Any]], None]) -> None:
+        """Its handlers, through the app's ``on`` (one error path for every handler)."""
+        e = self.els
+        on(e["swimlanes-pick"], "change", self.on_pick)
+        on(e["swimlanes-range"], "change", self.on_range)
+        on(e["swimlanes-clear-range"], "click", lambda _: self.clear_range())
+        on(e["export-chrome-trace"], "click", lambda _: self.export("chrome-trace"))
+        on(e["export-otlp"], "click", lambda _: self.export("otlp"))
+
+    # -- drawing the data ---------------------------------------------------------------------
+
+    def show(self, ws: Any, labels: dict[str, str], colors: dict[str, int]) -> None:
+        """The timeline of what ``ws`` shows, written into the page's tracks."""
+        section = self.els["swimlanes"]
+        self.range = None
+        show(self.els["swimlanes-clear-range"], False)
+
+        def stamps(file: str | None, line: int) -> float | None:
+            stamp = ws.line_time(file, line)
+            return S.parse(stamp) if stamp else None
+        relays = ws.relays
+        tl = S.build(relays, stamps, _lost(ws.fates))
+        self.tl, self.xs = tl, S.positions(relays, tl.axis, stamps)
+        if not tl.tracks:
+            show(section, False)
+            return
+        box = self.els["swimlanes-tracks"]
+        clear(box)
+        with_labels = len(tl.spans) <= LABELS_UP_TO
+        origin = tl.start
+        by_lane: dict[str, list[S.Span]] = {}
+        for sp in tl.spans:
+            by_lane.setdefault(sp.lane, []).append(sp)
+        marks_of: dict[str, list[S.Mark]] = {}
+        for mk in tl.marks:
+            marks_of.setdefault(mk.lane, []).append(mk)
+        for tr in tl.tracks:
+            label = labels.get(tr.id, tr.label)
+            own = by_lane.get(tr.id, [])
+            names: dict[str, int] = {}
+            data: list[float | int] = []
+            texts: list[str | None] = []
+            for s in own:
+                k = names.setdefault(s.name if s.kind == "tool" else label, len(names))
+                data += [_num(s.start - origin), _num(s.end - origin), s.row + (1 if s.kind == "tool" else 0),
+                         KINDS[s.kind] + (2 if s.error else 0) + (4 if s.open else 0), s.seq, k]
+                texts.append(s.label if with_labels and s.kind == "tool" else None)
+            marks = marks_of.get(tr.id, [])
+            mdata: list[Any] = []
+            for m in marks:
+                mdata += [_num(m.at - origin), MARKS[m.kind], -1 if m.seq is None else m.seq, m.line]
+            mtexts = [m.text for m in marks]
+            track = h("div", cls=f"sl-track lane-c{colors.get(tr.id, 0)}", attrs={
+                "data-testid": "swimlane-track", "data-lane": tr.id, "data-depth": min(tr.depth, 6),
+                "data-rows": 1 + tr.rows, "data-parent": tr.parent or None,
+            })
+            track.append(h("div", label, cls="sl-label", attrs={"title": label, "data-testid": "swimlane-label"}))
+            lane_box = h("div", cls="sl-lane", attrs={
+                "tabindex": 0, "role": "group", "data-testid": "swimlane-canvas",
+                "aria-label": f"{label}: {len(own) - 1} tool call(s); arrows move between spans, Enter selects",
+            })
+            lane_box.setAttribute("data-spans", json.dumps({"names": list(names), "d": data, "labels": texts},
+                                                           ensure_ascii=False, separators=(",", ":")))
+            lane_box.setAttribute("data-marks", json.dumps({"d": mdata, "texts": mtexts},
+                                                           ensure_ascii=False, separators=(",", ":")))
+            track.append(lane_box)
+            box.append(track)
+        self.els["swimlanes-axis"].textContent = f"x: {tl.axis_words}" + (
+            "" if tl.axis == S.TIME else " (the input has no timestamps)")
+        fig = S.figures(tl, relays, stamps)
+        self.els["swimlanes-figures"].textContent = _figures_line(fig)
+        self.version += 1
+        section.setAttribute("data-axis", tl.axis)
+        section.setAttribute("data-span", str(_num(tl.end - tl.start)))
+        section.setAttribute("data-unit", "s" if tl.axis == S.TIME else "line" if tl.axis == S.LINE else "relay")
+        section.setAttribute("data-version", str(self.version))  # last: the page redraws on it
+        show(section)
+
+    # -- what the reader does -------------------------------------------------------------------
+
+    def on_pick(self, _event: Any) -> None:
+        """A span or mark was clicked (or Enter on it): its row in the timeline, its step."""
+        app, ws = self.app, self.app.ws
+        raw = str(self.els["swimlanes-pick"].value or "")
+        if ws is None or not raw:
+            return
+        try:
+            seq, line, lane = json.loads(raw)
+        except (ValueError, TypeError):
+            return
+        if isinstance(seq, int) and 0 <= seq < len(ws.relays):
+            app.select_row(seq, expanded=False)
+        elif isinstance(line, int):  # a lost block: the step of its line
+            file = next((m.file for m in (self.tl.marks if self.tl else []) if m.line == line and m.lane == lane), None)
+            app.go_step(ws.step_of_line(file, line))
+
+    def on_range(self, _event: Any) -> None:
+        raw = str(self.els["swimlanes-range"].value or "").split()
+        tl = self.tl
+        if tl is None:
+            return
+        try:
+            a, b = (float(raw[0]) + tl.start, float(raw[1]) + tl.start) if len(raw) == 2 else (0.0, 0.0)
+        except ValueError:
+            return
+        self.range = (min(a, b), max(a, b)) if len(raw) == 2 else None
+        show(self.els["swimlanes-clear-range"], self.range is not None)
+        self.app.filter_rows()
+
+    def clear_range(self) -> None:
+        self.els["swimlanes-range"].value = ""
+        self.range = None
+        show(self.els["swimlanes-clear-range"], False)
+        self.app.filter_rows()
+
+    def within(self, seqs: list[int]) -> list[int]:
+        """The rows of ``seqs`` inside the dragged range (all of them when there is none)."""
+        if self.range is None or not self.xs:
+            return seqs
+        a, b = self.range
+        xs = self.xs
+        return [q for q in seqs if q < len(xs) and a <= xs[q] <= b]
+
+    def export(self, fmt: str) -> None:
+        ws = self.app.ws
+        if ws is None:
+            return
+        parts = ws.source_parts()
+        source: bytes | dict[str, bytes] = parts[0][1] if len(parts) == 1 and parts[0][0] is None else {
+            str(k): v for k, v in parts}
+        data = export.export(export.runs(source, ws.strategy), fmt)
+        base = (ws.name or "relayscope").rstrip("/").rsplit("/", 1)[-1].split(" ", 1)[0] or "relayscope"
+        stem = base.rsplit(".", 1)[0] if "." in base else base
+        download(f"{stem}.{ws.strategy}.{'trace' if fmt == 'chrome-trace' else 'otlp'}.json", data, MIME)
+
+
+def _lost(fates: Fates | None) -> list[S.Lost]:
+    return [S.Lost(b.line, b.file, b.words) for b in fates.lost] if fates is not None else []
+
+
+def _figures_line(fig: dict[str, Any]) -> str:
+    run, unit = fig["run"], fig["unit"]
+
+    def q(v: float) -> str:
+        return S.duration_words(v, fig["axis"]) if unit == "s" else f"{fmt_int(round(v))} {unit}"
+    tools = ", ".join(f"{t['tool']} {q(t['time'])}" for t in run["by_tool"][:3])
+    tokens = run["tokens"]
+    parts = [f"wall {q(run['wall'])}", f"in tools {q(run['tools'])}" + (f" ({tools})" if tools else ""),
+             f"waiting on the model {q(run['model_wait'])}", f"idle {q(run['idle'])}",
+             f"{fmt_int(tokens['input_tokens'] + tokens['cache_read_tokens'] + tokens['cache_creation_tokens'])} in"
+             f" / {fmt_int(tokens['output_tokens'])} out tokens"]
+    if run["agents"]:
+        parts.insert(0, f"{run['agents']} sub-agent(s)")
+    return " · ".join(parts)
+
