@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any, Final
 
 from .. import export
@@ -81,6 +82,8 @@ class Swimlanes:
         box = self.els["swimlanes-tracks"]
         clear(box)
         with_labels = len(tl.spans) <= LABELS_UP_TO
+        fig = S.figures(tl, relays, stamps)
+        lane_figs = {ln["lane"]: ln for ln in fig["lanes"]}
         origin = tl.start
         by_lane: dict[str, list[S.Span]] = {}
         for sp in tl.spans:
@@ -108,7 +111,13 @@ class Swimlanes:
                 "data-testid": "swimlane-track", "data-lane": tr.id, "data-depth": min(tr.depth, 6),
                 "data-rows": 1 + tr.rows, "data-parent": tr.parent or None,
             })
-            track.append(h("div", label, cls="sl-label", attrs={"title": label, "data-testid": "swimlane-label"}))
+            figures = lane_figs.get(tr.id)
+            head = h("div", cls="sl-head-cell")
+            head.append(h("div", label, cls="sl-label", attrs={"title": label, "data-testid": "swimlane-label"}))
+            if figures is not None:
+                head.append(h("div", _lane_line(figures, fig), cls="sl-lane-figures",
+                              attrs={"data-testid": "swimlane-lane-figures"}))
+            track.append(head)
             lane_box = h("div", cls="sl-lane", attrs={
                 "tabindex": 0, "role": "group", "data-testid": "swimlane-canvas",
                 "aria-label": f"{label}: {len(own) - 1} tool call(s); arrows move between spans, Enter selects",
@@ -120,8 +129,7 @@ class Swimlanes:
             track.append(lane_box)
             box.append(track)
         self.els["swimlanes-axis"].textContent = f"x: {tl.axis_words}" + (
-            "" if tl.axis == S.TIME else " (the input has no timestamps)")
-        fig = S.figures(tl, relays, stamps)
+            f", from {_clock(tl.start)}" if tl.axis == S.TIME else " (the input has no timestamps)")
         self.els["swimlanes-figures"].textContent = _figures_line(fig)
         self.version += 1
         section.setAttribute("data-axis", tl.axis)
@@ -188,22 +196,42 @@ class Swimlanes:
         download(f"{stem}.{ws.strategy}.{'trace' if fmt == 'chrome-trace' else 'otlp'}.json", data, MIME)
 
 
+def _clock(seconds: float) -> str:
+    """When the run began, for the axis: ``2026-04-18 13:10:51 UTC``."""
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
 def _lost(fates: Fates | None) -> list[S.Lost]:
     return [S.Lost(b.line, b.file, b.words) for b in fates.lost] if fates is not None else []
 
 
-def _figures_line(fig: dict[str, Any]) -> str:
-    run, unit = fig["run"], fig["unit"]
+def _q(v: float, fig: dict[str, Any]) -> str:
+    unit = fig["unit"]
+    return S.duration_words(v, fig["axis"]) if unit == "s" else f"{fmt_int(round(v))} {unit}"
 
-    def q(v: float) -> str:
-        return S.duration_words(v, fig["axis"]) if unit == "s" else f"{fmt_int(round(v))} {unit}"
-    tools = ", ".join(f"{t['tool']} {q(t['time'])}" for t in run["by_tool"][:3])
-    tokens = run["tokens"]
-    parts = [f"wall {q(run['wall'])}", f"in tools {q(run['tools'])}" + (f" ({tools})" if tools else ""),
-             f"waiting on the model {q(run['model_wait'])}", f"idle {q(run['idle'])}",
-             f"{fmt_int(tokens['input_tokens'] + tokens['cache_read_tokens'] + tokens['cache_creation_tokens'])} in"
-             f" / {fmt_int(tokens['output_tokens'])} out tokens"]
+
+def _tokens(t: dict[str, int]) -> str:
+    given = t["input_tokens"] + t["cache_read_tokens"] + t["cache_creation_tokens"]
+    return f"{fmt_int(given)} in / {fmt_int(t['output_tokens'])} out tokens"
+
+
+def _figures_line(fig: dict[str, Any]) -> str:
+    """The run's figures in a line: where the time went."""
+    run = fig["run"]
+    parts = [f"wall {_q(run['wall'], fig)}", f"a tool running {_q(run['tools'], fig)}",
+             f"waiting on the model {_q(run['model_wait'], fig)}", f"idle {_q(run['idle'], fig)}", _tokens(run["tokens"])]
     if run["agents"]:
         parts.insert(0, f"{run['agents']} sub-agent(s)")
+    tools = ", ".join(f"{t['tool']} {t['calls']}× {_q(t['time'], fig)}" for t in run["by_tool"][:4])
+    if tools:
+        parts.append(f"by tool (calls in parallel add up): {tools}")
+    return " · ".join(parts)
+
+
+def _lane_line(lane: dict[str, Any], fig: dict[str, Any]) -> str:
+    """A lane's figures, under its label."""
+    parts = [_q(lane["wall"], fig), f"tools {_q(lane['tools'], fig)}", f"model {_q(lane['model_wait'], fig)}"]
+    if lane["idle"]:
+        parts.append(f"idle {_q(lane['idle'], fig)}")
     return " · ".join(parts)
 
