@@ -157,10 +157,12 @@ function sizeCanvas(canvas, cssW, cssH) {
 function draw() {
   frame = 0;
   if (section.hidden || !lanes.length) return;
+  const t = performance.now();
   readColors();
   drawRuler();
   for (let li = 0; li < lanes.length; li++) drawLane(li);
   section.dataset.view = `${round(view[0])} ${round(view[1])}`;
+  section.dataset.drawMs = (performance.now() - t).toFixed(1); // the last frame's cost (bench/swimlanes_bench.py)
 }
 
 const round = (x) => Math.round(x * 1000) / 1000;
