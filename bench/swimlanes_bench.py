@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -57,9 +59,11 @@ def make_input(mb: int) -> Path:
     return path
 
 
-def moves(page) -> dict[str, float]:
+def moves(page) -> dict[str, Any]:
     """Zoom, pan, keys and fit; the longest task and the slowest frame meanwhile."""
     page.evaluate("window.__longTasks = []")
+    draws: list[float] = []
+    slow: list[str] = []
     lane = page.locator("[data-testid=swimlane-track] .sl-lane").first
     box = lane.bounding_box()
     page.mouse.move(box["x"] + box["width"] * 0.4, box["y"] + 4)
@@ -67,22 +71,29 @@ def moves(page) -> dict[str, float]:
     for _ in range(20):
         page.mouse.wheel(0, -240)
         page.wait_for_timeout(30)
-        worst_draw = max(worst_draw, float(page.get_attribute("[data-testid=swimlanes]", "data-draw-ms") or 0))
+        draws.append(float(page.get_attribute("[data-testid=swimlanes]", "data-draw-ms") or 0))
+        slow.append(page.get_attribute("[data-testid=swimlanes]", "data-draw-slowest") or "")
+        worst_draw = max(worst_draw, draws[-1])
     for _ in range(10):
         page.mouse.wheel(400, 0)
         page.wait_for_timeout(30)
-        worst_draw = max(worst_draw, float(page.get_attribute("[data-testid=swimlanes]", "data-draw-ms") or 0))
+        draws.append(float(page.get_attribute("[data-testid=swimlanes]", "data-draw-ms") or 0))
+        slow.append(page.get_attribute("[data-testid=swimlanes]", "data-draw-slowest") or "")
+        worst_draw = max(worst_draw, draws[-1])
     lane.focus()
     for key in ["-"] * 8 + ["+"] * 4:
         page.keyboard.press(key)
         page.wait_for_timeout(30)
-        worst_draw = max(worst_draw, float(page.get_attribute("[data-testid=swimlanes]", "data-draw-ms") or 0))
+        draws.append(float(page.get_attribute("[data-testid=swimlanes]", "data-draw-ms") or 0))
+        slow.append(page.get_attribute("[data-testid=swimlanes]", "data-draw-slowest") or "")
+        worst_draw = max(worst_draw, draws[-1])
     page.locator("[data-testid=swimlane-fit]").click()
     page.wait_for_timeout(200)
     worst_draw = max(worst_draw, float(page.get_attribute("[data-testid=swimlanes]", "data-draw-ms") or 0))
     tasks = page.evaluate("window.__longTasks")
     return {"longest_task_ms": max((t["duration"] for t in tasks), default=0.0), "long_tasks": len(tasks),
-            "slowest_draw_ms": worst_draw}
+            "tasks_ms": [round(t["duration"]) for t in tasks], "slowest_draw_ms": worst_draw, "draws_ms": draws,
+            "slowest_track": slow}
 
 
 # The choice of drawing: the same zoom step (every visible span moved and resized) as SVG rects,
@@ -147,7 +158,7 @@ def compare(browser, n: int) -> dict[str, float]:
     return out
 
 
-def run(browser, url: str, path: Path) -> dict[str, float]:
+def run(browser, url: str, path: Path) -> dict[str, Any]:
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.add_init_script(LONG_TASKS)
     page.goto(url)
@@ -156,10 +167,13 @@ def run(browser, url: str, path: Path) -> dict[str, float]:
     page.wait_for_selector("html[data-app-state=done]", state="attached", timeout=3_600_000)
     page.wait_for_selector("[data-testid=swimlanes][data-view]", state="attached", timeout=600_000)
     spans = page.eval_on_selector_all(
-        "[data-testid=swimlane-track] .sl-lane", "els => els.reduce((n, e) => n + JSON.parse(e.dataset.spans).d.length / 6, 0)")
+        "[data-testid=swimlane-track] .sl-lane", "els => els.reduce((n, e) => n + JSON.parse(e.dataset.spans).n, 0)")
     marks = page.eval_on_selector_all(
-        "[data-testid=swimlane-track] .sl-lane", "els => els.reduce((n, e) => n + JSON.parse(e.dataset.marks).d.length / 4, 0)")
-    out = {"mb": path.stat().st_size / 2**20, "spans": spans, "marks": marks, **moves(page)}
+        "[data-testid=swimlane-track] .sl-lane", "els => els.reduce((n, e) => n + JSON.parse(e.dataset.marks).n, 0)")
+    tracks = page.locator("[data-testid=swimlane-track]").count()
+    load_ms = float(page.get_attribute("[data-testid=swimlanes]", "data-load-ms") or 0)
+    out = {"mb": path.stat().st_size / 2**20, "spans": spans, "marks": marks, "tracks": tracks, "load_ms": load_ms,
+           **moves(page)}
     page.close()
     return out
 
@@ -190,10 +204,13 @@ def main() -> None:
         r = run(browser, url, big)
         browser.close()
     print(json.dumps({"base": b, "big": r}, indent=1))
-    print(f"{r['mb']:.0f} MB: {r['spans']:.0f} spans, {r['marks']:.0f} marks; while zooming and panning the longest "
+    print(f"{r['mb']:.0f} MB: {r['tracks']} tracks, {r['spans']:.0f} spans, {r['marks']:.0f} marks (set up in "
+          f"{r['load_ms']:.0f} ms); while zooming and panning the longest "
           f"page task {r['longest_task_ms']:.0f} ms ({r['long_tasks']} over 50 ms), slowest frame "
-          f"{r['slowest_draw_ms']:.1f} ms; {b['mb']:.0f} MB baseline: {b['longest_task_ms']:.0f} ms, "
-          f"{b['slowest_draw_ms']:.1f} ms (ratio of frames {r['slowest_draw_ms'] / max(b['slowest_draw_ms'], 0.1):.1f}x)")
+          f"{r['slowest_draw_ms']:.1f} ms, median frame {statistics.median(r['draws_ms']):.1f} ms; {b['mb']:.0f} MB "
+          f"baseline: {b['longest_task_ms']:.0f} ms, {b['slowest_draw_ms']:.1f} ms, median "
+          f"{statistics.median(b['draws_ms']):.1f} ms (median frame ratio "
+          f"{statistics.median(r['draws_ms']) / max(statistics.median(b['draws_ms']), 0.05):.1f}x)")
 
 
 if __name__ == "__main__":

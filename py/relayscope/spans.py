@@ -489,7 +489,8 @@ def figures(tl: Timeline, relays: Sequence[R.Relay], stamps: Stamps, top: int = 
         lanes.append({
             "lane": tr.id, "label": tr.label, "depth": tr.depth, "parent": tr.parent, "model": tr.model,
             "wall": _round(wall), "tools": _round(_length(tool_iv)), "model_wait": _round(model),
-            "idle": _round(max(0.0, wall - _length(busy))), "tool_calls": len(tools),
+            "idle": _round(max(0.0, wall - _length(busy))), "longest_idle": _round(_longest_gap(busy, agent)),
+            "tool_calls": len(tools),
             "by_tool": _top(by_tool, top), "tokens": tokens,
             "reported_ms": tr.reported_ms, "ttft_ms": tr.ttft_ms,
         })
@@ -504,6 +505,12 @@ def figures(tl: Timeline, relays: Sequence[R.Relay], stamps: Stamps, top: int = 
                 "errors": sum(1 for m in tl.marks if m.kind == "error")},
         "lanes": lanes,
     }
+
+
+def _longest_gap(busy: list[tuple[float, float]], agent: Span) -> float:
+    """The longest stretch of the lane's span with neither a tool call nor the model at work."""
+    edges = [agent.start, *(x for iv in busy for x in iv), agent.end]
+    return max((b - a for a, b in zip(edges[::2], edges[1::2], strict=False)), default=0.0)
 
 
 def _round(x: float) -> float:
@@ -540,7 +547,7 @@ def render_figures(fig: Mapping[str, Any]) -> str:
     unit = fig["unit"]
 
     def q(v: float) -> str:
-        return f"{v:g} {unit}"
+        return duration_words(v, fig["axis"]) if unit == "s" else f"{v:g} {unit}"
     run = fig["run"]
     out = [f"axis: {fig['axis_words']}" + (f" · session {fig['session_id']}" if fig.get("session_id") else ""),
            f"run: wall {q(run['wall'])} · in tools {q(run['tools'])} ({run['tool_calls']} calls) · "
@@ -552,7 +559,7 @@ def render_figures(fig: Mapping[str, Any]) -> str:
     out += [f"     {t['tool']:<16} {t['calls']:>5} calls  {q(t['time'])}" for t in run["by_tool"]]
     for ln in fig["lanes"]:
         out.append(f"{'  ' * ln['depth']}{ln['label']}: wall {q(ln['wall'])} · tools {q(ln['tools'])} · "
-                   f"model {q(ln['model_wait'])} · idle {q(ln['idle'])} · "
+                   f"model {q(ln['model_wait'])} · idle {q(ln['idle'])} (longest gap {q(ln['longest_idle'])}) · "
                    f"{ln['tokens']['input_tokens']} in / {ln['tokens']['output_tokens']} out tokens"
                    + (f" · reported {ln['reported_ms']:g} ms" if ln["reported_ms"] is not None else ""))
     return "\n".join(out) + "\n"

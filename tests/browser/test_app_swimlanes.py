@@ -34,9 +34,10 @@ def tracks(app: AppDriver) -> list[str]:
 
 
 def spans_of(app: AppDriver, lane: str) -> list[dict]:
-    raw = app.page.get_attribute(f'[data-testid=swimlane-track][data-lane="{lane}"] .sl-lane', "data-spans")
-    data = json.loads(raw)
-    d = data["d"]
+    el = app.page.locator(f'[data-testid=swimlane-track][data-lane="{lane}"] .sl-lane')
+    data = json.loads(el.get_attribute("data-spans"))
+    d = [x for k in range(data["parts"]) for x in json.loads(el.get_attribute(f"data-spans-{k}"))]
+    assert len(d) == 6 * data["n"]
     return [{"start": d[i], "end": d[i + 1], "row": d[i + 2], "flags": d[i + 3], "seq": d[i + 4],
              "name": data["names"][d[i + 5]]} for i in range(0, len(d), 6)]
 

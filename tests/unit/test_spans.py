@@ -154,6 +154,8 @@ def test_figures_add_up() -> None:
     for lane in fig["lanes"]:
         assert lane["tools"] + lane["model_wait"] + lane["idle"] >= lane["wall"] - 0.01
         assert lane["idle"] >= 0 and lane["tools"] <= lane["wall"] + 0.01
+        assert 0 <= lane["longest_idle"] <= lane["idle"] + 0.01
+    assert fig["lanes"][0]["longest_idle"] > 60  # main waited on its user for minutes at a time
     assert run["by_tool"][0]["tool"] == "Agent"  # the sub-agents are where the time went
     assert sum(lane["tokens"]["output_tokens"] for lane in fig["lanes"]) == run["tokens"]["output_tokens"]
     assert run["wall"] == pytest.approx(fig["lanes"][0]["wall"], abs=0.01)

@@ -321,7 +321,7 @@ class App:
         self.draw_lane_filter()
         self.draw_type_chips()
         panels.lanes(e["lanes"], ws.lanes, self.lane_colors, st.lane)
-        self.swimlanes.show(ws, self.lane_labels, self.lane_colors)
+        await self.swimlanes.show(ws, self.lane_labels, self.lane_colors)
         panels.errors(e, ws.errors, ws.error_summary())
         panels.audit(e, ws.audit, ws.strategy, ws.format)
         legend.draw(e["fp-legend-box"], e["fp-legend-summary"], e["fp-legend"], ws.fp_legend())

@@ -20,6 +20,7 @@ Must not: draw (the page does), hold the page's zoom, or parse input beyond ``sp
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -35,6 +36,8 @@ KINDS: Final = {"agent": 0, "tool": 1}
 MARKS: Final = {"model": 0, "lost": 1, "error": 2}
 IDS: Final = ("swimlanes", "swimlanes-axis", "swimlanes-figures", "swimlanes-tracks", "swimlanes-pick",
                "swimlanes-range", "swimlanes-clear-range", "export-chrome-trace", "export-otlp")
+PART_NUMBERS: Final = 60_000  # numbers per data attribute (10,000 spans; 12,000 marks)
+PART_CHARS: Final = 1 << 20  # attribute text per message to the page
 LABELS_UP_TO: Final = 20_000  # spans in all: past this, a span's tooltip gives its name, not its key input
 MIME: Final = "application/json"
 
@@ -64,8 +67,10 @@ class Swimlanes:
 
     # -- drawing the data ---------------------------------------------------------------------
 
-    def show(self, ws: Any, labels: dict[str, str], colors: dict[str, int]) -> None:
-        """The timeline of what ``ws`` shows, written into the page's tracks."""
+    async def show(self, ws: Any, labels: dict[str, str], colors: dict[str, int]) -> None:
+        """The timeline of what ``ws`` shows, written into the page's tracks: the tracks first,
+        then their data in parts of about ``PART_CHARS`` with a pause between, so that no message
+        the page applies is big (a 600 MB run writes megabytes), then ``data-version``."""
         section = self.els["swimlanes"]
         self.range = None
         show(self.els["swimlanes-clear-range"], False)
@@ -76,11 +81,11 @@ class Swimlanes:
         relays = ws.relays
         tl = S.build(relays, stamps, _lost(ws.fates))
         self.tl, self.xs = tl, S.positions(relays, tl.axis, stamps)
+        box = self.els["swimlanes-tracks"]
+        clear(box)
         if not tl.tracks:
             show(section, False)
             return
-        box = self.els["swimlanes-tracks"]
-        clear(box)
         with_labels = len(tl.spans) <= LABELS_UP_TO
         fig = S.figures(tl, relays, stamps)
         lane_figs = {ln["lane"]: ln for ln in fig["lanes"]}
@@ -91,9 +96,11 @@ class Swimlanes:
         marks_of: dict[str, list[S.Mark]] = {}
         for mk in tl.marks:
             marks_of.setdefault(mk.lane, []).append(mk)
+        pending: list[tuple[Any, str, list[Any]]] = []  # (element, attribute stem, numbers)
         for tr in tl.tracks:
             label = labels.get(tr.id, tr.label)
-            own = by_lane.get(tr.id, [])
+            # by row, then start: the page finds each row's run without sorting
+            own = sorted(by_lane.get(tr.id, []), key=lambda s: (0 if s.kind == "agent" else s.row + 1, s.start, s.seq))
             names: dict[str, int] = {}
             data: list[float | int] = []
             texts: list[str | None] = []
@@ -102,11 +109,11 @@ class Swimlanes:
                 data += [_num(s.start - origin), _num(s.end - origin), s.row + (1 if s.kind == "tool" else 0),
                          KINDS[s.kind] + (2 if s.error else 0) + (4 if s.open else 0), s.seq, k]
                 texts.append(s.label if with_labels and s.kind == "tool" else None)
-            marks = marks_of.get(tr.id, [])
+            mnames: dict[str, int] = {}
             mdata: list[Any] = []
-            for m in marks:
-                mdata += [_num(m.at - origin), MARKS[m.kind], -1 if m.seq is None else m.seq, m.line]
-            mtexts = [m.text for m in marks]
+            for m in marks_of.get(tr.id, []):
+                mdata += [_num(m.at - origin), MARKS[m.kind], -1 if m.seq is None else m.seq, m.line,
+                          mnames.setdefault(m.text, len(mnames))]
             track = h("div", cls=f"sl-track lane-c{colors.get(tr.id, 0)}", attrs={
                 "data-testid": "swimlane-track", "data-lane": tr.id, "data-depth": min(tr.depth, 6),
                 "data-rows": 1 + tr.rows, "data-parent": tr.parent or None,
@@ -122,20 +129,30 @@ class Swimlanes:
                 "tabindex": 0, "role": "group", "data-testid": "swimlane-canvas",
                 "aria-label": f"{label}: {len(own) - 1} tool call(s); arrows move between spans, Enter selects",
             })
-            lane_box.setAttribute("data-spans", json.dumps({"names": list(names), "d": data, "labels": texts},
-                                                           ensure_ascii=False, separators=(",", ":")))
-            lane_box.setAttribute("data-marks", json.dumps({"d": mdata, "texts": mtexts},
-                                                           ensure_ascii=False, separators=(",", ":")))
+            lane_box.setAttribute("data-spans", _json({"names": list(names), "labels": texts, "n": len(own),
+                                                       "parts": -(-len(data) // PART_NUMBERS)}))
+            lane_box.setAttribute("data-marks", _json({"texts": list(mnames), "n": len(mdata) // 5,
+                                                       "parts": -(-len(mdata) // PART_NUMBERS)}))
+            pending += [(lane_box, "data-spans", data), (lane_box, "data-marks", mdata)]
             track.append(lane_box)
             box.append(track)
         self.els["swimlanes-axis"].textContent = f"x: {tl.axis_words}" + (
             f", from {_clock(tl.start)}" if tl.axis == S.TIME else " (the input has no timestamps)")
         self.els["swimlanes-figures"].textContent = _figures_line(fig)
-        self.version += 1
         section.setAttribute("data-axis", tl.axis)
         section.setAttribute("data-span", str(_num(tl.end - tl.start)))
         section.setAttribute("data-unit", "s" if tl.axis == S.TIME else "line" if tl.axis == S.LINE else "relay")
-        section.setAttribute("data-version", str(self.version))  # last: the page redraws on it
+        written = 0
+        for el, stem, numbers in pending:
+            for k in range(0, len(numbers), PART_NUMBERS):
+                part = _json(numbers[k:k + PART_NUMBERS])
+                el.setAttribute(f"{stem}-{k // PART_NUMBERS}", part)
+                written += len(part)
+                if written >= PART_CHARS:  # this turn's ops go to the page as one message: end it
+                    written = 0
+                    await asyncio.sleep(0)
+        self.version += 1
+        section.setAttribute("data-version", str(self.version))  # last: the page loads on it
         show(section)
 
     # -- what the reader does -------------------------------------------------------------------
@@ -194,6 +211,10 @@ class Swimlanes:
         base = (ws.name or "relayscope").rstrip("/").rsplit("/", 1)[-1].split(" ", 1)[0] or "relayscope"
         stem = base.rsplit(".", 1)[0] if "." in base else base
         download(f"{stem}.{ws.strategy}.{'trace' if fmt == 'chrome-trace' else 'otlp'}.json", data, MIME)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _clock(seconds: float) -> str:
