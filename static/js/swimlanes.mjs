@@ -207,8 +207,7 @@ function sizeCanvas(canvas, cssW, cssH) {
   if (canvas.width !== w || canvas.height !== h) {
     canvas.width = w;
     canvas.height = h;
-    canvas.style.width = `${cssW}px`;
-    canvas.style.height = `${cssH}px`;
+    canvas.style.height = `${cssH}px`; // its width is the CSS's 100%: a narrower window never waits for a frame
   }
   const ctx = canvas.getContext("2d");
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);

@@ -202,6 +202,10 @@ def test_usable_at_390_px_in_dark(app, tmp_path: Path) -> None:
         assert box["width"] > 300  # the label goes above: the track keeps the width
         bg = section.evaluate("e => getComputedStyle(e).backgroundColor")
         assert bg != "rgb(251, 252, 253)"  # the dark panel, not the light one
+        page.set_viewport_size({"width": 1400, "height": 844})
+        page.wait_for_timeout(100)
+        page.set_viewport_size({"width": 390, "height": 844})
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390  # at once, before a redraw
     finally:
         page.set_viewport_size({"width": 1400, "height": 900})
         while page.get_attribute("html", "data-theme"):
