@@ -25,7 +25,8 @@ change the relays.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import heapq
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final
@@ -41,9 +42,15 @@ TIME: Final = "time"
 LINE: Final = "line"
 ORDER: Final = "order"
 AXIS_WORDS: Final = {TIME: "wall-clock time", LINE: "input line order", ORDER: "relay order"}
-TOP_TOOLS: Final = 8  # tools listed by time in the figures; the rest are summed as "other"
+TOP_TOOLS: Final = 8
+SLICE_RELAYS: Final = 25_000  # relays per slice of build_steps  # tools listed by time in the figures; the rest are summed as "other"
 # Assistant-side relays: what the model wrote (a model turn is the first of a message's).
 _MODEL_SIDE: Final = (R.TextDelta, R.ThinkingDelta, R.ToolUse, R.ContentBlock)
+_MODEL_TYPES: Final = frozenset(_MODEL_SIDE)
+_ENDS: Final = frozenset({R.ToolUse, R.ToolResult})
+# the relays build_steps looks at beyond their lane and position (a type test on each is slow in Pyodide)
+_NOTED: Final = frozenset({R.ToolUse, R.ToolResult, R.LaneStart, R.Usage, R.SessionMeta, R.TurnComplete, R.Error,
+                           R.System, R.TextDelta, R.ThinkingDelta, R.ContentBlock})
 
 
 # -- timestamps (the page's rows read them the same way: web/rowinfo re-exports these) ----------
@@ -102,7 +109,7 @@ class Span:
     kind: str  # "agent" | "tool"
     lane: str  # the track it is drawn on (a tool: where it was called; an agent: its own lane)
     name: str  # tool name, or the lane's label
-    label: str  # tool: name and key input; agent: the label
+    text: str | msgspec.Raw  # a tool: its input as it came (the label is made when asked); an agent: its label
     start: float
     end: float
     seq: int  # the relay that opens it (tool_use; an agent's spawning tool_use, else its first relay)
@@ -117,6 +124,13 @@ class Span:
     @property
     def open(self) -> bool:
         return self.end_seq is None
+
+    @property
+    def label(self) -> str:
+        """A tool call: its name and key input (``Bash command: pytest -q``); an agent: its label."""
+        if isinstance(self.text, str):
+            return self.text
+        return clip(f"{self.name} {tool_input_summary(self.text, 80)}", 100)
 
     @property
     def duration(self) -> float:
@@ -193,10 +207,20 @@ def lost_blocks(relays: Iterable[R.Relay], items: Mapping[Key, Item]) -> list[Lo
 
 def _axis(relays: Sequence[R.Relay], stamps: Stamps) -> str:
     """``time`` when every span's ends carry a timestamp (and one does at all)."""
-    probe: list[R.Relay] = [r for r in relays if isinstance(r, R.ToolUse | R.ToolResult)] or list(relays[:64])
-    if probe and all(stamps(r.file, r.line) is not None for r in probe):
+    ends = 0
+    for r in relays:  # the first end without one settles it (an untimed stream: at its first call)
+        if type(r) in _ENDS:
+            ends += 1
+            if stamps(r.file, r.line) is None:
+                return _untimed(relays)
+    if ends or (relays and all(stamps(r.file, r.line) is not None for r in relays[:64])):
         return TIME
-    return ORDER if len({r.file for r in relays}) > 1 else LINE
+    return _untimed(relays)
+
+
+def _untimed(relays: Sequence[R.Relay]) -> str:
+    first = relays[0].file if relays else None
+    return ORDER if any(r.file != first for r in relays) else LINE
 
 
 def positions(relays: Sequence[R.Relay], axis: str, stamps: Stamps) -> list[float]:
@@ -219,6 +243,19 @@ def positions(relays: Sequence[R.Relay], axis: str, stamps: Stamps) -> list[floa
 
 def build(relays: Sequence[R.Relay], stamps: Stamps, lost: Iterable[Lost] = ()) -> Timeline:
     """The timeline of one session (or stream): see the module doc."""
+    steps = build_steps(relays, stamps, lost)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            result: Timeline = done.value
+            return result
+
+
+def build_steps(relays: Sequence[R.Relay], stamps: Stamps,
+                lost: Iterable[Lost] = ()) -> Generator[None, None, Timeline]:
+    """:func:`build` a slice at a time: yields after every ``SLICE_RELAYS`` relays looked at (the
+    page's worker answers the reader between slices); returns the timeline."""
     axis = _axis(relays, stamps) if relays else LINE
     xs = positions(relays, axis, stamps)
     tl = Timeline(axis)
@@ -231,6 +268,8 @@ def build(relays: Sequence[R.Relay], stamps: Stamps, lost: Iterable[Lost] = ()) 
     msg_model: dict[str | None, str] = {}
     seen_msgs: set[tuple[str, str | None]] = set()
     for i, r in enumerate(relays):
+        if not i % SLICE_RELAYS and i:
+            yield
         lane = r.lane
         tr = tracks.get(lane)
         if tr is None:
@@ -238,6 +277,9 @@ def build(relays: Sequence[R.Relay], stamps: Stamps, lost: Iterable[Lost] = ()) 
                                       None if lane == MAIN else MAIN, 0 if lane == MAIN else 1, first_seq=r.seq)
             first_at[lane] = i
         last_x[lane], last_seq[lane] = xs[i], r.seq
+        kind = type(r)
+        if kind not in _NOTED:
+            continue
         if isinstance(r, R.ToolUse):
             uses.setdefault(r.id, i)
         elif isinstance(r, R.ToolResult):
@@ -267,22 +309,25 @@ def build(relays: Sequence[R.Relay], stamps: Stamps, lost: Iterable[Lost] = ()) 
             tl.marks.append(Mark("error", lane, xs[i], r.seq, r.line, r.file, clip(r.message, 120)))
         elif isinstance(r, R.System) and r.subtype == "task_notification":
             _task_time(r, tracks)
-        if isinstance(r, _MODEL_SIDE):
+        if kind in _MODEL_TYPES:
             mid = getattr(r, "message_id", None)
-            if (lane, mid) not in seen_msgs and mid is not None:
+            if mid is not None and (lane, mid) not in seen_msgs:
                 seen_msgs.add((lane, mid))
                 tl.marks.append(Mark("model", lane, xs[i], r.seq, r.line, r.file, mid))
     # model turns: named after the model that answered, once the usage has told it
     tl.marks = [Mark(m.kind, m.lane, m.at, m.seq, m.line, m.file, msg_model.get(m.text, "model turn"))
                 if m.kind == "model" else m for m in tl.marks]
     tools: list[Span] = []
-    for tid, i in uses.items():
+    yield
+    for n, (tid, i) in enumerate(uses.items()):
+        if not n % SLICE_RELAYS and n:
+            yield
         u = relays[i]
         assert isinstance(u, R.ToolUse)
         j = results.get(tid)
         res = relays[j] if j is not None else None
         end = xs[j] if j is not None else max(last_x[u.lane], xs[i])
-        tools.append(Span("tool", u.lane, u.name, clip(f"{u.name} {tool_input_summary(u.input, 80)}", 100),
+        tools.append(Span("tool", u.lane, u.name, u.input,
                           xs[i], max(end, xs[i]), u.seq, res.seq if res is not None else None, u.line, u.file,
                           tool_id=tid, error=bool(isinstance(res, R.ToolResult) and res.is_error),
                           child_lane=tid if tid in tracks and tid != u.lane else None))
@@ -301,7 +346,9 @@ def build(relays: Sequence[R.Relay], stamps: Stamps, lost: Iterable[Lost] = ()) 
         tr.agent = Span("agent", tr.id, tr.label, tr.label, start, max(end, start), seq, end_seq, line, file,
                         tool_id=tr.id if tr.id != MAIN and tr.id in uses else None, error=err)
     tl.tracks = _ordered(tracks)
+    yield
     _pack(tools, tl.tracks)
+    yield
     tl.spans = [t.agent for t in tl.tracks if t.agent is not None] + sorted(tools, key=lambda s: s.seq)
     tl.marks.extend(_lost_marks(relays, xs, lost, axis, stamps))
     tl.marks.sort(key=lambda m: (m.at, m.line))
@@ -350,31 +397,40 @@ def _ordered(tracks: Mapping[str, Track]) -> list[Track]:
 
 
 def _pack(tools: list[Span], tracks: list[Track]) -> None:
-    """Give each tool span the first row of its lane's track where it overlaps no other."""
-    rows: dict[str, list[float]] = {}  # lane -> end of the last span in each row
+    """Give each tool span the lowest row of its lane's track where it overlaps no other (a heap
+    of the rows' ends and one of the rows set free: a long run's calls never scan every row)."""
+    busy: dict[str, list[tuple[float, int]]] = {}  # lane -> (end, row) of the rows in use
+    free: dict[str, list[int]] = {}  # lane -> rows free again, lowest first
+    rows: dict[str, int] = {}
     by_lane = {t.id: t for t in tracks}
     for k, s in sorted(enumerate(tools), key=lambda p: (p[1].start, p[1].seq)):
-        ends = rows.setdefault(s.lane, [])
-        row = next((n for n, e in enumerate(ends) if e <= s.start), len(ends))
-        if row == len(ends):
-            ends.append(s.end)
+        used, spare = busy.setdefault(s.lane, []), free.setdefault(s.lane, [])
+        while used and used[0][0] <= s.start:
+            heapq.heappush(spare, heapq.heappop(used)[1])
+        if spare:
+            row = heapq.heappop(spare)
         else:
-            ends[row] = s.end
+            row = rows.get(s.lane, 0)
+            rows[s.lane] = row + 1
+        heapq.heappush(used, (s.end, row))
         if row:
             tools[k] = _with_row(s, row)
-    for lane, ends in rows.items():
+    for lane, n in rows.items():
         if lane in by_lane:
-            by_lane[lane].rows = max(1, len(ends))
+            by_lane[lane].rows = max(1, n)
 
 
 def _with_row(s: Span, row: int) -> Span:
-    return Span(s.kind, s.lane, s.name, s.label, s.start, s.end, s.seq, s.end_seq, s.line, s.file, row,
+    return Span(s.kind, s.lane, s.name, s.text, s.start, s.end, s.seq, s.end_seq, s.line, s.file, row,
                 s.tool_id, s.error, s.child_lane)
 
 
 def _lost_marks(relays: Sequence[R.Relay], xs: Sequence[float], lost: Iterable[Lost], axis: str,
                 stamps: Stamps) -> list[Mark]:
     """A lost block sits on the lane of the relay at or before its line (in its file)."""
+    lost = list(lost)
+    if not lost:
+        return []
     index: dict[str | None, tuple[list[int], list[int]]] = {}
     for n, r in enumerate(relays):
         lines, at = index.setdefault(r.file, ([], []))

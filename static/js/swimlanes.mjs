@@ -32,6 +32,7 @@ let lanes = [];
 let full = [0, 1];
 let view = [0, 1];
 let unit = "s";
+let origin = 0; // x of the run's start, in the input's own unit
 let frame = 0;
 let cursor = null; // {lane, i}: the span the keyboard is on
 let picked = null; // {lane, i}: the span last picked
@@ -162,6 +163,7 @@ const seen = new IntersectionObserver((entries) => {
 function load() {
   const t = performance.now();
   unit = section.dataset.unit || "s";
+  origin = Number(section.dataset.origin || 0);
   const span = Math.max(Number(section.dataset.span || 0), MIN_SPAN);
   full = [0, span];
   view = [0, span];
@@ -369,7 +371,8 @@ function drawRuler() {
   for (let t = Math.ceil(t0 / step) * step; t <= t1; t += step) {
     const x = Math.round((t - t0) * k) + 0.5;
     ctx.fillRect(x, 11, 1, 6);
-    ctx.fillText(unit === "s" ? fmtDur(t, true) : `${unit} ${Math.round(t) + (unit === "line" ? 0 : 0)}`, x + 2, 1);
+    // time: from the run's start (the axis caption says when that was); lines: the input's own numbers
+    ctx.fillText(unit === "s" ? fmtDur(t, true) : `${unit} ${Math.round(t + origin)}`, x + 2, 1);
   }
 }
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _corpus import FIXTURE_SESSIONS, SEEDS, SESSION_FILES, session_rel, sweep
+from _corpus import FIXTURE_SESSIONS, REAL_FILES, SEEDS, SESSION_FILES, session_rel, sweep
 
 from relayscope import cli, export, spans
 from relayscope.lanes import MAIN
@@ -251,6 +251,17 @@ def test_otlp_parses_as_an_export_trace_service_request(family: list[Path]) -> N
             if op == "execute_tool":
                 assert attrs["gen_ai.tool.name"].string_value
             assert s.end_time_unix_nano >= s.start_time_unix_nano
+
+
+@pytest.mark.parametrize("path", sweep(REAL_FILES, ids=lambda p: p.name))
+def test_every_stream_json_capture_exports_and_has_figures(path: Path) -> None:
+    all_runs = export.runs(path.read_bytes())
+    _chrome_rules(json.loads(export.chrome_trace(all_runs)))
+    req = _parse_otlp(export.otlp(all_runs))
+    assert sum(len(rs.scope_spans[0].spans) for rs in req.resource_spans) == sum(len(r.timeline.spans) for r in all_runs)
+    for fig in export.figures(all_runs):
+        assert fig["run"]["wall"] >= fig["run"]["tools"] >= 0
+        assert all(lane["idle"] >= 0 for lane in fig["lanes"])
 
 
 def test_otlp_agent_span_is_a_child_of_its_spawning_call_with_genai_attributes() -> None:

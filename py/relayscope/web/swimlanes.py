@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -79,7 +80,17 @@ class Swimlanes:
             stamp = ws.line_time(file, line)
             return S.parse(stamp) if stamp else None
         relays = ws.relays
-        tl = S.build(relays, stamps, _lost(ws.fates))
+        began = time.perf_counter()
+        steps = S.build_steps(relays, stamps, _lost(ws.fates))
+        while True:  # a slice at a time: the worker answers the reader meanwhile
+            try:
+                next(steps)
+            except StopIteration as done:
+                tl = done.value
+                break
+            await asyncio.sleep(0)
+            if self.app.ws is not ws and self.app.ws is not None:
+                return  # another input came meanwhile: its own show() draws
         self.tl, self.xs = tl, S.positions(relays, tl.axis, stamps)
         box = self.els["swimlanes-tracks"]
         clear(box)
@@ -141,7 +152,10 @@ class Swimlanes:
         self.els["swimlanes-figures"].textContent = _figures_line(fig)
         section.setAttribute("data-axis", tl.axis)
         section.setAttribute("data-span", str(_num(tl.end - tl.start)))
+        section.setAttribute("data-origin", str(_num(tl.start)))  # x of the run's start (its first line)
         section.setAttribute("data-unit", "s" if tl.axis == S.TIME else "line" if tl.axis == S.LINE else "relay")
+        # the worker's time for all of it: spans, figures, the data (bench/swimlanes_bench.py)
+        section.setAttribute("data-build-ms", f"{(time.perf_counter() - began) * 1000:.0f}")
         written = 0
         for el, stem, numbers in pending:
             for k in range(0, len(numbers), PART_NUMBERS):
