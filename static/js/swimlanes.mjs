@@ -242,11 +242,12 @@ function rowY(r) {
   return r === 0 ? 0 : AGENT_H + GAP + (r - 1) * (ROW_H + GAP);
 }
 
-// Rectangles of one colour, with neighbouring pixel columns merged into one run, filled once:
-// thousands of fillRect calls with a colour set for each cost a frame more than the spans in view.
+// Rectangles of one colour, with neighbouring pixel columns merged into one run, each filled
+// with fillRect once the colour is set, once: a colour set per bar, or one Path2D of thousands of
+// rectangles, costs a frame more than the spans in view (bench/swimlanes_bench.py).
 class Runs {
   constructor() {
-    this.path = new Path2D();
+    this.rects = [];
     this.a = -9;
     this.b = -9;
     this.y = 0;
@@ -259,19 +260,24 @@ class Runs {
       return;
     }
     this.flush();
-    [this.a, this.b, this.y, this.h] = [x0, x1, y, h];
+    this.a = x0;
+    this.b = x1;
+    this.y = y;
+    this.h = h;
   }
 
   flush() {
-    if (this.b > this.a) this.path.rect(this.a, this.y, this.b - this.a, this.h);
+    if (this.b > this.a) this.rects.push(this.a, this.y, this.b - this.a, this.h);
     this.a = this.b = -9;
   }
 
   fill(ctx, style, alpha) {
     this.flush();
+    if (!this.rects.length) return;
     ctx.globalAlpha = alpha;
     ctx.fillStyle = style;
-    ctx.fill(this.path);
+    const r = this.rects;
+    for (let q = 0; q < r.length; q += 4) ctx.fillRect(r[q], r[q + 1], r[q + 2], r[q + 3]);
   }
 }
 
