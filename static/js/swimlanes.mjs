@@ -2,7 +2,7 @@
 // each lane's spans and marks in data attributes of its [data-testid=swimlane-track]) on one
 // canvas per track, and owns what must answer at once: zoom (wheel, pinch, + / - keys, buttons),
 // pan (shift+wheel, horizontal wheel, dragging the ruler, one finger), hover (name and duration),
-// the keyboard (each track is a Tab stop; ← → move between its spans, ↑ ↓ between tracks, Enter
+// the keyboard (the tracks are one Tab stop; ← → move between a track's spans, ↑ ↓ between tracks, Enter
 // selects, Home/End), and dragging a range. What the reader picks goes to the worker through two
 // hidden inputs (#swimlanes-pick, #swimlanes-range) and the change events ui.mjs already forwards.
 //
@@ -173,8 +173,11 @@ function load() {
   lanes = Array.from(tracksBox.querySelectorAll("[data-testid=swimlane-track]"), shell);
   lanes.forEach((lane, li) => {
     seen.observe(lane.box);
+    // one Tab stop for all the tracks (a roving tabindex): ↑ ↓ go from track to track
+    lane.box.tabIndex = li === 0 ? 0 : -1;
     lane.box.addEventListener("keydown", (ev) => onKey(ev, li));
     lane.box.addEventListener("focus", () => {
+      for (const other of lanes) other.box.tabIndex = other === lane ? 0 : -1;
       if (!cursor || cursor.lane !== li) moveTo(li, nearest(get(li), (view[0] + view[1]) / 2));
     });
   });

@@ -118,6 +118,8 @@ def test_the_keyboard_reaches_every_span_and_leaves_the_page_keys_alone(app, tmp
     assert app.step_position() == step  # → moved along the track, not the stepper
     page.keyboard.press("ArrowDown")
     lane = tracks(app)[1]
+    # one Tab stop for the tracks: the one last used
+    assert page.eval_on_selector_all("[data-testid=swimlane-canvas]", "els => els.map(e => e.tabIndex)") == [-1, 0, -1]
     assert page.evaluate("document.activeElement.closest('[data-testid=swimlane-track]').dataset.lane") == lane
     page.keyboard.press("Home")
     page.keyboard.press("Enter")
