@@ -42,11 +42,14 @@ from .analysis import AUTO, Analyzer
 from .audit import render
 from .drift import Drift, describe
 from .emitter import Emitter
+from .export import FORMATS as EXPORT_FORMATS
+from .export import Run, export, figures, runs
 from .fates import Tracker
 from .formats import FORMATS, detect
 from .inputs import STDIN, Input, Problem, display_name, open_named, read_regular, walk
 from .multifile import audit_input, translate_files
 from .redact import Redactor, redact_bytes
+from .spans import render_figures
 from .textout import Names, RelayText, TraceText
 from .trace import TraceStep
 from .translator import STRATEGIES
@@ -715,6 +718,42 @@ class Parser(argparse.ArgumentParser):
     commands: dict[str, argparse.ArgumentParser]
 
 
+# -- issue 20: the run as a trace (export) and where its time went (stats) ---------------------
+
+def _runs(args: argparse.Namespace) -> tuple[list[Run], bool]:
+    """The input's sessions in time, and whether some of it could not be read (said on stderr)."""
+    failed = False
+    if _many(args.file):
+        files, problems = gather(named(args.file))
+        failed = report_problems(problems)
+        found = runs(redacted_files(args, files), args.strategy, args.input_format)
+    else:
+        data = b"".join(_read_one(args.file[0], args))
+        found = runs(data, args.strategy, args.input_format)
+    report_redaction(args)
+    for run in found:
+        bad = [r for r in run.relays if isinstance(r, R.Error)]
+        report_files([(r.file or run.name or _run.name, r.line, r.message) for r in bad])
+        failed = failed or bool(bad)
+    return found, failed
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    found, failed = _runs(args)
+    _write_out(export(found, args.format))
+    return INPUT_ERRORS if failed else OK
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    found, failed = _runs(args)
+    figs = figures(found)
+    if args.json:
+        _write_out(msgspec.json.encode(figs) + b"\n")
+    else:
+        _write_out("\n".join((f"== {f['name']}\n" if len(figs) > 1 else "") + render_figures(f) for f in figs).encode())
+    return INPUT_ERRORS if failed else OK
+
+
 def build_parser() -> Parser:
     p = Parser(
         prog="relayscope",
@@ -806,7 +845,25 @@ def build_parser() -> Parser:
     rd.add_argument("--list", action="store_true",
                     help="list what would be replaced (line, kind, placeholder, a masked excerpt) instead")
     rd.set_defaults(run=cmd_redact)
-    p.commands = {"translate": t, "trace": tr, "audit": au, "redact": rd}
+    ex = sub.add_parser("export", help="the run as a trace: Chrome Trace Event Format or OTLP/JSON",
+                        description="One span per agent (its spawning call to its result) and per tool call "
+                        "(tool_use to tool_result), on the input's timestamps (else its line order): "
+                        "chrome-trace opens in Perfetto UI and chrome://tracing, otlp in Jaeger, Phoenix, Langfuse.")
+    ex.add_argument("file", nargs="+", metavar="FILE", help="a transcript; or a session's files, or a directory")
+    ex.add_argument("--format", choices=list(EXPORT_FORMATS), required=True, help="trace format")
+    common(ex)
+    redact_option(ex)
+    ex.set_defaults(run=cmd_export)
+
+    st = sub.add_parser("stats", help="where the time went, per lane and for the run",
+                        description="Wall time, time in tool calls by tool, waiting on the model, idle gaps and "
+                        "tokens, per lane and for the run (seconds where the input has timestamps, else lines).")
+    st.add_argument("file", nargs="+", metavar="FILE", help="a transcript; or a session's files, or a directory")
+    st.add_argument("--json", action="store_true", help="JSON instead of text")
+    common(st)
+    redact_option(st)
+    st.set_defaults(run=cmd_stats)
+    p.commands = {"translate": t, "trace": tr, "audit": au, "redact": rd, "export": ex, "stats": st}
     return p
 
 

@@ -1,8 +1,9 @@
 """The package's layers (issue 8): every import points down, no cycles, no imports hidden in
 functions. Read from the source with ``ast``, so a new module or import is checked as it lands.
 
-    wire, relay, _bounded -> trace, lanes, describe, present -> emitter, translator -> formats
-    -> analysis, audit -> multifile, live -> cli (and its inputs, follow), web
+    wire, relay, _bounded, redact -> trace, lanes, describe, present, meaning, drift, usage -> emitter,
+    translator -> formats -> analysis, audit -> multifile, live, fates, textout, spans, export -> cli
+    (and its inputs, follow), web
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ LAYERS: dict[str, int] = {
     "relayscope.live": 5,
     "relayscope.textout": 5,  # the CLI's text for people (it words nothing itself: present, fates)
     "relayscope.fates": 5,  # blocks' fates (the audit's words), for the page's stepper and `trace`
+    "relayscope.spans": 5,  # the run in time: relays + timestamps -> spans, marks, figures (issue 20)
+    "relayscope.export": 5,  # spans as Chrome Trace Event Format / OTLP JSON; translates via multifile
     "relayscope.cli": 6,
     "relayscope.inputs": 6,  # the command line's file reading: I/O, so nothing in the core may use it
     "relayscope.follow": 6,  # --follow's polling: I/O, like inputs

@@ -248,3 +248,19 @@ def test_damaged_input_never_raises_and_keeps_its_lines() -> None:
         out = redact_bytes(bytes(b))
         assert out.count(b"\n") == b.count(b"\n")
     assert redact_bytes(b'{"type":"stream_event","event":' * 3000) == b'{"type":"stream_event","event":' * 3000
+
+
+def test_exports_and_stats_take_redact_too() -> None:
+    """The run as a trace carries tool inputs (a command, a path) in its span names and attributes:
+    with --redact none of the planted secrets is left in it, and the spans are the same."""
+    for args in (["export", "--format", "chrome-trace"], ["export", "--format", "otlp"], ["stats", "--json"]):
+        plain = run(*args, str(PLANTED))
+        redacted = run(*args, "--redact", str(PLANTED))
+        assert plain.returncode == redacted.returncode == 0, (args, redacted.stderr)
+        assert leftovers(redacted.stdout.decode()) == [], args
+        assert b"redacted" in redacted.stderr
+    plain_spans = json.loads(run("export", "--format", "chrome-trace", str(PLANTED)).stdout)
+    red_spans = json.loads(run("export", "--format", "chrome-trace", "--redact", str(PLANTED)).stdout)
+    shape = [(e.get("ph"), e.get("ts"), e.get("dur"), e.get("tid")) for e in plain_spans["traceEvents"]]
+    assert shape == [(e.get("ph"), e.get("ts"), e.get("dur"), e.get("tid")) for e in red_spans["traceEvents"]]
+    assert leftovers(json.dumps(plain_spans))  # the check above can fail: unredacted, the trace leaks

@@ -35,6 +35,7 @@ from .redact_switch import RedactSwitch
 from .remote import DOCUMENT as document
 from .remote import WINDOW as window
 from .sources import Sources
+from .swimlanes import Swimlanes
 from .timeline import LaneLayout, Timeline
 from .urlstate import State, query_dict, query_of
 from .watch import Watcher
@@ -79,6 +80,7 @@ class App:
         self.drift: newest.DriftView | None = None  # issue 19: the drift notice and its filter
         self.drift_only = False
         self.redaction = RedactSwitch(self)  # issue 22: "Redact" for links, embeds and downloads
+        self.swimlanes = Swimlanes(self)  # issue 20: the agents in time, above the timeline
 
     # -- start --------------------------------------------------------------------------------
 
@@ -144,6 +146,7 @@ class App:
         on(e["skip-to-stepper"], "click", self.on_skip)
         on(e["fp-legend-box"], "toggle", lambda _: self.fill_legend())
         on(window, "resize", lambda _: self.timeline.render())
+        self.swimlanes.wire(on)
 
     # -- failures and notices -----------------------------------------------------------------------
 
@@ -328,6 +331,7 @@ class App:
         panels.lanes(e["lanes"], ws.lanes, self.lane_colors, st.lane)
         self.drift, self.drift_only = newest.drift_view(ws), False  # issue 19: drift made visible
         newest.draw_notice(e["drift-notice"], self.drift, False)
+        await self.swimlanes.show(ws, self.lane_labels, self.lane_colors)
         panels.errors(e, ws.errors, ws.error_summary())
         panels.audit(e, ws.audit, ws.strategy, ws.format)
         legend.draw(e["fp-legend-box"], e["fp-legend-summary"], e["fp-legend"], ws.fp_legend())
@@ -473,7 +477,7 @@ class App:
         if ws is None:
             return
         st = self.state
-        seqs = ws.select(st.text, st.types, st.xtypes, st.lane, st.bookkeeping or self.drift_only)
+        seqs = self.swimlanes.within(ws.select(st.text, st.types, st.xtypes, st.lane, st.bookkeeping or self.drift_only))
         if self.drift_only and self.drift is not None:  # the drift notice's one-click filter
             seqs = [q for q in seqs if q in self.drift.seqs]
         self.els["relay-count"].textContent = str(len(seqs))

@@ -7,14 +7,13 @@ Must not: be called for every relay on a hot path.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Final
 
 import msgspec
 
+from ..spans import parse, timestamp  # the core reads the timestamps for the swimlanes: one rule
 
-class _Stamp(msgspec.Struct):
-    timestamp: str | None = None
+__all__ = ["clock", "duration", "gap", "parse", "session_head", "timestamp"]
 
 
 class _Head(msgspec.Struct):
@@ -23,25 +22,7 @@ class _Head(msgspec.Struct):
     gitBranch: str | None = None  # the transcript's own name
 
 
-_stamp: Final = msgspec.json.Decoder(_Stamp)
 _head: Final = msgspec.json.Decoder(_Head)
-
-
-def timestamp(raw: bytes) -> str | None:
-    """The line's top-level ``timestamp`` (ISO 8601), if it has one."""
-    try:
-        value = _stamp.decode(raw).timestamp
-    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):  # RecursionError: nested too deep
-        return None
-    return value if value and parse(value) is not None else None
-
-
-def parse(stamp: str) -> float | None:
-    """Seconds since the epoch of an ISO 8601 stamp (``Z`` allowed), or None."""
-    try:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 def session_head(raw: bytes) -> tuple[str | None, str | None, str | None]:

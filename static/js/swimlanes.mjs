@@ -1,0 +1,713 @@
+// The swimlanes' page side (issue 20): draws the tracks the worker wrote (web/swimlanes.py puts
+// each lane's spans and marks in data attributes of its [data-testid=swimlane-track]) on one
+// canvas per track, and owns what must answer at once: zoom (wheel, pinch, + / - keys, buttons),
+// pan (shift+wheel, horizontal wheel, dragging the ruler, one finger), hover (name and duration),
+// the keyboard (the tracks are one Tab stop; ← → move between a track's spans, ↑ ↓ between tracks, Enter
+// selects, Home/End), and dragging a range. What the reader picks goes to the worker through two
+// hidden inputs (#swimlanes-pick, #swimlanes-range) and the change events ui.mjs already forwards.
+//
+// Why a canvas: a 600 MB run has ~10^5 spans; as elements (SVG or DOM) every zoom step would
+// relayout them all. The canvas is redrawn per animation frame from typed arrays, walking only
+// the spans in view (a binary search per row) and merging those narrower than a pixel into one
+// pixel column, so a frame costs the spans in view, never more than the width in rectangles
+// (bench/swimlanes_bench.py measures the longest task while zooming).
+// Must not: set markup (labels are transcript text: only fillText and textContent), eval, or
+// wait for the worker.
+
+const section = document.getElementById("swimlanes");
+const tracksBox = document.getElementById("swimlanes-tracks");
+const pick = document.getElementById("swimlanes-pick");
+const rangeInput = document.getElementById("swimlanes-range");
+const clearRange = document.getElementById("swimlanes-clear-range");
+const tip = section.querySelector(".sl-tip");
+const ruler = section.querySelector(".sl-ruler canvas");
+
+const AGENT_H = 8;
+const ROW_H = 14;
+const GAP = 2;
+const MAX_ROWS = 6; // tool rows drawn per track; calls past them share the last row
+const MIN_SPAN = 1e-9;
+
+let lanes = [];
+let full = [0, 1];
+let view = [0, 1];
+let unit = "s";
+let origin = 0; // x of the run's start, in the input's own unit
+let frame = 0;
+let cursor = null; // {lane, i}: the span the keyboard is on
+let picked = null; // {lane, i}: the span last picked
+let brush = null; // [a, b] in x, the range the timeline is filtered to
+let colors = {};
+
+const lowerBound = (arr, x, n) => {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (arr[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+};
+
+// A track as the worker wrote it, before its data is read (see readPart).
+function shell(track) {
+  const box = track.querySelector(".sl-lane");
+  let canvas = box.querySelector("canvas");
+  if (!canvas) {
+    canvas = document.createElement("canvas");
+    box.append(canvas);
+  }
+  const rowsUsed = Math.min(Number(track.dataset.rows || 1) - 1, MAX_ROWS);
+  const height = AGENT_H + GAP + Math.max(1, rowsUsed) * (ROW_H + GAP);
+  box.style.height = `${height}px`;
+  return { track, box, canvas, height, rowsUsed, id: track.dataset.lane, parsed: false, meta: null, visible: false, color: "",
+    label: track.querySelector(".sl-label")?.textContent ?? "" };
+}
+
+// A track's data is read a part at a time: in idle time after a load (the tracks in sight
+// first), or all at once when it is first drawn or reached before that.
+function begin(lane) {
+  const meta = JSON.parse(lane.box.dataset.spans || '{"names":[],"labels":[],"n":0,"parts":0}');
+  const mmeta = JSON.parse(lane.box.dataset.marks || '{"texts":[],"n":0,"parts":0}');
+  const n = meta.n;
+  const m = mmeta.n;
+  Object.assign(lane, {
+    meta, mmeta, part: 0, filled: 0, mfilled: 0,
+    s: new Float64Array(n), e: new Float64Array(n), row: new Int32Array(n), flags: new Int32Array(n),
+    seq: new Int32Array(n), name: new Int32Array(n), names: meta.names, labels: meta.labels,
+    mat: new Float64Array(m), mkind: new Int32Array(m), mseq: new Int32Array(m), mline: new Int32Array(m),
+    mtext: new Int32Array(m), mtexts: mmeta.texts,
+  });
+}
+
+function readPart(lane) {
+  if (!lane.meta) begin(lane);
+  const p = lane.part++;
+  if (p < lane.meta.parts) {
+    const d = JSON.parse(lane.box.getAttribute(`data-spans-${p}`) || "[]");
+    let i = lane.filled;
+    for (let o = 0; o + 5 < d.length; o += 6, i++) {
+      lane.s[i] = d[o];
+      lane.e[i] = d[o + 1];
+      lane.row[i] = Math.min(d[o + 2], MAX_ROWS);
+      lane.flags[i] = d[o + 3];
+      lane.seq[i] = d[o + 4];
+      lane.name[i] = d[o + 5];
+    }
+    lane.filled = i;
+  } else if (p < lane.meta.parts + lane.mmeta.parts) {
+    const d = JSON.parse(lane.box.getAttribute(`data-marks-${p - lane.meta.parts}`) || "[]");
+    let j = lane.mfilled;
+    for (let o = 0; o + 4 < d.length; o += 5, j++) {
+      lane.mat[j] = d[o];
+      lane.mkind[j] = d[o + 1];
+      lane.mseq[j] = d[o + 2];
+      lane.mline[j] = d[o + 3];
+      lane.mtext[j] = d[o + 4];
+    }
+    lane.mfilled = j;
+  }
+  if (lane.part >= lane.meta.parts + lane.mmeta.parts) finish(lane);
+}
+
+function finish(lane) {
+  // the worker sent the spans by row, then start: a row's calls never overlap, so its ends sort
+  // too (the last row also holds what overflowed the rows drawn: a running max keeps it right)
+  const { s, e, row } = lane;
+  const n = s.length;
+  const byRow = [];
+  for (let r = 0; r <= lane.rowsUsed; r++) {
+    const ids = [];
+    for (let j = 0; j < n; j++) if (row[j] === r) ids.push(j);
+    if (r === lane.rowsUsed) ids.sort((a, b) => s[a] - s[b] || a - b); // the merged last row
+    const idx = Int32Array.from(ids);
+    const ends = new Float64Array(ids.length);
+    let top = -Infinity;
+    for (let k = 0; k < ids.length; k++) ends[k] = top = Math.max(top, e[ids[k]]);
+    byRow.push({ idx, ends });
+  }
+  lane.byRow = byRow;
+  lane.parsed = true;
+}
+
+function get(li) {
+  const lane = lanes[li];
+  while (lane && !lane.parsed) readPart(lane);
+  return lane;
+}
+
+let idleRun = 0;
+function idle(run, deadline) {
+  if (run !== idleRun) return;
+  const todo = lanes.filter((l) => !l.parsed).sort((a, b) => b.visible - a.visible);
+  for (const lane of todo) {
+    while (!lane.parsed && deadline.timeRemaining() > 4) readPart(lane);
+    if (!lane.parsed) break;
+    if (lane.visible) schedule();
+  }
+  if (lanes.some((l) => !l.parsed)) later(run);
+}
+const later = (run) => (window.requestIdleCallback
+  ? requestIdleCallback((d) => idle(run, d), { timeout: 500 })
+  : setTimeout(() => idle(run, { timeRemaining: () => 10 }), 16));
+
+const seen = new IntersectionObserver((entries) => {
+  for (const entry of entries) {
+    const lane = lanes.find((l) => l.box === entry.target);
+    if (lane) lane.visible = entry.isIntersecting;
+  }
+  schedule();
+}, { root: tracksBox, rootMargin: "200px 0px" });
+
+function load() {
+  const t = performance.now();
+  unit = section.dataset.unit || "s";
+  origin = Number(section.dataset.origin || 0);
+  const span = Math.max(Number(section.dataset.span || 0), MIN_SPAN);
+  full = [0, span];
+  view = [0, span];
+  brush = null;
+  cursor = picked = null;
+  seen.disconnect();
+  lanes = Array.from(tracksBox.querySelectorAll("[data-testid=swimlane-track]"), shell);
+  lanes.forEach((lane, li) => {
+    seen.observe(lane.box);
+    // one Tab stop for all the tracks (a roving tabindex): ↑ ↓ go from track to track
+    lane.box.tabIndex = li === 0 ? 0 : -1;
+    lane.box.addEventListener("keydown", (ev) => onKey(ev, li));
+    lane.box.addEventListener("focus", () => {
+      for (const other of lanes) other.box.tabIndex = other === lane ? 0 : -1;
+      if (!cursor || cursor.lane !== li) moveTo(li, nearest(get(li), (view[0] + view[1]) / 2));
+    });
+  });
+  section.dataset.loadMs = (performance.now() - t).toFixed(1);
+  later(++idleRun);
+  schedule();
+}
+
+// -- drawing --------------------------------------------------------------------------------
+
+// The theme's colours, read once per theme (a read of computed style each frame would make the
+// browser recompute the page's styles in the frame whenever anything changed).
+function readColors() {
+  const cs = getComputedStyle(section);
+  const v = (name, fallback) => cs.getPropertyValue(name).trim() || fallback;
+  colors = { fg: v("--fg", "#1f2328"), muted: v("--muted", "#59636e"), border: v("--border", "#d1d9e0"),
+    error: v("--error", "#cf222e"), bg: v("--bg", "#fff"), accent: v("--accent", "#0969da"),
+    brush: v("--accent-soft", "#ddf4ff"), lanes: [] };
+  for (let c = 0; c < 8; c++) colors.lanes.push(v(`--lane-${c}`, colors.accent));
+}
+
+const laneColor = (lane) => colors.lanes[Number(/lane-c(\d+)/.exec(lane.track.className)?.[1] ?? 0) % 8];
+
+function schedule() {
+  if (!frame) frame = requestAnimationFrame(draw);
+}
+
+function sizeCanvas(canvas, cssW, cssH) {
+  const dpr = window.devicePixelRatio || 1;
+  const w = Math.max(1, Math.round(cssW * dpr));
+  const h = Math.max(1, Math.round(cssH * dpr));
+  if (canvas.width !== w || canvas.height !== h) {
+    canvas.width = w;
+    canvas.height = h;
+    canvas.style.height = `${cssH}px`; // its width is the CSS's 100%: a narrower window never waits for a frame
+  }
+  const ctx = canvas.getContext("2d");
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  return ctx;
+}
+
+function draw() {
+  frame = 0;
+  if (section.hidden || !lanes.length) return;
+  const t = performance.now();
+  if (!colors.lanes) readColors();
+  const w = lanes[0].box.clientWidth; // every track is as wide: read once, before any canvas is sized
+  drawRuler();
+  let slowest = [0, -1];
+  for (let li = 0; li < lanes.length; li++) {
+    if (!lanes[li].visible || !lanes[li].parsed) continue;
+    const t1 = performance.now();
+    drawLane(li, w);
+    if (performance.now() - t1 > slowest[0]) slowest = [performance.now() - t1, li];
+  }
+  section.dataset.view = `${round(view[0])} ${round(view[1])}`;
+  // the last frame's cost, and its slowest track (bench/swimlanes_bench.py)
+  section.dataset.drawMs = (performance.now() - t).toFixed(1);
+  section.dataset.drawSlowest = `${slowest[1]}:${slowest[0].toFixed(1)}`;
+}
+
+const round = (x) => Math.round(x * 1000) / 1000;
+
+function rowY(r) {
+  return r === 0 ? 0 : AGENT_H + GAP + (r - 1) * (ROW_H + GAP);
+}
+
+// Rectangles of one colour, with neighbouring pixel columns merged into one run, each filled
+// with fillRect once the colour is set, once: a colour set per bar, or one Path2D of thousands of
+// rectangles, costs a frame more than the spans in view (bench/swimlanes_bench.py).
+class Runs {
+  constructor() {
+    this.rects = [];
+    this.a = -9;
+    this.b = -9;
+    this.y = 0;
+    this.h = 0;
+  }
+
+  add(x0, x1, y, h) {
+    if (y === this.y && h === this.h && x0 <= this.b) {
+      this.b = Math.max(this.b, x1);
+      return;
+    }
+    this.flush();
+    this.a = x0;
+    this.b = x1;
+    this.y = y;
+    this.h = h;
+  }
+
+  flush() {
+    if (this.b > this.a) this.rects.push(this.a, this.y, this.b - this.a, this.h);
+    this.a = this.b = -9;
+  }
+
+  fill(ctx, style, alpha) {
+    this.flush();
+    if (!this.rects.length) return;
+    ctx.globalAlpha = alpha;
+    ctx.fillStyle = style;
+    const r = this.rects;
+    for (let q = 0; q < r.length; q += 4) ctx.fillRect(r[q], r[q + 1], r[q + 2], r[q + 3]);
+  }
+}
+
+function drawLane(li, w) {
+  const lane = get(li);
+  if (!w) return;
+  const ctx = sizeCanvas(lane.canvas, w, lane.height);
+  ctx.clearRect(0, 0, w, lane.height);
+  const [t0, t1] = view;
+  const k = w / (t1 - t0);
+  const color = lane.color || (lane.color = laneColor(lane));
+  if (brush) {
+    ctx.fillStyle = colors.brush;
+    const a = (brush[0] - t0) * k;
+    ctx.fillRect(a, 0, (brush[1] - t0) * k - a, lane.height);
+  }
+  const agent = new Runs();
+  const ok = new Runs();
+  const open = new Runs();
+  const bad = new Runs();
+  const labels = [];
+  lane.byRow.forEach(({ idx, ends }, r) => {
+    const y = rowY(r);
+    const h = r === 0 ? AGENT_H : ROW_H;
+    for (let j = lowerBound(ends, t0, idx.length); j < idx.length; j++) {
+      const i = idx[j];
+      if (lane.s[i] > t1) break;
+      // narrower than a pixel: a pixel column, merged with its neighbours; never dropped from sight
+      const x0 = Math.max(Math.floor((lane.s[i] - t0) * k), -2);
+      let x1 = Math.min(Math.max((lane.e[i] - t0) * k, x0 + 1), w + 2);
+      if (x1 - x0 > 3) x1 -= 1; // a gap between bars that meet
+      const f = lane.flags[i];
+      (f & 2 ? bad : r === 0 ? agent : f & 4 ? open : ok).add(x0, x1, y, h);
+      if (r > 0 && x1 - x0 > 40) labels.push(i, x0, x1, y + h / 2 + 0.5);
+    }
+    for (const runs of [agent, ok, open, bad]) runs.flush(); // runs never join across rows
+  });
+  agent.fill(ctx, color, 0.35);
+  open.fill(ctx, color, 0.45);
+  ok.fill(ctx, color, 0.85);
+  bad.fill(ctx, colors.error, 0.85);
+  ctx.globalAlpha = 1;
+  if (labels.length) {
+    ctx.font = "11px system-ui, sans-serif";
+    ctx.textBaseline = "middle";
+    ctx.fillStyle = colors.bg;
+    for (let q = 0; q < labels.length; q += 4) {
+      // a label cut to its bar by characters (no clip region: a save/clip/restore per bar costs)
+      const [i, xa, xb, y] = [labels[q], labels[q + 1], labels[q + 2], labels[q + 3]];
+      const text = `${lane.names[lane.name[i]]} ${fmtDur(lane.e[i] - lane.s[i])}`;
+      const fits = Math.floor((xb - xa - 6) / 6.2);
+      ctx.fillText(text.length > fits ? `${text.slice(0, Math.max(1, fits - 1))}…` : text, xa + 3, y);
+    }
+  }
+  const turns = new Runs();
+  const lost = new Runs();
+  for (let j = lowerBound(lane.mat, t0, lane.mat.length); j < lane.mat.length && lane.mat[j] <= t1; j++) {
+    const x = Math.floor((lane.mat[j] - t0) * k);
+    const kind = lane.mkind[j];
+    if (kind === 0) turns.add(x, x + 1, 0, AGENT_H); // a model turn: a tick on the agent bar
+    else lost.add(x - (kind === 2 ? 1 : 0), x + (kind === 2 ? 2 : 2), 0, lane.height); // lost: red; error: wider
+  }
+  turns.fill(ctx, colors.fg, 1);
+  lost.fill(ctx, colors.error, 1);
+  for (const [which, style] of [[picked, colors.fg], [cursor, colors.accent]]) {
+    if (!which || which.lane !== li) continue;
+    const i = which.i;
+    const x0 = (lane.s[i] - t0) * k;
+    const x1 = Math.max((lane.e[i] - t0) * k, x0 + 2);
+    ctx.strokeStyle = style;
+    ctx.lineWidth = 2;
+    const r = lane.row[i];
+    ctx.strokeRect(x0 - 1, rowY(r) + 1, x1 - x0 + 2, (r === 0 ? AGENT_H : ROW_H) - 2);
+  }
+}
+
+function niceStep(range, px) {
+  const want = range / Math.max(2, px / 90);
+  const mag = 10 ** Math.floor(Math.log10(want));
+  for (const m of [1, 2, 5, 10]) if (m * mag >= want) return m * mag;
+  return 10 * mag;
+}
+
+function drawRuler() {
+  const w = ruler.parentElement.clientWidth;
+  const ctx = sizeCanvas(ruler, w, 18);
+  ctx.clearRect(0, 0, w, 18);
+  const [t0, t1] = view;
+  const k = w / (t1 - t0);
+  let step = niceStep(t1 - t0, w);
+  if (unit !== "s") step = Math.max(1, Math.round(step));
+  ctx.fillStyle = colors.muted;
+  ctx.strokeStyle = colors.border;
+  ctx.font = "10px system-ui, sans-serif";
+  ctx.textBaseline = "top";
+  ctx.fillRect(0, 17, w, 1);
+  for (let t = Math.ceil(t0 / step) * step; t <= t1; t += step) {
+    const x = Math.round((t - t0) * k) + 0.5;
+    ctx.fillRect(x, 11, 1, 6);
+    // time: from the run's start (the axis caption says when that was); lines: the input's own numbers
+    ctx.fillText(unit === "s" ? fmtDur(t, true) : `${unit} ${Math.round(t + origin)}`, x + 2, 1);
+  }
+}
+
+function fmtDur(x, at = false) {
+  if (unit !== "s") {
+    const n = Math.round(x);
+    return `${n} ${unit}${n === 1 ? "" : "s"}`;
+  }
+  if (x < 0.1 && !at) return `${Math.round(x * 1000)} ms`;
+  if (x < 10) return `${(Math.round(x * 10) / 10).toString()} s`;
+  const s = Math.round(x);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
+}
+
+// -- zoom and pan ---------------------------------------------------------------------------
+
+function setView(a, b) {
+  const total = full[1] - full[0];
+  let w = Math.min(Math.max(b - a, Math.max(total * 1e-6, unit === "s" ? 0.001 : 2)), total);
+  a = Math.max(full[0], Math.min(a, full[1] - w));
+  view = [a, a + w];
+  schedule();
+}
+
+function zoom(factor, at) {
+  const [a, b] = view;
+  const x = at ?? (a + b) / 2;
+  setView(x - (x - a) * factor, x + (b - x) * factor);
+}
+
+const xAt = (box, clientX) => {
+  const r = box.getBoundingClientRect();
+  return view[0] + ((clientX - r.left) / Math.max(1, r.width)) * (view[1] - view[0]);
+};
+
+section.addEventListener("click", (ev) => {
+  const b = ev.target.closest("[data-zoom]");
+  if (!b) return;
+  if (b.dataset.zoom === "in") zoom(0.5);
+  else if (b.dataset.zoom === "out") zoom(2);
+  else setView(full[0], full[1]);
+});
+
+function onWheel(ev) {
+  if (!lanes.length) return;
+  const box = ev.currentTarget;
+  const horizontal = Math.abs(ev.deltaX) > Math.abs(ev.deltaY);
+  if (ev.shiftKey || horizontal) {
+    ev.preventDefault();
+    const d = horizontal ? ev.deltaX : ev.deltaY;
+    const [a, b] = view;
+    const shift = (d / Math.max(1, box.clientWidth)) * (b - a);
+    setView(a + shift, b + shift);
+    return;
+  }
+  ev.preventDefault(); // wheel and pinch (a wheel event with ctrlKey) zoom where the pointer is
+  const area = lanes[0]?.box ?? box;
+  zoom(Math.exp(ev.deltaY * (ev.ctrlKey ? 0.01 : 0.002)), xAt(area, ev.clientX));
+}
+tracksBox.addEventListener("wheel", onWheel, { passive: false });
+ruler.parentElement.addEventListener("wheel", onWheel, { passive: false });
+
+// pointer: a mouse drag over the tracks is a range; over the ruler, or with shift, or a finger, a pan;
+// two fingers pinch
+const pointers = new Map();
+let drag = null;
+
+function laneAt(target) {
+  const box = target.closest?.(".sl-lane");
+  return box ? lanes.findIndex((l) => l.box === box) : -1;
+}
+
+tracksBox.addEventListener("pointerdown", (ev) => startDrag(ev, false));
+ruler.parentElement.addEventListener("pointerdown", (ev) => startDrag(ev, true));
+
+function startDrag(ev, onRuler) {
+  if (!lanes.length || ev.button > 0) return;
+  const area = lanes[0].box;
+  pointers.set(ev.pointerId, ev.clientX);
+  const pan = onRuler || ev.shiftKey || ev.pointerType === "touch";
+  drag = { x0: ev.clientX, v0: view.slice(), a: xAt(area, ev.clientX), pan, moved: false, li: laneAt(ev.target),
+    pinch: pointers.size === 2 ? { d0: Math.abs([...pointers.values()][0] - [...pointers.values()][1]), v0: view.slice() } : null };
+  ev.currentTarget.setPointerCapture?.(ev.pointerId);
+}
+
+function onMove(ev) {
+  if (!drag) return hover(ev);
+  const area = lanes[0].box;
+  pointers.set(ev.pointerId, ev.clientX);
+  if (Math.abs(ev.clientX - drag.x0) > 3) drag.moved = true;
+  if (drag.pinch && pointers.size === 2) {
+    const [p, q] = [...pointers.values()];
+    const d = Math.max(10, Math.abs(p - q));
+    const mid = xAt(area, (p + q) / 2);
+    const [a, b] = drag.pinch.v0;
+    const f = drag.pinch.d0 / d;
+    setView(mid - (mid - a) * f, mid + (b - mid) * f);
+    return;
+  }
+  if (drag.pan) {
+    const [a, b] = drag.v0;
+    const shift = ((drag.x0 - ev.clientX) / Math.max(1, area.clientWidth)) * (b - a);
+    setView(a + shift, b + shift);
+  } else if (drag.moved) {
+    const x = xAt(area, ev.clientX);
+    brush = [Math.min(drag.a, x), Math.max(drag.a, x)];
+    schedule();
+  }
+}
+
+function onUp(ev) {
+  pointers.delete(ev.pointerId);
+  if (!drag) return;
+  const d = drag;
+  drag = pointers.size ? drag : null;
+  if (d.pan || d.pinch) return;
+  if (d.moved && brush) {
+    rangeInput.value = `${round(brush[0])} ${round(brush[1])}`;
+    rangeInput.dispatchEvent(new Event("change", { bubbles: true }));
+    return;
+  }
+  if (d.li >= 0) clickAt(d.li, ev); // the lane pressed on (the pointer is captured: the target is the box)
+}
+
+tracksBox.addEventListener("pointermove", onMove);
+ruler.parentElement.addEventListener("pointermove", onMove);
+tracksBox.addEventListener("pointerup", onUp);
+ruler.parentElement.addEventListener("pointerup", onUp);
+tracksBox.addEventListener("pointercancel", (ev) => {
+  pointers.delete(ev.pointerId);
+  drag = null;
+});
+tracksBox.addEventListener("pointerleave", () => {
+  if (!drag && !cursor) tip.hidden = true;
+});
+
+// the worker cleared the range (its "Clear range" button hides itself): unshade it
+new MutationObserver(() => {
+  if (clearRange.hidden && brush) {
+    brush = null;
+    schedule();
+  }
+}).observe(clearRange, { attributes: true, attributeFilter: ["hidden"] });
+
+// -- hover, click, keyboard -------------------------------------------------------------------
+
+function hit(li, ev) {
+  const lane = get(li);
+  const r = lane.box.getBoundingClientRect();
+  const y = ev.clientY - r.top;
+  const x = xAt(lane.box, ev.clientX);
+  const slack = (3 / Math.max(1, r.width)) * (view[1] - view[0]);
+  // marks first (lost blocks and errors are thin: give them the slack)
+  for (let j = lowerBound(lane.mat, x - slack, lane.mat.length); j < lane.mat.length && lane.mat[j] <= x + slack; j++) {
+    if (lane.mkind[j] !== 0 || y < AGENT_H) return { mark: j };
+  }
+  const row = y < AGENT_H + GAP / 2 ? 0 : Math.min(Math.floor((y - AGENT_H - GAP) / (ROW_H + GAP)) + 1, lane.byRow.length - 1);
+  const rowData = lane.byRow[row];
+  if (!rowData) return null;
+  const { idx, ends } = rowData;
+  let best = null;
+  for (let j = lowerBound(ends, x - slack, idx.length); j < idx.length; j++) {
+    const i = idx[j];
+    if (lane.s[i] > x + slack) break;
+    if (lane.e[i] >= x - slack) {
+      best = i;
+      if (lane.s[i] <= x && lane.e[i] >= x) break;
+    }
+  }
+  return best === null ? null : { span: best };
+}
+
+function describe(lane, i) {
+  const kind = lane.flags[i] & 1 ? "tool call" : "agent";
+  const name = lane.flags[i] & 1 ? lane.names[lane.name[i]] : lane.label;
+  const label = lane.labels[i];
+  const bits = [`${name} · ${fmtDur(lane.e[i] - lane.s[i])}`];
+  if (label && label !== name) bits.push(label);
+  if (lane.flags[i] & 2) bits.push("error");
+  if (lane.flags[i] & 4) bits.push("no result: runs to the lane's last event");
+  return { kind, text: bits.join(" — ") };
+}
+
+function describeMark(lane, j) {
+  const kind = ["model turn", "lost block", "error"][lane.mkind[j]];
+  return `${kind}: ${lane.mtexts[lane.mtext[j]]} (line ${lane.mline[j]})`;
+}
+
+function showTip(text, clientX, clientY) {
+  tip.textContent = text;
+  tip.hidden = false;
+  // placed without measuring it (a read of its size would lay the page out again): on the
+  // pointer's right in the left half of the view, on its left in the right half
+  const r = section.getBoundingClientRect();
+  const x = clientX - r.left;
+  tip.style.left = x < r.width / 2 ? `${Math.max(0, x + 12)}px` : "auto";
+  tip.style.right = x < r.width / 2 ? "auto" : `${Math.max(0, r.width - x + 12)}px`;
+  tip.style.top = `${clientY - r.top + 14}px`;
+}
+
+function hover(ev) {
+  const li = laneAt(ev.target);
+  if (li < 0) return;
+  const h = hit(li, ev);
+  if (!h) {
+    tip.hidden = true;
+    return;
+  }
+  const lane = get(li);
+  showTip(h.span !== undefined ? describe(lane, h.span).text : describeMark(lane, h.mark), ev.clientX, ev.clientY);
+}
+
+function send(seq, line, laneId) {
+  pick.value = JSON.stringify([seq, line, laneId]);
+  pick.dispatchEvent(new Event("change", { bubbles: true }));
+}
+
+function clickAt(li, ev) {
+  const h = hit(li, ev);
+  if (!h) return;
+  const lane = get(li);
+  if (h.span !== undefined) {
+    picked = { lane: li, i: h.span };
+    cursor = { ...picked };
+    lane.box.focus({ preventScroll: true });
+    send(lane.seq[h.span], null, lane.id);
+  } else {
+    const j = h.mark;
+    send(lane.mseq[j] >= 0 ? lane.mseq[j] : null, lane.mline[j], lane.id);
+  }
+  schedule();
+}
+
+// The keyboard's order: by start, then row, then index. Each move is one scan of the track's
+// typed arrays (no sorted copy to make first: 10^5 spans scan in well under a millisecond).
+const before = (lane, a, b) => lane.s[a] < lane.s[b] || (lane.s[a] === lane.s[b] &&
+  (lane.row[a] < lane.row[b] || (lane.row[a] === lane.row[b] && a < b)));
+
+function neighbour(lane, i, dir) {
+  let best = -1;
+  for (let j = 0; j < lane.s.length; j++) {
+    if (j === i || (dir > 0 ? !before(lane, i, j) : !before(lane, j, i))) continue;
+    if (best < 0 || (dir > 0 ? before(lane, j, best) : before(lane, best, j))) best = j;
+  }
+  return best < 0 ? i : best;
+}
+
+function end(lane, dir) {
+  let best = -1;
+  for (let j = 0; j < lane.s.length; j++) if (best < 0 || (dir > 0 ? before(lane, best, j) : before(lane, j, best))) best = j;
+  return best;
+}
+
+function nearest(lane, x) {
+  let best = -1;
+  let d = Infinity;
+  for (let i = 0; i < lane.s.length; i++) {
+    const dd = Math.abs((lane.s[i] + lane.e[i]) / 2 - x) + (lane.row[i] === 0 && lane.s.length > 1 ? 1e-9 : 0);
+    if (dd < d) {
+      d = dd;
+      best = i;
+    }
+  }
+  return best;
+}
+
+function moveTo(li, i) {
+  const lane = get(li);
+  if (!lane || i < 0 || i >= lane.s.length) return;
+  cursor = { lane: li, i };
+  const [a, b] = view;
+  if (lane.e[i] < a || lane.s[i] > b) {
+    const w = b - a;
+    setView(lane.s[i] - w / 3, lane.s[i] + (2 * w) / 3);
+  }
+  const r = lane.box.getBoundingClientRect();
+  const x = r.left + ((Math.max(lane.s[i], view[0]) - view[0]) / (view[1] - view[0])) * r.width;
+  const d = describe(lane, i);
+  lane.box.setAttribute("aria-description", `${d.kind}: ${d.text}`);
+  showTip(`${d.text}`, x, r.top + rowY(lane.row[i]));
+  schedule();
+}
+
+function onKey(ev, li) {
+  const lane = get(li);
+  const i = cursor && cursor.lane === li ? cursor.i : nearest(lane, (view[0] + view[1]) / 2);
+  const keys = {
+    ArrowRight: () => moveTo(li, neighbour(lane, i, 1)),
+    ArrowLeft: () => moveTo(li, neighbour(lane, i, -1)),
+    Home: () => moveTo(li, end(lane, -1)),
+    End: () => moveTo(li, end(lane, 1)),
+    ArrowDown: () => lanes[li + 1]?.box.focus(),
+    ArrowUp: () => lanes[li - 1]?.box.focus(),
+    Enter: () => {
+      if (i < 0) return;
+      picked = { lane: li, i };
+      send(lane.seq[i], null, lane.id);
+      schedule();
+    },
+    "+": () => zoom(0.5, i >= 0 ? lane.s[i] : undefined),
+    "=": () => zoom(0.5, i >= 0 ? lane.s[i] : undefined),
+    "-": () => zoom(2),
+    0: () => setView(full[0], full[1]),
+    Escape: () => {
+      tip.hidden = true;
+      cursor = null;
+      schedule();
+    },
+  };
+  const act = keys[ev.key];
+  if (!act || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  ev.preventDefault();
+  ev.stopPropagation(); // the page's own keys (← → step, ↑ ↓ rows) are not for this track
+  act();
+}
+
+new ResizeObserver(schedule).observe(tracksBox);
+const recolor = () => {
+  colors = {};
+  for (const lane of lanes) lane.color = "";
+  schedule();
+};
+new MutationObserver(recolor).observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme"] });
+window.matchMedia?.("(prefers-color-scheme: dark)").addEventListener?.("change", recolor);
+new MutationObserver(() => load()).observe(section, { attributes: true, attributeFilter: ["data-version"] });
+new MutationObserver(schedule).observe(section, { attributes: true, attributeFilter: ["hidden"] });
+if (section.dataset.version) load();

@@ -1,0 +1,214 @@
+"""Issue 20: the swimlane view in a real browser: one track per lane labelled as the lanes panel
+labels it, the axis named, a click selecting the row and the step, hover, the keyboard, zoom,
+a dragged range filtering the timeline, the exports byte for byte the CLI's, 390 px and dark."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _app import CORPUS, AppDriver
+
+SESSION_DIR = (CORPUS / "session-jsonl" / "handgemacht-ai__claude-code-log" / "test" / "test_data"
+               / "real_projects" / "-experiments-worktrees")
+STREAM = CORPUS / "stream-json" / "ArturoKuang__sandbox_ai_compiler__.repomirror__claude_output.jsonl"
+AGENT_H, ROW_H, GAP = 8, 14, 2  # static/js/swimlanes.mjs's geometry
+
+
+def open_session(app: AppDriver, tmp_path: Path) -> Path:
+    folder = tmp_path / "-experiments-worktrees"
+    if not folder.exists():
+        shutil.copytree(SESSION_DIR, folder)
+    app.testid("folder-input").set_input_files(folder)
+    app.settle()
+    app.page.wait_for_selector("[data-testid=swimlanes][data-view]", state="attached")
+    return folder
+
+
+def tracks(app: AppDriver) -> list[str]:
+    return app.page.eval_on_selector_all("[data-testid=swimlane-track]", "els => els.map(e => e.dataset.lane)")
+
+
+def spans_of(app: AppDriver, lane: str) -> list[dict]:
+    el = app.page.locator(f'[data-testid=swimlane-track][data-lane="{lane}"] .sl-lane')
+    data = json.loads(el.get_attribute("data-spans"))
+    d = [x for k in range(data["parts"]) for x in json.loads(el.get_attribute(f"data-spans-{k}"))]
+    assert len(d) == 6 * data["n"]
+    return [{"start": d[i], "end": d[i + 1], "row": d[i + 2], "flags": d[i + 3], "seq": d[i + 4],
+             "name": data["names"][d[i + 5]]} for i in range(0, len(d), 6)]
+
+
+def view(app: AppDriver) -> tuple[float, float]:
+    a, b = app.page.get_attribute("[data-testid=swimlanes]", "data-view").split()
+    return float(a), float(b)
+
+
+def point_of(app: AppDriver, lane: str, span: dict) -> tuple[float, float]:
+    """Where a span is drawn (its middle) with the current view."""
+    box = app.page.locator(f'[data-testid=swimlane-track][data-lane="{lane}"] .sl-lane').bounding_box()
+    a, b = view(app)
+    mid = (max(span["start"], a) + min(span["end"], b)) / 2
+    x = box["x"] + (mid - a) / (b - a) * box["width"]
+    r = span["row"]
+    y = box["y"] + (AGENT_H / 2 if r == 0 else AGENT_H + GAP + (r - 1) * (ROW_H + GAP) + ROW_H / 2)
+    return x, y
+
+
+def test_one_track_per_lane_main_on_top_labelled_as_the_lanes_panel(app, tmp_path: Path) -> None:
+    open_session(app, tmp_path)
+    page = app.page
+    assert page.locator("[data-testid=swimlanes]").is_visible()
+    got = tracks(app)
+    assert got[0] == "main" and sorted(got) == sorted(app.lanes())
+    for lane in got:
+        label = page.locator(f'[data-testid=lane][data-lane="{lane}"] [data-testid=lane-label]').text_content()
+        track = page.locator(f'[data-testid=swimlane-track][data-lane="{lane}"]')
+        assert track.locator("[data-testid=swimlane-label]").text_content() == label
+        assert track.get_attribute("data-depth") == ("0" if lane == "main" else "1")
+        assert " · tools " in track.locator("[data-testid=swimlane-lane-figures]").text_content()
+    assert app.testid("swimlane-axis").text_content() == "x: wall-clock time, from 2026-04-18 13:10:51 UTC"
+    figures = app.testid("swimlane-figures").text_content()
+    assert figures.startswith("2 sub-agent(s) · wall 39m 49s · a tool running ") and "by tool" in figures
+    # the parallel sub-agents' spawning calls overlap on main's track, in rows of their own
+    calls = [s for s in spans_of(app, "main") if s["name"] == "Agent"]
+    assert any(a["start"] < b["end"] and b["start"] < a["end"] for a in calls for b in calls if a is not b)
+    assert len({s["row"] for s in calls}) >= 2
+
+
+def test_stream_json_axis_is_line_order(app) -> None:
+    app.open_files(str(STREAM))
+    app.page.wait_for_selector("[data-testid=swimlanes][data-view]", state="attached")
+    assert app.testid("swimlane-axis").text_content() == "x: input line order (the input has no timestamps)"
+    assert len(tracks(app)) == 2
+
+
+def test_a_click_selects_the_row_and_the_step_and_hover_says_name_and_duration(app, tmp_path: Path) -> None:
+    open_session(app, tmp_path)
+    lane = tracks(app)[1]
+    span = max((s for s in spans_of(app, lane) if s["row"] == 1), key=lambda s: s["end"] - s["start"])
+    x, y = point_of(app, lane, span)
+    app.page.mouse.move(x, y)
+    tip = app.testid("swimlane-tip")
+    tip.wait_for(state="visible")
+    text = tip.text_content()
+    assert text.startswith(f"{span['name']} · ") and ("m " in text or " s" in text)
+    app.page.mouse.click(x, y)
+    app.page.wait_for_selector(f'.row.selected[data-seq="{span["seq"]}"]', state="attached")
+    row = app.page.locator(".row.selected")
+    assert row.get_attribute("data-type") == "tool_use"
+    line = row.locator(".ln").text_content().strip(":")
+    assert app.testid("step-position").get_attribute("data-line") == line
+
+
+def test_the_keyboard_reaches_every_span_and_leaves_the_page_keys_alone(app, tmp_path: Path) -> None:
+    open_session(app, tmp_path)
+    page = app.page
+    main = page.locator('[data-testid=swimlane-track][data-lane="main"] .sl-lane')
+    main.focus()
+    step = app.step_position()
+    page.keyboard.press("Home")
+    first = main.get_attribute("aria-description")
+    page.keyboard.press("ArrowRight")
+    second = main.get_attribute("aria-description")
+    assert first and second and first != second
+    assert app.step_position() == step  # → moved along the track, not the stepper
+    page.keyboard.press("ArrowDown")
+    lane = tracks(app)[1]
+    # one Tab stop for the tracks: the one last used
+    assert page.eval_on_selector_all("[data-testid=swimlane-canvas]", "els => els.map(e => e.tabIndex)") == [-1, 0, -1]
+    assert page.evaluate("document.activeElement.closest('[data-testid=swimlane-track]').dataset.lane") == lane
+    page.keyboard.press("Home")
+    page.keyboard.press("Enter")
+    first_seq = min(spans_of(app, lane), key=lambda s: (s["start"], s["row"]))["seq"]
+    page.wait_for_selector(f'.row.selected[data-seq="{first_seq}"]', state="attached")
+
+
+def test_zoom_with_keys_buttons_and_wheel_then_fit(app, tmp_path: Path) -> None:
+    open_session(app, tmp_path)
+    page = app.page
+    a, b = view(app)
+    page.locator('[data-testid=swimlane-track][data-lane="main"] .sl-lane').focus()
+    page.keyboard.press("+")
+    page.wait_for_timeout(100)
+    a1, b1 = view(app)
+    assert b1 - a1 == pytest.approx((b - a) / 2, rel=0.01)
+    page.keyboard.press("-")
+    page.wait_for_timeout(100)
+    assert view(app)[1] - view(app)[0] == pytest.approx(b - a, rel=0.01)
+    app.testid("swimlane-zoom-in").click()
+    page.wait_for_timeout(100)
+    assert view(app)[1] - view(app)[0] == pytest.approx((b - a) / 2, rel=0.01)
+    box = page.locator('[data-testid=swimlane-track][data-lane="main"] .sl-lane').bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 4)
+    page.mouse.wheel(0, -400)
+    page.wait_for_timeout(100)
+    assert view(app)[1] - view(app)[0] < (b - a) / 2
+    page.mouse.wheel(300, 0)  # sideways: a pan
+    page.wait_for_timeout(100)
+    app.testid("swimlane-fit").click()
+    page.wait_for_timeout(100)
+    assert view(app) == pytest.approx((a, b))
+
+
+def test_dragging_a_range_filters_the_timeline_to_it(app, tmp_path: Path) -> None:
+    open_session(app, tmp_path)
+    page = app.page
+    total = app.relay_count()
+    box = page.locator('[data-testid=swimlane-track][data-lane="main"] .sl-lane').bounding_box()
+    y = box["y"] + 4
+    page.mouse.move(box["x"] + box["width"] * 0.20, y)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] * 0.35, y, steps=5)
+    page.mouse.up()
+    app.testid("swimlane-clear-range").wait_for(state="visible")
+    shown = app.relay_count()
+    assert 0 < shown < total
+    lo, hi = map(float, page.input_value("#swimlanes-range").split())
+    assert 0 < lo < hi
+    app.testid("swimlane-clear-range").click()
+    assert app.relay_count() == total
+
+
+@pytest.mark.parametrize("fmt", ["chrome-trace", "otlp"])
+def test_exports_are_byte_for_byte_the_cli_s(app, tmp_path: Path, fmt: str) -> None:
+    folder = open_session(app, tmp_path)
+    with app.page.expect_download() as download:
+        app.testid(f"export-{fmt}").click()
+    got = Path(download.value.path()).read_bytes()
+    cli = subprocess.run([sys.executable, "-m", "relayscope", "export", "--format", fmt, str(folder)],
+                         capture_output=True, check=True).stdout
+    assert got == cli and len(got) > 1000
+    single = subprocess.run([sys.executable, "-m", "relayscope", "export", "--format", fmt, str(STREAM)],
+                            capture_output=True, check=True).stdout
+    app.open_files(str(STREAM))
+    with app.page.expect_download() as download:
+        app.testid(f"export-{fmt}").click()
+    assert Path(download.value.path()).read_bytes() == single
+
+
+def test_usable_at_390_px_in_dark(app, tmp_path: Path) -> None:
+    page = app.page
+    page.set_viewport_size({"width": 390, "height": 844})
+    try:
+        app.testid("theme").click()  # auto -> light
+        app.testid("theme").click()  # light -> dark
+        open_session(app, tmp_path)
+        section = page.locator("[data-testid=swimlanes]")
+        sw, cw = section.evaluate("e => [e.scrollWidth, e.clientWidth]")
+        assert sw <= cw  # nothing sticks out sideways
+        box = page.locator('[data-testid=swimlane-track][data-lane="main"] .sl-lane').bounding_box()
+        assert box["width"] > 300  # the label goes above: the track keeps the width
+        bg = section.evaluate("e => getComputedStyle(e).backgroundColor")
+        assert bg != "rgb(251, 252, 253)"  # the dark panel, not the light one
+        page.set_viewport_size({"width": 1400, "height": 844})
+        page.wait_for_timeout(100)
+        page.set_viewport_size({"width": 390, "height": 844})
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390  # at once, before a redraw
+    finally:
+        page.set_viewport_size({"width": 1400, "height": 900})
+        while page.get_attribute("html", "data-theme"):
+            app.testid("theme").click()
