@@ -18,7 +18,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from _app import CORPUS, AppDriver
+from _app import CORPUS, EXAMPLES_DIR, AppDriver
 
 STREAM = CORPUS / "stream-json"
 SUBAGENTS = STREAM / "SimonErich__obers_ui__.broins__tmp__drivers__claude__last_raw_stream@014042a4.jsonl"
@@ -61,7 +61,7 @@ GEOMETRY = """() => {
   for (const row of document.querySelectorAll('[data-testid=timeline] .row')) {
     const r = row.getBoundingClientRect();
     if (r.bottom <= box.top || r.top >= box.bottom || getComputedStyle(row).visibility === 'hidden') continue;
-    const s = row.querySelector('[data-testid=row-summary]');
+    const s = row.querySelector('[data-testid=row-summary]') || row.querySelector('.summary');  // (before the hook)
     out.rows.push({seq: row.dataset.seq, row: r.width, summary: s ? s.getBoundingClientRect().width : 0});
     for (const cell of row.querySelectorAll('.line > *')) {
       if (!cell.getClientRects().length || !cell.textContent.trim()) continue;
@@ -72,7 +72,8 @@ GEOMETRY = """() => {
       }
     }
   }
-  for (const b of document.querySelectorAll('[data-testid=fp-badge]')) {
+  const hooked = document.querySelectorAll('[data-testid=fp-badge]');
+  for (const b of hooked.length ? hooked : document.querySelectorAll('.row .fp:not(.none), .fp-row .fp:not(.none)')) {
     if (!b.getClientRects().length) continue;
     const r = b.getBoundingClientRect();
     const near = [b.previousElementSibling, b.nextElementSibling].filter((x) => x && x.getClientRects().length);
@@ -228,3 +229,175 @@ def test_the_swimlanes_have_a_place_above_the_timeline(app: AppDriver) -> None:
               before: Boolean(s.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING)};
     }""")
     assert order == {"same": True, "before": True}
+
+
+# -- 3. first contact -------------------------------------------------------------------------------
+
+def test_the_empty_page_says_what_relays_lanes_and_strategies_are_and_help_opens(page, open_app, site) -> None:
+    open_app(site)
+    intro = page.locator("[data-testid=intro]")
+    assert intro.is_visible() and intro.locator("li").count() == 3
+    text = intro.text_content()
+    for word in ("Relay", "Lane", "Strategy", "example"):
+        assert word in text, word
+    help_toggle = page.locator("[data-testid=help-toggle]")
+    assert help_toggle.is_visible()  # before anything is loaded
+    help_toggle.click()
+    assert page.locator("[data-testid=help]").is_visible() and help_toggle.get_attribute("aria-expanded") == "true"
+    assert "lineage" in page.locator("[data-testid=help]").text_content()
+
+
+def test_a_file_picked_while_python_boots_is_acknowledged_at_once(page, request_log, site) -> None:
+    held = []  # the package's wheel waits here: Python cannot finish booting until it is let go
+    page.route("**/relayscope-*.whl", lambda route: held.append(route))
+    request_log.origin = "/".join(site.url.split("/")[:3])
+    page.goto(site.url)
+    page.wait_for_selector("html[data-app-state=loading]", state="attached")
+    page.locator("[data-testid=file-input]").set_input_files(str(SUBAGENTS))
+    status = page.locator("[data-testid=status]").text_content()
+    assert page.get_attribute("html", "data-app-state") == "loading"
+    assert f"queued: {SUBAGENTS.name}" in status, status
+    while not held:
+        page.wait_for_timeout(100)
+    held[0].continue_()
+    page.wait_for_selector("html[data-app-state=done]", state="attached", timeout=120_000)
+    assert SUBAGENTS.name in page.locator("[data-testid=source]").text_content()
+
+
+def test_a_folder_of_sub_agents_only_names_the_folder_to_open_instead(app: AppDriver, tmp_path: Path) -> None:
+    folder = tmp_path / SESSION_ID
+    shutil.copytree(PROJECT / SESSION_ID, folder)
+    assert (folder / "subagents").is_dir() and not list(folder.glob("*.jsonl"))
+    app.testid("folder-input").set_input_files(folder)
+    app.settle()
+    message = app.testid("message").text_content()
+    assert f"{SESSION_ID}.jsonl" in message and "Open the folder that holds it" in message, message
+    # the folder that holds it: no such message
+    app.testid("folder-input").set_input_files(PROJECT)
+    app.settle()
+    assert "sub-agents' transcripts" not in (app.testid("message").text_content() or "")
+
+
+def test_new_input_clears_the_old_state(app: AppDriver) -> None:
+    page = app.page
+    app.paste((EXAMPLES_DIR / "cumulative-dedup.ndjson").read_text(encoding="utf-8"))
+    app.open_files([str(MANY_FPS)])
+    assert app.testid("paste-input").input_value() == ""  # the old paste is not what is shown
+    app.example("index-bug", strategy="index")
+    compare = app.testid("compare-lineage")
+    compare.click()
+    app.settle()
+    assert compare.text_content() == "Back to 'index'"
+    app.open_files([str(MANY_FPS)])
+    assert "Back to" not in compare.text_content()
+    # input that is not a transcript is not labelled with a format
+    app.paste("hello\nthis is not a transcript\n")
+    assert "does not look like a transcript" in app.testid("message").text_content()
+    source = app.testid("source").text_content()
+    assert not any(f in source for f in ("stream-json", "session", "sse", " · ?")), source
+    assert page.get_attribute("html", "data-app-state") == "done"
+
+
+# -- 4. stepping and filters agree ------------------------------------------------------------------
+
+def test_stepping_in_scope_stays_on_the_lane_and_a_hidden_step_says_so(app: AppDriver) -> None:
+    app.example("real-subagents")
+    page = app.page
+    lane = app.lanes()[1]  # a sub-agent
+    app.testid("lane-filter").select_option(lane)
+    app.testid("step-scope").select_option("shown")
+    if app.testid("step-first").is_enabled():
+        app.testid("step-first").click()
+    shown = set(page.eval_on_selector_all("[data-testid=timeline] .row", "rs => rs.map(r => r.dataset.seq)"))
+    seen = []
+    for _ in range(12):
+        assert app.testid("step-hidden").is_hidden(), app.testid("step-hidden").text_content()
+        emitted = [a.replace("#", "") for a in app.testid("step-emitted").locator("button").all_text_contents()]
+        seen.append(app.step_position())
+        assert all(q in shown or int(q) > max(map(int, shown)) for q in emitted), (emitted, app.step_position())
+        app.testid("step-next").click()
+    assert len(set(seen)) > 5  # it moved
+    # every line: Next lands on main-agent lines too, and says that their relays are hidden
+    app.testid("step-scope").select_option("all")
+    if app.testid("step-first").is_enabled():
+        app.testid("step-first").click()
+    for _ in range(40):
+        if app.testid("step-hidden").is_visible():
+            break
+        app.testid("step-next").click()
+    hidden = app.testid("step-hidden")
+    assert hidden.is_visible() and "#" in hidden.text_content()
+    first = hidden.text_content().split("#", 1)[1].split(",")[0].split(")")[0].split(" ")[0]
+    app.testid("step-show-hidden").click()
+    assert page.locator(f'[data-testid=timeline] .row[data-seq="{first}"]').count() == 1
+    assert app.testid("filter-cleared").is_visible() and hidden.is_hidden()
+
+
+# -- 5. keyboard ----------------------------------------------------------------------------------
+
+def test_a_skip_link_chips_one_tab_stop_and_from_an_example_to_the_rows_in_five_tabs(app: AppDriver) -> None:
+    page = app.page
+    page.evaluate("document.getElementById('examples-box').open = true")
+    card = page.locator('[data-testid=example][data-example="cumulative-dedup"]')
+    card.click()
+    app.settle()
+    assert page.evaluate("document.activeElement.dataset.example") == "cumulative-dedup"
+    tabs = 0
+    while tabs < 12 and not page.evaluate("document.activeElement.id === 'timeline'"):
+        page.keyboard.press("Tab")
+        tabs += 1
+    assert tabs <= 5, f"{tabs} Tabs from the card to the timeline"
+    # the chips: one Tab stop, arrows within
+    chips = page.locator("[data-testid=type-filter] button")
+    assert chips.count() > 2
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate("!!document.activeElement.closest('[data-testid=type-filter]')")
+    first = page.evaluate("document.activeElement.textContent")
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("!!document.activeElement.closest('[data-testid=type-filter]')")
+    assert page.evaluate("document.activeElement.textContent") != first
+    page.keyboard.press("Shift+Tab")
+    assert not page.evaluate("!!document.activeElement.closest('[data-testid=type-filter]')")
+    # the skip link: the first stop of the page (before the header's buttons), to the timeline
+    tabbable = page.evaluate("""[...document.querySelectorAll('a[href], button, input, select, textarea, summary, [tabindex]')]
+        .filter(e => e.tabIndex >= 0 && !e.disabled && e.getClientRects().length).map(e => e.id)""")
+    assert tabbable[:2] == ["skip-to-timeline", "skip-to-stepper"], tabbable[:3]
+    app.testid("help-toggle").focus()
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate("document.activeElement.id") == "skip-to-timeline"
+    assert app.testid("skip-to-timeline").is_visible()
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "timeline"
+
+
+# -- 6. first rows at once --------------------------------------------------------------------------
+
+FIRST_ROWS = """() => {
+  window.__first = null;
+  const root = document.documentElement;
+  delete root.dataset.firstRowsMs;
+  new MutationObserver(() => {
+    if (window.__first === null && root.dataset.firstRowsMs !== undefined)
+      window.__first = {ms: Number(root.dataset.firstRowsMs), state: root.dataset.appState,
+                        rows: document.querySelectorAll('[data-testid=timeline] .row').length};
+  }).observe(root, {attributes: true, attributeFilter: ['data-first-rows-ms']});
+}"""
+
+
+def test_a_big_file_shows_its_first_rows_while_the_rest_is_analyzed(app: AppDriver, tmp_path: Path) -> None:
+    big = tmp_path / "big.jsonl"
+    one = SUBAGENTS.read_bytes().rstrip(b"\n") + b"\n"
+    big.write_bytes(one * (6 * 2**20 // len(one) + 1))  # 6 MB: more than one slice read
+    page = app.page
+    page.evaluate(FIRST_ROWS)
+    app.testid("file-input").set_input_files(str(big))
+    app.settle()
+    first = page.evaluate("window.__first")
+    assert first is not None, "no data-first-rows-ms"
+    assert first["state"] == "analyzing" and first["rows"] > 10, first
+    assert first["ms"] < float(page.get_attribute("html", "data-analysis-ms")), first
+    # and the small input: its first rows are its rows, drawn at the end
+    page.evaluate(FIRST_ROWS)
+    app.open_files([str(MANY_FPS)])
+    assert page.evaluate("window.__first")["rows"] > 10

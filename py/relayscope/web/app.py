@@ -342,6 +342,7 @@ class App:
         e = self.els
         show(e["workspace"])
         show(e["skip-to-timeline"])
+        show(e["skip-to-stepper"])
         self.draw_panels()
         e["step-scope"].value = st.step_scope
         e["strategy"].value = ws.strategy
@@ -667,9 +668,9 @@ class App:
             if target is not None:  # else the emitted rows are filtered out: leave the view be
                 self.timeline.scroll_to(target)
         self.els["step-prev"].disabled = self.step_by(-1) == i
-        self.els["step-first"].disabled = self.step_by(0, first=True) >= i
+        self.els["step-first"].disabled = self.step_by(0, first=True) == i
         self.els["step-next"].disabled = self.step_by(1) == i
-        self.els["step-last"].disabled = self.step_by(0, last=True) <= i
+        self.els["step-last"].disabled = self.step_by(0, last=True) == i
         self.sync_url()
 
     # -- keyboard -----------------------------------------------------------------------------------
@@ -817,6 +818,8 @@ class App:
         self.ws = None
         self.timeline.clear()
         show(self.els["workspace"], False)
+        show(self.els["skip-to-timeline"], False)
+        show(self.els["skip-to-stepper"], False)
         show(self.els["errors"], False)
         self.notice([reason], error=True)
         self.els["source"].textContent = ""
@@ -856,7 +859,7 @@ class App:
         line, or with the scope "shown" only lines that emitted a row shown (or of the lane chosen)."""
         n, here = self.step_count(), self.state.step
         if self.state.step_scope != "shown" or self.ws is None:
-            return 0 if first else n - 1 if last else here + delta
+            return 0 if first else max(n - 1, 0) if last else min(max(here + delta, 0), max(n - 1, 0))
         if self.scoped_steps is None:
             self.scoped_steps = self.ws.steps_of([q for q in self.timeline.seqs if q >= 0], self.state.lane)
         steps = self.scoped_steps
@@ -923,11 +926,12 @@ class App:
     def first_rows(self, ws: Workspace, run: int) -> None:
         """The first screen of rows of an input still being translated (``ws`` is not the
         workspace shown yet: the rest of the page waits for the end, and says so)."""
-        if run != self.jobs.run or not ws.relays:
+        if run != self.jobs.run or not ws.so_far():
             return
         e = self.els
         show(e["workspace"])
         show(e["skip-to-timeline"])
+        show(e["skip-to-stepper"])
         e["type-filter"].replaceChildren()
         e["lanes"].replaceChildren()
         e["relay-count"].textContent = f"{fmt_int(len(ws.relays))}+"
