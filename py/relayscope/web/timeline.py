@@ -299,7 +299,8 @@ class Timeline:
             line.append(h("span", "partial", cls="badge"))
         line.append(h("span", r.summary, cls="summary", attrs={"title": r.summary[:300], "data-testid": "row-summary"}))
         if r.mark:
-            line.append(h("span", f"⟲ {r.mark}", cls="mark", attrs={"title": r.mark}))
+            short = r.mark.split(":", 1)[0] if "shrank" not in r.mark else "shrank"  # the title says it whole
+            line.append(h("span", f"⟲ {short}", cls="mark", attrs={"title": r.mark}))
         for button in self._links(r):
             line.append(button)
         self._time(line, r)
