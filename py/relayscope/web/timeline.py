@@ -381,10 +381,11 @@ class Timeline:
         stamp = r.time
         if stamp is None:
             return
-        line.append(h("span", rowinfo.clock(stamp), cls="time", attrs={
-            "data-testid": "row-time", "data-time": stamp, "title": stamp}))
         gap = r.gap
-        if gap is not None:
+        since = f" · {rowinfo.gap(gap)} since the previous row of this lane" if gap is not None else ""
+        line.append(h("span", rowinfo.clock(stamp), cls="time", attrs={
+            "data-testid": "row-time", "data-time": stamp, "title": stamp + since}))
+        if gap is not None:  # its own cell where the row has room for it (app.css)
             line.append(h("span", rowinfo.gap(gap), cls="gap", attrs={
                 "data-testid": "row-gap", "title": "since the previous row of this lane"}))
 
