@@ -397,6 +397,13 @@ def test_a_big_file_shows_its_first_rows_while_the_rest_is_analyzed(app: AppDriv
     assert first is not None, "no data-first-rows-ms"
     assert first["state"] == "analyzing" and first["rows"] > 10, first
     assert first["ms"] < float(page.get_attribute("html", "data-analysis-ms")), first
+    # a big paste too
+    page.evaluate(FIRST_ROWS)
+    page.evaluate("""text => { const box = document.querySelector('[data-testid=paste-input]');
+        box.value = text; box.dispatchEvent(new Event('input', {bubbles: true})); }""", big.read_text(encoding="utf-8"))
+    app.settle()
+    first = page.evaluate("window.__first")
+    assert first is not None and first["state"] == "analyzing" and first["rows"] > 10, first
     # and the small input: its first rows are its rows, drawn at the end
     page.evaluate(FIRST_ROWS)
     app.open_files([str(MANY_FPS)])

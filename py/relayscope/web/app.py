@@ -31,10 +31,11 @@ from . import help_panel, legend, panels
 from .dom import Listeners, closest, download, fmt_int, js_object, show
 from .embed import Links, save_theme, stored_theme, url_theme
 from .jobs import Jobs
+from .loading import as_bytes
 from .model import EXAMPLES, Workspace, binary_reason
 from .remote import DOCUMENT as document
 from .remote import WINDOW as window
-from .sources import Sources
+from .sources import FIRST_BYTES, READ_BYTES, Sources
 from .timeline import LaneLayout, Timeline
 from .urlstate import PANELS, State, query_dict, query_of, view_from
 from .watch import Watcher
@@ -227,7 +228,9 @@ class App:
             return
         ws = Workspace()
         mark = self.jobs.mark()
-        if not await self.jobs.drive(ws.load(data, name=name, strategy=strategy), run, f"Translating {name}…"):
+        big = not isinstance(data, dict) and len(data) > READ_BYTES  # a big paste or URL: its first rows at once
+        steps = self.load_first_rows(ws, data, name, strategy, run) if big else ws.load(data, name=name, strategy=strategy)
+        if not await self.jobs.drive(steps, run, f"Translating {name}…"):
             return
         self.jobs.timed("translate", mark)  # with the lookups: one generator
         size = len(data) if not isinstance(data, dict) else sum(len(v) for v in data.values())
@@ -939,6 +942,16 @@ class App:
         e["step-position"].textContent = "–"
         self.timeline.preview(ws, list(range(len(ws.relays))))
         self.first_rows_done(run)
+
+    def load_first_rows(self, ws: Workspace, data: Any, name: str, strategy: str, run: int) -> Any:
+        """``ws.load(data)`` of one big text, with its first rows drawn once its first FIRST_BYTES
+        are translated (a file is read so by Sources.load_file; this is a paste or a URL's body)."""
+        content = as_bytes(data)
+        ws.start_load(name=name, strategy=strategy, size=len(content))
+        yield from ws.load_more(content[:FIRST_BYTES])
+        self.first_rows(ws, run)
+        yield from ws.load_more(content[FIRST_BYTES:])
+        yield from ws.end_load()
 
     def first_rows_done(self, run: int) -> None:
         """<html data-first-rows-ms>: the time from the job's start to its first rows on screen."""
