@@ -940,6 +940,11 @@ class App:
         e["relay-count"].textContent = f"{fmt_int(len(ws.relays))}+"
         e["relay-count-of"].textContent = "(so far)"
         e["step-position"].textContent = "–"
+        e["examples-box"].open = False  # the rows, not the gallery, in the first screen
+        for name in ("step-facts", "fp-compare", "content-array", "step-emitted", "audit-body", "audit-notes"):
+            e[name].replaceChildren()  # nothing of the last input stays beside the new rows
+        e["dedup-index"].textContent = ""
+        show(e["step-hidden"], False)
         self.timeline.preview(ws, list(range(len(ws.relays))))
         self.first_rows_done(run)
 
