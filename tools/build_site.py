@@ -6,6 +6,8 @@ calls it. Subcommands:
   site             build our wheel (reproducibly), download the pinned Pyodide wheels once,
                    rewrite pyodide-lock.json if it is missing or outdated, copy the runtime and
                    the wheels into static/vendor/, then verify every lock entry's sha256.
+                   Also PyScript (npm's @pyscript/core dist) into static/vendor/pyscript/ and
+                   our lock beside Pyodide, for static/pyscript.html (the app loads neither).
   wheel --out DIR  build only our wheel into DIR (the tests build it twice and compare).
   dist [--out DIR] copy what the built site serves into one folder (default dist/site/) that any
                    static host can serve as it is.
@@ -42,6 +44,12 @@ VENDOR = ROOT / "static" / "vendor"
 BUILD = ROOT / "build" / "site"
 NODE = ROOT / "node_modules"
 PYODIDE_PKG = NODE / "pyodide"
+# PyScript (static/pyscript.html, for docs authors; the app itself runs a plain worker): its
+# bundled ES modules and stylesheet, without the source maps, into static/vendor/pyscript/.
+PYSCRIPT_DIST = NODE / "@pyscript" / "core" / "dist"
+# PyScript's Pyodide (the vendored one) reads the lock beside pyodide.mjs: ours, with each
+# file_name made relative to that folder, so micropip finds msgspec and itself there.
+PYSCRIPT_LOCK = "pyodide/pyodide-lock.json"
 
 # A fixed timestamp (the earliest a zip can hold), so our wheel's bytes, and so its sha256 in the
 # committed lock, depend only on the sources and never on when or where it was built.
@@ -220,10 +228,36 @@ def vendor_manifest(wheels: list[Path]) -> dict[str, Path]:
     boot = [w for w in wheels if not w.name.startswith(NOT_AT_BOOT)]
     files[SITE_PACKAGES_PYC] = bytecode("site-packages", Path(SITE_PACKAGES_PYC).name, [stdlib, *boot])
     files.update({f"wheels/{w.name}": w for w in wheels})
+    files.update(pyscript_files())
     missing = [str(src) for src in files.values() if not src.is_file()]
     if missing:
         fail("missing: " + ", ".join(missing) + " (run `npm ci`)")
     return files
+
+
+def pyscript_files() -> dict[str, Path]:
+    """static/vendor/pyscript/: @pyscript/core's dist, as npm installed it (no source maps)."""
+    if not (PYSCRIPT_DIST / "core.js").is_file():
+        fail(f"{PYSCRIPT_DIST.relative_to(ROOT)} is missing: run `npm ci` (or `make site`)")
+    return {
+        f"pyscript/{src.name}": src
+        for src in sorted(PYSCRIPT_DIST.iterdir())
+        if src.suffix in (".js", ".css") and src.name != "service-worker.js"
+    }
+
+
+def pyscript_lock(lock: dict) -> Path:
+    """Our lock as static/vendor/pyodide/pyodide-lock.json: the same entries, each file_name
+    relative to static/vendor/pyodide/ (where loadPyodide looks when given only indexURL)."""
+    moved = json.loads(json.dumps(lock))
+    for entry in moved["packages"].values():
+        entry["file_name"] = "../wheels/" + Path(entry["file_name"]).name
+    out = BUILD / "pyscript" / "pyodide-lock.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    text = lock_text(moved)
+    if not out.is_file() or out.read_text(encoding="utf-8") != text:
+        out.write_text(text, encoding="utf-8")
+    return out
 
 
 def sync_tree(dest_root: Path, files: dict[str, Path]) -> None:
@@ -263,13 +297,14 @@ def cmd_site() -> None:
     ours = build_wheel(BUILD / "wheel")
     wheels = [ours] + [pinned_wheel(n, v, info) for n, v in PINNED.items()]
     name = ours.name.split("-")[0]
-    write_lock(lock_for(wheels, info), ours=name)
-    sync_tree(VENDOR, vendor_manifest(wheels))
-    lock = verify(ROOT)
+    lock = lock_for(wheels, info)
+    write_lock(lock, ours=name)
+    sync_tree(VENDOR, {**vendor_manifest(wheels), PYSCRIPT_LOCK: pyscript_lock(lock)})
+    verified = verify(ROOT)
     size = sum(p.stat().st_size for p in VENDOR.rglob("*") if p.is_file())
     say(
         f"static/vendor/ ready ({size / 1e6:.1f} MB); pyodide-lock.json verified: "
-        + ", ".join(f"{p.name} {p.version} {p.sha256[:12]}" for p in lock.packages.values())
+        + ", ".join(f"{p.name} {p.version} {p.sha256[:12]}" for p in verified.packages.values())
     )
 
 

@@ -12,7 +12,11 @@ of its own, sharing no code with the translator's de-dup: a content block is ide
 
 Each strategy's relays are mapped back onto those keys (partial relays - streamed deltas,
 growth suffixes - are joined to the block they continue), and every block is counted as
-emitted once, lost (never emitted) or duplicated (emitted more than once).
+emitted once, lost (never emitted) or duplicated (emitted more than once). A block of a message
+a ``system/model_refusal_fallback`` withdraws (``retracted_message_uuids``: the lines' uuids, or
+message ids) is counted as **retracted**, neither lost nor emitted: withdrawn on purpose. Each
+audit also carries the translation's token totals (``usage.usage_report``: the one rule the CLI
+and the page share).
 
 This module compares; it does not translate. Which translation is audited (the one shown) is
 decided by the one audit entry point, ``multifile.audit_steps``, which the CLI and the web model
@@ -30,6 +34,7 @@ from typing import Any
 import msgspec
 
 from . import relay as R
+from .usage import usage_report
 from .wire import repair_escapes
 
 Key = tuple[Any, ...]
@@ -39,6 +44,7 @@ class Item(msgspec.Struct):
     key: Key
     line: int
     file: str | None = None
+    retracted: bool = False  # its message was withdrawn (model_refusal_fallback)
 
 
 class StrategyAudit(msgspec.Struct):
@@ -54,6 +60,9 @@ class StrategyAudit(msgspec.Struct):
     first_duplicated: dict[str, Any] | None = None
     lost_keys: list[str] = []
     duplicated_keys: list[str] = []
+    retracted: int = 0  # blocks of withdrawn messages: neither lost nor emitted
+    tokens: dict[str, Any] = {}  # usage.UsageReport of this translation: per lane and for the run
+    drift: dict[str, Any] = {}  # drift.DriftReport of the input: what this version does not know
 
 
 def describe(key: Key) -> str:
@@ -84,6 +93,9 @@ class Inventory:
         self.items: dict[Key, Item] = {}
         self.streams: dict[tuple[str, int], list[Any]] = {}  # (message id, index) -> [type, parts, line]
         self.current: dict[Any, str] = {}  # parent_tool_use_id -> message id being streamed
+        self.by_message: dict[str, list[Key]] = {}  # message id (or line uuid) -> its blocks' keys
+        self.uuid_message: dict[str, str] = {}  # assistant line uuid -> its message id
+        self.retracted: set[str] = set()  # uuids (or message ids) a model_refusal_fallback withdraws
 
     def add(self, key: Key, line: int) -> None:
         if key not in self.items:
@@ -100,9 +112,15 @@ class Inventory:
         if kind == "assistant":
             if isinstance(content, str):
                 content = [{"type": "text", "text": content}]
+            mid, uuid = _str(message.get("id")), _str(obj.get("uuid"))
+            if uuid is not None and mid is not None:
+                self.uuid_message[uuid] = mid
             for block in content if isinstance(content, list) else []:
                 if isinstance(block, dict):
-                    add(_block_key(_str(message.get("id")), block), number)
+                    key = _block_key(mid, block)
+                    add(key, number)
+                    if mid or uuid:
+                        self.by_message.setdefault(mid or uuid or "", []).append(key)
         elif kind == "user":
             if isinstance(content, str):
                 content = [{"type": "text", "text": content}]
@@ -117,6 +135,9 @@ class Inventory:
                     position += 1
         elif kind == "stream_event" and isinstance(obj.get("event"), dict):
             self._stream(number, obj)
+        elif kind == "system" and obj.get("subtype") == "model_refusal_fallback":
+            uuids = obj.get("retracted_message_uuids")
+            self.retracted.update(u for u in (uuids if isinstance(uuids, list) else []) if isinstance(u, str))
 
     def _stream(self, number: int, obj: dict[str, Any]) -> None:
         event = obj["event"]
@@ -148,8 +169,14 @@ class Inventory:
 
     def finish(self) -> dict[Key, Item]:
         for (mid, _index), (btype, parts, number) in self.streams.items():
-            self.add(("block", mid, btype, "".join(parts)), number)
+            key = ("block", mid, btype, "".join(parts))
+            self.add(key, number)
+            self.by_message.setdefault(mid, []).append(key)
         self.streams = {}
+        for uuid in self.retracted:
+            for key in self.by_message.get(self.uuid_message.get(uuid, uuid), []) + self.by_message.get(uuid, []):
+                if key in self.items:
+                    self.items[key].retracted = True
         return self.items
 
 
@@ -230,7 +257,10 @@ def audit_relays(strategy: str, relays: list[R.Relay], items: dict[Key, Item]) -
             counts.setdefault(key, []).append(relay)
         else:
             unmatched += 1
-    lost = [k for k in items if k not in counts]
+    withdrawn = {k for k, item in items.items() if item.retracted}
+    for k in withdrawn:
+        counts.pop(k, None)
+    lost = [k for k in items if k not in counts and k not in withdrawn]
     dup = [k for k, rs in counts.items() if len(rs) > 1]
     first_lost = min(lost, key=lambda k: items[k].line, default=None)
     first_dup = min(dup, key=lambda k: counts[k][1].seq, default=None)
@@ -250,6 +280,8 @@ def audit_relays(strategy: str, relays: list[R.Relay], items: dict[Key, Item]) -
             "seqs": [r.seq for r in counts[first_dup]]},
         lost_keys=[describe(k) for k in sorted(lost, key=lambda k: items[k].line)],
         duplicated_keys=[describe(k) for k in dup],
+        retracted=len(withdrawn),
+        tokens=msgspec.to_builtins(usage_report(relays)),
     )
 
 
@@ -267,4 +299,27 @@ def render(results: list[StrategyAudit]) -> str:
             rows.append(f"{a.strategy}: first duplicated block at line {d['line']}: {d['block']} (seqs {d['seqs']})")
         if a.unmatched:
             rows.append(f"{a.strategy}: {a.unmatched} relay(s) matched no inventory block")
+        if a.retracted:
+            rows.append(f"{a.strategy}: {a.retracted} block(s) retracted by a model_refusal_fallback (withdrawn on "
+                        "purpose: neither lost nor emitted)")
+    rows.extend(_tokens_line(a.tokens) for a in results[-1:] if a.tokens.get("run", {}).get("messages"))
     return "\n".join(rows) + "\n"
+
+
+def _tokens_line(tokens: dict[str, Any]) -> str:
+    """The run's tokens (usage.Tokens as JSON), once per API message, and the estimated cost."""
+    run = tokens["run"]
+    cost = run.get("est_cost_usd")
+    line = (f"tokens: {run['messages']} API message(s) · {run['input_tokens']} in · {run['output_tokens']} out · "
+            f"{run['cache_read_input_tokens']} cache read · {run['cache_creation_input_tokens']} cache write"
+            + (f" · ≈ ${cost:.4f} at list prices of {tokens.get('prices_date')}" if cost is not None else ""))
+    if run.get("unpriced"):
+        line += f" · no known price for {', '.join(run['unpriced'])}: not in the cost"
+    rep = tokens.get("reported")
+    if rep:
+        line += (f"\ntokens the results report (modelUsage): {rep['input_tokens']} in · {rep['output_tokens']} out · "
+                 f"{rep['cache_read_input_tokens']} cache read · {rep['cache_creation_input_tokens']} cache write"
+                 + (f" · ${rep['est_cost_usd']:.4f}" if rep.get("est_cost_usd") is not None else ""))
+    if tokens.get("note"):
+        line += f"\nnote: {tokens['note']}"
+    return line

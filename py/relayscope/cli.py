@@ -38,6 +38,7 @@ from . import __version__, follow
 from . import relay as R
 from .analysis import AUTO, Analyzer
 from .audit import render
+from .drift import Drift, describe
 from .emitter import Emitter
 from .formats import FORMATS, detect
 from .inputs import STDIN, Input, Problem, display_name, open_named, read_regular, walk
@@ -198,6 +199,24 @@ def report_warnings(name: str, warnings: list[tuple[int, str]], start: int = 0) 
         _err(f"{name}:{line}: warning: {message}")
 
 
+def report_drift(name: str, drift: Drift) -> None:
+    """Drift is never silent: one line on stderr naming what this version does not know."""
+    text = describe(name, drift.report())
+    if text is not None:
+        _err(text)
+
+
+def report_drift_files(files: dict[str, bytes]) -> None:
+    """``report_drift`` for each file read whole (a folder, several files; not a meta file)."""
+    for name, content in files.items():
+        if name.endswith(".meta.json"):
+            continue
+        d = Drift()
+        for number, line in enumerate(content.split(b"\n"), 1):
+            d.add(number, line)
+        report_drift(name, d)
+
+
 def report_files(errors: list[tuple[str | None, int, str]]) -> None:
     for name, line, message in errors:
         _err(f"{name}:{line}: {message}")
@@ -328,6 +347,7 @@ def cmd_translate(args: argparse.Namespace) -> int:
             report_files(result.errors)
             failed = failed or bool(result.errors)
         writer.close()
+        report_drift_files(files)
         return INPUT_ERRORS if failed else OK
     sources = [i for i in items if isinstance(i, Input)]
     writer = Writer(stdout(), args.format, live=False)
@@ -342,12 +362,14 @@ def _stream(source: Input, args: argparse.Namespace, writer: Writer, several: bo
     """One input, line by line, relays out as they come. True when it had errors."""
     _run.name, _run.line = source.name, 0
     a = Analyzer(args.strategy, args.input_format, keep=False, file=source.name if several else None)
+    drift = Drift()
     reported = warned = 0
     try:
         writer.live = source.live
         for line in source.lines():
             _run.line += 1
             writer.write(a.feed_line(line))
+            drift.add(_run.line, line)
             if len(a.warnings) > warned:
                 report_warnings(source.name, a.warnings, warned)
                 warned = len(a.warnings)
@@ -363,6 +385,7 @@ def _stream(source: Input, args: argparse.Namespace, writer: Writer, several: bo
     writer.write(a.finish())
     report_warnings(source.name, a.warnings, warned)
     report(source.name, a.errors, reported)
+    report_drift(source.name, drift)
     _unlisted(source.name, a.translator)
     return bool(a.errors)
 
@@ -392,16 +415,20 @@ def cmd_trace(args: argparse.Namespace) -> int:
         _write_out(steps_to_json(steps) + b"\n" if args.json else render_table(steps).encode())
         for r in results:
             report_files(r.errors)
+        report_drift_files(files)
         return INPUT_ERRORS if failed or any(r.errors for r in results) else OK
     lines = _read_one(args.file[0])
     a = Analyzer(args.strategy, args.input_format, trace=True, keep=False)
+    drift = Drift()
     for line in lines:
         _run.line += 1
         a.feed_line(line)
+        drift.add(_run.line, line)
     a.finish()
     _write_out(steps_to_json(a.trace) + b"\n" if args.json else render_table(a.trace).encode())
     report_warnings(_run.name or "", a.warnings)
     report(_run.name or "", a.errors)
+    report_drift(_run.name or "", drift)
     _unlisted(_run.name or "", a.translator)
     return INPUT_ERRORS if a.errors else OK
 

@@ -44,6 +44,7 @@ from . import relay as R
 from . import trace as T
 from .analysis import AUTO, SLICE_BYTES, Analyzer
 from .audit import Inventory, Item, Key, StrategyAudit, audit_relays, inventory
+from .drift import Drift
 from .formats import detect
 from .formats.session import (
     AGENT_FILE,
@@ -508,7 +509,20 @@ def _audit_stream(name: str | None, fmt: str, lines: list[bytes], names: list[st
         counts[strategy] = len(a.relays)
         if k == 0 or strategy == "lineage":
             errors = [(name, line, message) for line, message in a.errors]
+    _with_drift(audits, {None: lines})
     return InputAudit(name, fmt, files, audits, errors, counts, items)
+
+
+def _with_drift(audits: list[StrategyAudit], files: Mapping[str | None, Sequence[bytes]]) -> None:
+    """Each audit carries the input's drift report (the same for every strategy): its counts."""
+    d = Drift()
+    for file, lines in files.items():
+        for number, line in enumerate(lines, 1):
+            d.add(number, line, file)
+    report = d.report()
+    counts = {"records": report.records, "types": report.types, "fields": report.fields, "version": report.version}
+    for a in audits:
+        a.drift = counts
 
 
 def _audit_session(g: FileGroup, names: list[str], cache: _Prepared, start: float,
@@ -516,10 +530,11 @@ def _audit_session(g: FileGroup, names: list[str], cache: _Prepared, start: floa
     """One session's files: one inventory of every file's blocks (user text told apart by file
     and line), each strategy through :func:`translate_session`."""
     items: dict[Key, Item] = {}
+    read: dict[str | None, Sequence[bytes]] = {}
     for file, content in g.files.items():
         if AGENT_META.match(_basename(file)):
             continue
-        lines = cache[file][0] if file in cache else split_lines(content)
+        lines = read[file] = cache[file][0] if file in cache else split_lines(content)
         for key, item in inventory(lines, file=file).items():
             items.setdefault(key, item)
     yield start + share * INVENTORY_SHARE
@@ -533,6 +548,7 @@ def _audit_session(g: FileGroup, names: list[str], cache: _Prepared, start: floa
         if k == 0 or strategy == "lineage":
             errors = result.errors
         yield start + share * (INVENTORY_SHARE + (1 - INVENTORY_SHARE) * (k + 1) / len(names))
+    _with_drift(audits, read)
     return InputAudit(g.name, "session", list(g.files), audits, errors, counts, items)
 
 
@@ -558,6 +574,7 @@ def merge_audits(groups: list[InputAudit]) -> list[StrategyAudit]:
                 merged.emitted += a.emitted
                 merged.lost += a.lost
                 merged.duplicated += a.duplicated
+                merged.retracted += a.retracted
                 merged.extra_emissions += a.extra_emissions
                 merged.unmatched += a.unmatched
                 merged.lost_keys += a.lost_keys

@@ -1,7 +1,8 @@
 """present: one-line, human-readable summaries of relays (CLI text output, web rows).
 
 Returns plain strings; callers render them as text, never as markup. No state; imports only
-``relay`` (the CLI and the web page call it, nothing in the core does).
+``relay``, ``describe`` (a tool call in words: ``Edit src/app.py: 3 lines → 5``) and ``meaning``
+(a system or passthrough record in words); the CLI and the web page call it, nothing in the core does.
 """
 
 from __future__ import annotations
@@ -10,15 +11,14 @@ from typing import Final
 
 import msgspec
 
+from . import describe
 from . import relay as R
+from .describe import WIDTH, clip
+from .meaning import relay_summary
 
-WIDTH: Final = 160
+__all__ = ["WIDTH", "clip", "omitted_thinking", "summary", "text_line", "tool_input_summary"]
+
 _any: Final = msgspec.json.Decoder()
-
-
-def clip(text: str, width: int = WIDTH) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def tool_input_summary(raw: msgspec.Raw, width: int = 100) -> str:
@@ -33,12 +33,22 @@ def tool_input_summary(raw: msgspec.Raw, width: int = 100) -> str:
     return clip(msgspec.json.encode(value).decode(), width)
 
 
+def omitted_thinking(r: R.ThinkingDelta) -> str:
+    """``thinking omitted (N tokens, T s)``: what is known of thinking the CLI left out."""
+    known = [f"{r.estimated_tokens:,} tokens" if r.estimated_tokens is not None else None,
+             f"{r.duration_ms / 1000:.1f} s" if r.duration_ms is not None else None]
+    shown = ", ".join(k for k in known if k)
+    return f"thinking omitted ({shown})" if shown else "thinking omitted"
+
+
 def summary(r: R.Relay) -> str:
+    if isinstance(r, R.ThinkingDelta) and r.omitted:
+        return omitted_thinking(r)
     if isinstance(r, R.TextDelta | R.ThinkingDelta | R.UserMessage):
         text = clip(r.text) or "(empty)"
         return f"(replayed) {text}" if isinstance(r, R.UserMessage) and r.replay else text
     if isinstance(r, R.ToolUse):
-        return f"{r.name} {tool_input_summary(r.input)}"
+        return describe.summary(r) or f"{r.name} {tool_input_summary(r.input)}"
     if isinstance(r, R.ToolResult):
         mark = "error: " if r.is_error else ""
         return f"{mark}{clip(r.text, 120) or '(no content)'}"
@@ -64,10 +74,11 @@ def summary(r: R.Relay) -> str:
         return f"lane ends{' with an error' if r.is_error else ''}" + (f" · {r.total_tokens} tokens" if r.total_tokens else "")
     if isinstance(r, R.Error | R.Warning):
         return r.message
-    if isinstance(r, R.System):
-        return r.subtype or "system"
-    if isinstance(r, R.Passthrough):
-        return f"{r.event_type}"
+    if isinstance(r, R.System) and r.retracts:
+        seqs = ", ".join(f"#{q}" for q in r.retracts[:8]) + (" …" if len(r.retracts) > 8 else "")
+        return f"{relay_summary(r)} · withdraws {seqs}"
+    if isinstance(r, R.System | R.Passthrough):
+        return relay_summary(r)
     if isinstance(r, R.ContentBlock):
         return r.block_type
     if isinstance(r, R.ToolCall):

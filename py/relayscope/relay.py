@@ -68,6 +68,11 @@ class ThinkingDelta(Relay, tag="thinking_delta", kw_only=True, frozen=True):
     block_index: int | None
     partial: bool = False
     redacted: bool = False
+    # Thinking whose text the CLI left out (``thinking.display`` omitted: empty text with a
+    # signature, or streamed deltas with no text): what is known of it instead.
+    omitted: bool = False
+    estimated_tokens: int | None = None  # the CLI's estimate (``system/thinking_tokens``, the delta's own)
+    duration_ms: Number | None = None  # the assistant frame's ``thinking_duration_ms``
 
 
 class ToolUse(Relay, tag="tool_use", kw_only=True, frozen=True):
@@ -133,6 +138,7 @@ class Usage(Relay, tag="usage", kw_only=True, frozen=True):
     output_tokens: int
     cache_read_input_tokens: int = 0
     cache_creation_input_tokens: int = 0
+    request_id: str | None = None  # the session record's ``requestId``: with message_id, one API message
 
 
 class LaneStart(Relay, tag="lane_start", kw_only=True, frozen=True):
@@ -159,6 +165,8 @@ class System(Relay, tag="system", kw_only=True, frozen=True):
     type: ClassVar[str] = "system"
     subtype: str | None
     data: Raw
+    state: str | None = None  # a task_* event: its task's state after it (running, completed, failed)
+    retracts: tuple[int, ...] = ()  # model_refusal_fallback: seqs of the content relays it withdraws
 
 
 class Passthrough(Relay, tag="passthrough", kw_only=True, frozen=True):

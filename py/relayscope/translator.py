@@ -48,6 +48,8 @@ known tool_use announced by ``stream_event``,    TOOL_COMPLETED    emit: snapsho
 input not complete yet                                             tool_use
 known text/thinking still streaming, this        STREAM_GREW       grow: block grew by N chars: emitted the
 block's text extends the deltas so far                             suffix
+streamed thinking with no text, none emitted     STREAM_OMITTED    emit: thinking streamed with no text (omitted):
+yet (``thinking.display`` omitted)                                 emitted as omitted
 known block that came as ``stream_event``        STREAMED          streamed: already streamed as deltas
 any other known block                            SAME_BLOCK        dup: same block already emitted
 ===============================================  ================  ============================================
@@ -132,6 +134,7 @@ from . import trace as T
 from ._bounded import Recent, RecentMap
 from .emitter import Emitter
 from .lanes import MAIN, Lane, LaneTracker
+from .meaning import task_state
 from .wire import (
     Block,
     Event,
@@ -146,7 +149,7 @@ from .wire import (
 from .wire import Usage as WireUsage
 
 __all__ = [
-    "CUMULATIVE", "NEW_BLOCK", "PER_BLOCK", "SAME_BLOCK", "STRATEGIES", "STREAMED", "STREAM_GREW", "TOOL_COMPLETED",
+    "CUMULATIVE", "NEW_BLOCK", "PER_BLOCK", "SAME_BLOCK", "STRATEGIES", "STREAMED", "STREAM_GREW", "STREAM_OMITTED", "TOOL_COMPLETED",
     "TOOL_ELSEWHERE", "TOOL_SEEN", "Emitter", "Rule", "Translator", "fingerprint",
 ]
 
@@ -319,6 +322,7 @@ class _Rec(msgspec.Struct, gc=False, eq=False):
     emitted: bool = True
     open: bool = False  # still streaming
     streamed: bool = False  # came as stream_event (content_block_start and deltas)
+    shown: bool = False  # streamed text or thinking: a relay of it was emitted (its start or a delta)
 
     @property
     def text(self) -> str:
@@ -353,7 +357,7 @@ def _copy_msg(ms: _Msg, gen: int) -> _Msg:
     """A message with records of its own, sharing only strings with ``ms``, of generation ``gen``:
     a record in both its blocks and its tools stays one record (every tool is one of its blocks:
     a block a stream starts again at its index leaves the tools with it, ``stream``)."""
-    copies = {id(r): _Rec(r.type, list(r.parts), r.tool_id, r.emitted, r.open, r.streamed) for r in ms.blocks}
+    copies = {id(r): _Rec(r.type, list(r.parts), r.tool_id, r.emitted, r.open, r.streamed, r.shown) for r in ms.blocks}
     st = ms.streamed
     return _Msg([copies[id(r)] for r in ms.blocks], {k: copies[id(r)] for k, r in ms.tools.items()},
                 None if st is None else _Streamed({k: list(v) for k, v in st.json.items()}, dict(st.names)), gen)
@@ -373,6 +377,7 @@ TOOL_SEEN: Final = Rule(T.BLOCK_DUP, "tool_use id already emitted", False)
 TOOL_COMPLETED: Final = Rule(T.BLOCK_EMIT, "snapshot completes the streamed tool_use", True)
 STREAM_GREW: Final = Rule(T.BLOCK_GROW, "block grew by {n} chars: emitted the suffix", True)
 STREAMED: Final = Rule(T.BLOCK_STREAMED, "already streamed as deltas", False)
+STREAM_OMITTED: Final = Rule(T.BLOCK_EMIT, "thinking streamed with no text (omitted): emitted as omitted", True)
 SAME_BLOCK: Final = Rule(T.BLOCK_DUP, "same block already emitted", False)
 CUMULATIVE: Final = "cumulative"  # the event repeats its message's known blocks, in order
 PER_BLOCK: Final = "per-block"  # each block looked up on its own
@@ -485,6 +490,10 @@ class LineageDedup(Strategy):
             rec.parts = [new_text]
             t.emit_block(step, f, lane, b, msg_id, index, text=new_text[old_len:], partial=True)
             return rule.reason.format(n=len(new_text) - old_len)
+        elif rule is STREAM_OMITTED:
+            assert rec is not None
+            rec.shown = True
+            t.emit_block(step, f, lane, b, msg_id, index)
         return rule.reason
 
     def _new_block(
@@ -573,6 +582,7 @@ class LineageDedup(Strategy):
                 streamed.names[index] = cb.name or ""
                 step.decision, step.reason = T.IGNORE, "tool_use starts: emitted once its input is complete"
             elif cb.type in ("text", "thinking") and rec.text:
+                rec.shown = True
                 t.emit_block(step, f, lane, cb, mid, index, text=rec.text, partial=True)
             elif cb.type not in ("text", "thinking"):
                 rec.open = False
@@ -590,6 +600,7 @@ class LineageDedup(Strategy):
             if d is not None and dtype in ("text_delta", "thinking_delta"):
                 piece = (d.text if dtype == "text_delta" else d.thinking) or ""
                 rec.parts.append(piece)
+                rec.shown = True
                 fake = Block(type="text" if dtype == "text_delta" else "thinking", text=piece, thinking=piece)
                 t.emit_block(step, f, lane, fake, mid, index, text=piece, partial=True)
                 if t.tracing:
@@ -615,6 +626,10 @@ class LineageDedup(Strategy):
                 tool = Block(type="tool_use", id=rec.tool_id, name=streamed.names.get(index, ""), input=data)
                 t.emit_block(step, f, lane, tool, mid, index)
                 step.reason = "tool_use complete: emitted with its streamed input"
+            elif rec.type == "thinking" and not rec.shown and not rec.text:
+                rec.shown = True  # no delta carried text, and no snapshot came yet: thinking omitted
+                t.emit_block(step, f, lane, Block(type="thinking", thinking="", signature="streamed"), mid, index)
+                step.reason = "thinking block complete with no text (omitted): emitted as omitted"
             else:
                 step.decision, step.reason = T.IGNORE, f"block {index} complete"
 
@@ -660,6 +675,8 @@ def _decide(rec: _Rec | None, b: Block, tool_ids: Recent[str]) -> Rule:
         return TOOL_SEEN if rec.emitted else TOOL_COMPLETED
     if _extends(rec, b):
         return STREAM_GREW
+    if rec.streamed and not rec.shown and rec.type == "thinking" and not block_text(b):
+        return STREAM_OMITTED
     if rec.streamed:
         return STREAMED
     return SAME_BLOCK
@@ -678,6 +695,11 @@ class _Pending(msgspec.Struct, gc=False):  # one per assistant line: a Struct, a
     line: int
     model: str | None
     usage: WireUsage
+    request_id: str | None = None  # a session record's requestId (the first of the message's rows that has one)
+
+
+# Content relays a model_refusal_fallback may withdraw (by the message they came from).
+_CONTENT: Final = frozenset({R.TextDelta, R.ThinkingDelta, R.ToolUse, R.ContentBlock})
 
 
 MAX_BLOCK_INDEX: Final = 1 << 12  # content blocks of one streamed message; real ones have dozens
@@ -714,6 +736,11 @@ class Translator(Emitter):
         self._pending: dict[str, _Pending] = {}  # message id -> last usage row seen
         self._lane_msg: dict[str, str] = {}
         self._flushed: Recent[str] = Recent()
+        # For model_refusal_fallback: the content relays of each message (by message id, or the
+        # line's uuid without one) and the message of each assistant line's uuid.
+        self._content: RecentMap[str, tuple[int, ...]] = RecentMap()
+        self._uuid_msg: RecentMap[str, str] = RecentMap()
+        self._thinking_est: dict[str, int] = {}  # lane -> the last system/thinking_tokens estimate
 
     def lane_map(self) -> Mapping[str, Lane]:
         return self.lanes.snapshot()
@@ -729,27 +756,31 @@ class Translator(Emitter):
             raise TypeError(f"{type(self).__name__} keeps state a Translator checkpoint does not hold")
         # _pending's records are replaced, never changed in place: shared with the checkpoint
         return (Emitter.checkpoint(self), self.strategy_name, self.strategy.checkpoint(), self.lanes.checkpoint(),
-                self._prev_fp, tuple(self._pending.items()), tuple(self._lane_msg.items()), self._flushed.checkpoint())
+                self._prev_fp, tuple(self._pending.items()), tuple(self._lane_msg.items()), self._flushed.checkpoint(),
+                self._content.checkpoint(), self._uuid_msg.checkpoint(), tuple(self._thinking_est.items()))
 
     def checkpoint_size(self) -> int:
         """How many entries (ids, lanes, a message's records) a checkpoint now holds: what its
         memory and the time to take it grow with."""
         lanes, strategy = self.lanes, self.strategy
         size = (len(self._flushed) + len(self._pending) + len(lanes.lanes) + len(lanes.spawns)
-                + len(lanes.tool_lane) + len(lanes.contexts))
+                + len(lanes.tool_lane) + len(lanes.contexts) + len(self._content) + len(self._uuid_msg))
         if isinstance(strategy, LineageDedup):
             size += len(strategy.msgs) + len(strategy.tool_ids) + len(strategy.result_ids)
         return size
 
     def restore(self, checkpoint: tuple[Any, ...]) -> None:
         """Hold what ``checkpoint`` held (any translator's, of any strategy) and nothing else."""
-        emitter, name, strategy, lanes, self._prev_fp, pending, lane_msg, flushed = checkpoint
+        emitter, name, strategy, lanes, self._prev_fp, pending, lane_msg, flushed, content, uuids, est = checkpoint
         Emitter.restore(self, emitter)
         self.strategy_name, self.strategy = name, STRATEGIES[name]()
         self.strategy.restore(strategy)
         self.lanes.restore(lanes)
         self._pending, self._lane_msg = dict(pending), dict(lane_msg)
         self._flushed.restore(flushed)
+        self._content.restore(content)
+        self._uuid_msg.restore(uuids)
+        self._thinking_est = dict(est)
 
     # -- entry points -------------------------------------------------------------------
 
@@ -828,9 +859,16 @@ class Translator(Emitter):
                              text=(b.text or "") if text is None else text, message_id=msg_id,
                              block_index=index, partial=partial))
         elif kind == "thinking":
-            push(R.ThinkingDelta(seq=self.next_seq(step, line, lane), line=line, lane=lane, file=self.file,
-                                 text=block_text(b) if text is None else text, message_id=msg_id,
-                                 block_index=index, partial=partial))
+            body = block_text(b) if text is None else text
+            ev = f.event
+            if body or not (partial or b.signature or (ev is not None and ev.thinking_display == "omitted")):
+                push(R.ThinkingDelta(seq=self.next_seq(step, line, lane), line=line, lane=lane, file=self.file,
+                                     text=body, message_id=msg_id, block_index=index, partial=partial))
+            else:  # the CLI left the text out (PROTOCOL.md 6): say what is known of it instead
+                est, took = self._omitted_thinking(ev, lane, partial)
+                push(R.ThinkingDelta(seq=self.next_seq(step, line, lane), line=line, lane=lane, file=self.file,
+                                     text="", message_id=msg_id, block_index=index, partial=partial, omitted=True,
+                                     estimated_tokens=est, duration_ms=took))
         elif kind == "tool_use":
             tool_id, name = b.id or "", b.name or ""
             self.lanes.note_tool_use(tool_id, name, b.input, lane)
@@ -869,7 +907,18 @@ class Translator(Emitter):
             else:
                 lane = ev.tool_use_id if ev.tool_use_id in self.lanes.spawns else _explicit_lane(ev) or MAIN
                 step.lane = lane
-                self.emit(step, R.System, f.line, lane, subtype=ev.subtype, data=_raw_line(f))
+                sub = ev.subtype
+                state: str | None = None
+                retracts: tuple[int, ...] = ()
+                if sub == "thinking_tokens" and isinstance(ev.estimated_tokens, int | float):
+                    self._thinking_est[lane] = int(ev.estimated_tokens)
+                elif sub == "model_refusal_fallback":
+                    retracts = self._retracted(_fields(f))
+                    step.note = f"withdraws {len(retracts)} content relay(s)"
+                elif sub is not None and sub.startswith("task_") and lane == ev.tool_use_id:  # a sub-agent's task
+                    state = task_state(sub, _fields(f))
+                self.emit(step, R.System, f.line, lane, subtype=sub, data=_raw_line(f), state=state,
+                          retracts=retracts)
                 step.reason = "system event passed through"
         elif kind == "stream_event":
             self._stream_event(step, f, ev)
@@ -901,9 +950,12 @@ class Translator(Emitter):
         else:
             lane = MAIN
         step.lane = lane
+        start = len(self._out)
         self.strategy.assistant(self, step, f, lane, msg, blocks)
+        if ev.uuid is not None or msg.id is not None:
+            self._note_content(start, ev.uuid, msg.id)
         if msg.id is not None and msg.usage is not None:
-            self._note_usage(step, f.line, lane, msg.id, msg.model, msg.usage)
+            self._note_usage(step, f.line, lane, msg.id, msg.model, msg.usage, ev.requestId)
 
     def _user(self, step: T.TraceStep, f: Frame, ev: Event) -> None:
         step.kind = "user"
@@ -1013,8 +1065,11 @@ class Translator(Emitter):
                 merged = msgspec.structs.replace(
                     old.usage, **{k: v for k, v in msgspec.structs.asdict(inner.usage).items() if v is not None}
                 )
-                self._pending[current] = _Pending(lane, f.line, old.model, merged)
+                self._pending[current] = _Pending(lane, f.line, old.model, merged, old.request_id)
+        start = len(self._out)
         self.strategy.stream(self, step, f, lane, inner)
+        if len(self._out) > start:
+            self._note_content(start, ev.uuid, None)
         if kind == "message_stop":
             current = self._lane_msg.get(lane)
             if current is not None:
@@ -1030,7 +1085,10 @@ class Translator(Emitter):
             self._lane_msg[lane] = msg_id
 
     def _note_usage(self, step: T.TraceStep, line: int, lane: str, msg_id: str, model: str | None,
-                    usage: WireUsage) -> None:
+                    usage: WireUsage, request_id: str | None = None) -> None:
+        """A row of message ``msg_id`` with its usage so far: the last row's values are the
+        message's (``usage`` module doc), written once, when the message ends. A message is its
+        id: rows of one response share it (and its ``requestId``, which a repeated row may lack)."""
         lane_msg = self._lane_msg
         current = lane_msg.get(lane)
         if current != msg_id:  # as _lane_msg_switch
@@ -1038,7 +1096,10 @@ class Translator(Emitter):
                 self._flush_usage(step, current)
             lane_msg[lane] = msg_id
         if msg_id not in self._flushed:
-            self._pending[msg_id] = _Pending(lane, line, model, usage)
+            if request_id is None:
+                old = self._pending.get(msg_id)
+                request_id = old.request_id if old is not None else None
+            self._pending[msg_id] = _Pending(lane, line, model, usage, request_id)
 
     def _flush_usage(self, step: T.TraceStep, msg_id: str) -> None:
         p = self._pending.pop(msg_id, None)
@@ -1050,7 +1111,44 @@ class Translator(Emitter):
             seq=self.next_seq(step, line, lane), line=line, lane=lane, file=self.file,
             message_id=msg_id, model=p.model, input_tokens=int(u.input_tokens or 0),
             output_tokens=int(u.output_tokens or 0), cache_read_input_tokens=int(u.cache_read_input_tokens or 0),
-            cache_creation_input_tokens=int(u.cache_creation_input_tokens or 0)))
+            cache_creation_input_tokens=int(u.cache_creation_input_tokens or 0), request_id=p.request_id))
+
+    # -- newer shapes (PROTOCOL.md 6): omitted thinking, retracted messages ---------------------
+
+    def _omitted_thinking(self, ev: Event | None, lane: str, partial: bool) -> tuple[int | None, float | None]:
+        """What is known of a thinking block the CLI left out: the token estimate (the streamed
+        delta's own, else the lane's last ``system/thinking_tokens``) and the frame's thinking time."""
+        est: int | float | None = None
+        inner = ev.event if ev is not None else None
+        if inner is not None and inner.delta is not None:
+            est = inner.delta.estimated_tokens
+        if not isinstance(est, int | float):
+            est = self._thinking_est.get(lane) if partial else self._thinking_est.pop(lane, None)
+        took = ev.thinking_duration_ms if ev is not None else None
+        return (int(est) if isinstance(est, int | float) else None), took
+
+    def _note_content(self, start: int, uuid: str | None, msg_id: str | None) -> None:
+        """Remember the content relays emitted since ``start`` by their message (what a later
+        ``model_refusal_fallback`` may withdraw) and the message of the line's ``uuid``."""
+        if uuid is not None and msg_id is not None:
+            self._uuid_msg[uuid] = msg_id
+        content = self._content
+        for r in self._out[start:]:
+            if type(r) in _CONTENT:
+                key = r.message_id or uuid  # type: ignore[attr-defined]
+                if key is not None:
+                    content[key] = (*content.get(key, ()), r.seq)
+
+    def _retracted(self, fields: Any) -> tuple[int, ...]:
+        """The seqs of the content relays of the messages a ``model_refusal_fallback`` names
+        (``retracted_message_uuids``: the lines' uuids, or message ids); tolerant of any shape."""
+        uuids = fields.get("retracted_message_uuids") if isinstance(fields, dict) else None
+        seqs: set[int] = set()
+        for uuid in uuids if isinstance(uuids, list) else []:
+            if isinstance(uuid, str):
+                seqs.update(self._content.get(self._uuid_msg.get(uuid, uuid), ()))
+                seqs.update(self._content.get(uuid, ()))
+        return tuple(sorted(seqs))
 
     def _flush_lane(self, step: T.TraceStep, lane: str) -> None:
         for msg_id in [m for m, p in self._pending.items() if p.lane == lane]:
@@ -1082,6 +1180,14 @@ def _explicit_lane(ev: Event) -> str | None:
 
 def _raw_line(f: Frame) -> Raw:
     return Raw(strip_line(f.text))
+
+
+def _fields(f: Frame) -> Any:
+    """The line as generic JSON (a rare system line whose fields decide something), or None."""
+    try:
+        return _any.decode(strip_line(f.text))
+    except (msgspec.DecodeError, RecursionError, UnicodeError):
+        return None
 
 
 # The fields of an init and of a result line that session_meta and turn_complete carry in fields

@@ -116,6 +116,7 @@ class Delta(Struct, gc=False):
     partial_json: str | None = None
     signature: str | None = None
     stop_reason: str | None = None
+    estimated_tokens: Number | None = None  # a thinking_delta with no text: the CLI's estimate
 
 
 class StreamInner(Struct, gc=False):
@@ -175,6 +176,11 @@ class Event(Struct, gc=False):
     tool_use_id: str | None = None
     description: str | None = None
     task_type: str | None = None
+    # omitted thinking (PROTOCOL.md 6): the assistant frame's display mode and thinking time,
+    # system/thinking_tokens' estimate
+    thinking_display: str | None = None
+    thinking_duration_ms: Number | None = None
+    estimated_tokens: Number | None = None
 
 
 class Frame(Struct, gc=False):

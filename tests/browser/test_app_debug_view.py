@@ -364,7 +364,7 @@ def test_streamed_thinking_without_text_is_one_row_that_says_so(app) -> None:
     app.strategy("lineage")
     rows = app.page.locator('.row[data-type="thinking_delta"]')
     assert rows.count() == 1 and rows.first.get_attribute("data-fragments") == "3"
-    assert "no text" in rows.first.locator(".summary").text_content()
+    assert rows.first.locator(".summary").text_content() == "thinking omitted (12 tokens)"  # issue 19
     assert "(empty)" not in app.testid("timeline").text_content()
 
 

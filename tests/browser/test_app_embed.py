@@ -3,6 +3,7 @@ mode, the <iframe> snippet, the Content-Security-Policy, ?src= from another site
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -82,9 +83,11 @@ def test_embed_mode_shows_the_view_only_and_keeps_the_authors_step(cross_site) -
     assert html.get_attribute("data-embed") == "1" and html.get_attribute("data-theme") == "dark"
     for hidden in ("paste-input", "examples", "share", "filter", "audit", "lanes"):
         assert not by_id(frame, hidden).is_visible(), hidden
-    stepper, timeline = by_id(frame, "stepper").bounding_box(), by_id(frame, "timeline").bounding_box()
-    assert stepper["y"] < timeline["y"], "the stepper comes first"
-    assert timeline["y"] + timeline["height"] <= 560 + 1, "the view fits its frame"
+    # the stepper comes first (its box dissolves into the one column: measure its parts);
+    # the frame's document is its one scroll area (test_an_embed_shows_its_point_...)
+    stepper, timeline = by_id(frame, "step-position").bounding_box(), by_id(frame, "timeline").bounding_box()
+    # above it, or (a frame this wide) to its left
+    assert stepper["y"] < timeline["y"] or stepper["x"] + stepper["width"] <= timeline["x"], "the stepper comes first"
     assert by_id(frame, "step-position").text_content() == "4 / 6"
     assert frame.locator(".row.selected").get_attribute("data-seq") == "2"
     # A click on a row selects it, and the step the author chose stays.
@@ -208,5 +211,187 @@ def test_src_from_another_site_is_fetched_once_the_reader_agrees(browser, site) 
         # the test server sends no CORS header: the browser refuses the response, and the page
         # says so; what matters here is that the request was made only now
         assert [u for u in log.urls() if u.startswith(origin(other))] == [other]
+    finally:
+        context.close()
+
+
+# -- issue 21: embeds that show their point, the height message, the embed builder ------------------
+
+# Every element that scrolls on its own (a scroll bar of its own: overflow auto/scroll and more
+# content than room), besides the document itself.
+OWN_SCROLLERS = """() => [...document.querySelectorAll('body *')].filter((e) => {
+    const s = getComputedStyle(e);
+    const scrolls = (v) => v === 'auto' || v === 'scroll';
+    return (scrolls(s.overflowY) && e.scrollHeight > e.clientHeight + 1)
+        || (scrolls(s.overflowX) && e.scrollWidth > e.clientWidth + 1);
+}).map((e) => e.id || e.className || e.tagName)"""
+
+POINTS = {  # the tour's examples, as its frames open them: the audit row each is about
+    "index-bug": ("?example=index-bug&strategy=index&step=4", "index"),
+    "cumulative-dedup": ("?example=cumulative-dedup&strategy=none", "none"),
+    "gotchas": ("?example=gotchas&strategy=index", "index"),
+}
+
+
+def inside(box: dict, width: int, height: int) -> bool:
+    return box["x"] >= 0 and box["y"] >= 0 and box["x"] + box["width"] <= width + 0.5 \
+        and box["y"] + box["height"] <= height + 0.5
+
+
+@pytest.mark.parametrize("size", [(360, 480), (640, 400)], ids=["360x480", "640x400"])
+@pytest.mark.parametrize("example", list(POINTS))
+def test_an_embed_shows_its_point_without_scrolling(cross_site, example: str, size) -> None:
+    query, strategy = POINTS[example]
+    width, height = size
+    app_frame, frame, _ = cross_site(f"{query}&embed=1&panels=stepper,timeline,audit", width, height)
+    # no watch note nor controls in an embed (a frame of another site cannot show file pickers)
+    for name in ("watch-unsupported", "watch", "watch-folder", "watch-bar"):
+        assert not by_id(frame, name).is_visible(), name
+    # one scroll area: the frame's document, at its top
+    assert app_frame.evaluate(OWN_SCROLLERS) == []
+    assert app_frame.evaluate("document.scrollingElement.scrollTop") == 0
+    assert app_frame.evaluate("document.scrollingElement.scrollWidth") <= width
+    # the point first, in view: the step's decision and reason, and the audit's row
+    for what in ('dd[data-fact="decision"]', 'dd[data-fact="reason"]',
+                 f'[data-testid="audit"] tr[data-strategy="{strategy}"]'):
+        box = frame.locator(what).bounding_box()
+        assert box and inside(box, width, height), (what, box)
+
+
+def test_an_embed_shows_only_the_chosen_panels_in_either_theme(cross_site) -> None:
+    for theme, background in (("light", "rgb(255, 255, 255)"), ("dark", "rgb(13, 17, 23)")):
+        app_frame, frame, _ = cross_site(f"{INDEX_BUG}&embed=1&panels=audit,lanes&theme={theme}", 640, 400)
+        assert app_frame.evaluate("getComputedStyle(document.body).backgroundColor") == background
+        assert by_id(frame, "audit").is_visible() and by_id(frame, "lanes").is_visible()
+        for hidden in ("stepper", "timeline", "step-facts", "step-next"):
+            assert not by_id(frame, hidden).is_visible(), hidden
+
+
+@contextmanager
+def hosted(browser, serve, site, folder: Path, body: str, viewport: dict):
+    """A page on another site (http://localhost:A/) whose body is ``body``, framing the app at
+    http://127.0.0.1:B/. Yields (page, log); requests to either origin are allowed."""
+    (folder / "index.html").write_text(f'<!doctype html><body style="margin:0">{body}</body>', encoding="utf-8")
+    log = RequestLog(origin=origin(site.url))
+    with serve(folder) as parent:
+        parent_url = parent.url.replace("127.0.0.1", "localhost")
+        allowed = {origin(site.url), origin(parent_url)}
+        log.allows = lambda url: url.startswith(("data:", "blob:")) or origin(url) in allowed  # type: ignore[method-assign]
+        context, page = recorded_page(browser, log, viewport=viewport)
+        try:
+            page.goto(parent_url + "index.html")
+            yield page, log
+        finally:
+            context.close()
+
+
+HEIGHT_PARENT = """<script>
+window.heights = [];
+addEventListener('message', (e) => {
+  if (e.data && e.data.type === 'relayscope:height') {
+    heights.push(e.data.height);
+    document.getElementById('app').height = e.data.height;   // what a host page may do
+  }
+});
+</script><iframe id="app" src="SRC" width="360" height="200" style="border:0"></iframe>"""
+
+
+def test_the_frame_tells_its_parent_its_height(browser, serve, site, tmp_path: Path) -> None:
+    src = f"{site.url}index.html{INDEX_BUG}&embed=1&panels=stepper,audit"
+    with hosted(browser, serve, site, tmp_path, HEIGHT_PARENT.replace("SRC", src), {"width": 400, "height": 900}) as (page, _):
+        app_frame = next(f for f in page.frames if f.url.startswith(site.url))
+        app_frame.wait_for_selector(SETTLED_RUN, state="attached", timeout=BOOT_TIMEOUT_MS)
+        wait_js(page, "window.heights.length > 0")
+        content = app_frame.evaluate("Math.ceil(document.documentElement.getBoundingClientRect().height)")
+        wait_js(page, f"window.heights.at(-1) === {content}")
+        assert content > 200  # the view is taller than the frame the page guessed
+        # sized by the message, the frame shows all of it: nothing left to scroll
+        assert app_frame.evaluate("document.scrollingElement.scrollHeight <= innerHeight + 1")
+        assert all(isinstance(h, int) for h in page.evaluate("window.heights"))
+
+
+def snippet_src(snippet: str) -> str:
+    return snippet.split('src="', 1)[1].split('"', 1)[0].replace("&amp;", "&")
+
+
+def test_the_embed_builder_makes_the_snippet_and_previews_it(app, browser, serve, site, tmp_path: Path) -> None:
+    app.example("index-bug", strategy="index")
+    app.testid("embed-view").click()
+    builder = app.testid("embed-builder")
+    assert builder.is_visible()
+    snippet = app.testid("embed-snippet").input_value()
+    for part in ('title="Relayscope: ', 'loading="lazy"', 'height="480"',
+                 'sandbox="allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox"'):
+        assert part in snippet, (part, snippet)
+    assert " allow=" not in snippet  # nothing the embed does not use
+    # choose: the audit and lanes only, dark, fingerprint, step 3, 360 px high
+    for panel in ("stepper", "timeline", "lanes"):  # stepper and timeline off, lanes on (audit is on)
+        builder.locator(f'button[data-panel="{panel}"]').click()
+    assert builder.locator('button[data-panel="audit"]').get_attribute("aria-pressed") == "true"
+    app.testid("embed-theme").select_option("dark")
+    app.testid("embed-strategy").select_option("fingerprint")
+    app.testid("embed-step").fill("3")
+    app.testid("embed-height").fill("360")
+    snippet = app.testid("embed-snippet").input_value()
+    src = snippet_src(snippet)
+    for part in ("embed=1", "panels=audit%2Clanes", "theme=dark", "strategy=fingerprint", "step=3",
+                 "example=index-bug"):
+        assert part in src, (part, src)
+    assert 'height="360"' in snippet
+    # the live preview is a frame of this site showing exactly that
+    preview = app.testid("embed-preview")
+    assert preview.get_attribute("src") == src and preview.get_attribute("height") == "360"
+    assert origin(src) == origin(site.url)
+    shown = preview.element_handle().content_frame()
+    shown.wait_for_selector(SETTLED_RUN, state="attached", timeout=BOOT_TIMEOUT_MS)
+    wait_js(app.page, "document.querySelector('[data-testid=embed-preview]').contentDocument"
+                      ".documentElement.dataset.theme === 'dark'")
+    assert shown.is_visible('[data-testid="audit"]') and not shown.is_visible('[data-testid="stepper"]')
+    # the snippet, pasted into a page on another site, shows the chosen panels
+    with hosted(browser, serve, site, tmp_path, snippet, {"width": 640, "height": 600}) as (page, log):
+        page.wait_for_selector("iframe", timeout=BOOT_TIMEOUT_MS)
+        framed = page.frame_locator("iframe")
+        framed.locator(SETTLED_RUN).wait_for(state="attached", timeout=BOOT_TIMEOUT_MS)
+        assert framed.locator("html").get_attribute("data-app-state") == "done", log.report()
+        assert framed.locator("html").get_attribute("data-panels") == "audit lanes"
+        assert framed.locator("html").get_attribute("data-theme") == "dark"
+        assert by_id(framed, "audit").is_visible() and by_id(framed, "lanes").is_visible()
+        assert not by_id(framed, "stepper").is_visible() and not by_id(framed, "timeline").is_visible()
+        assert by_id(framed, "strategy").input_value() == "fingerprint"
+        log.assert_all_succeeded()
+        assert not log.blocked, log.blocked
+
+
+def test_the_builders_copy_falls_back_to_selecting_the_snippet(browser, site) -> None:
+    log = RequestLog(origin=origin(site.url))
+    context, page = recorded_page(browser, log)
+    try:
+        # plain http on a host that is not localhost: no navigator.clipboard at all
+        page.add_init_script("Object.defineProperty(Navigator.prototype, 'clipboard', {get: () => undefined})")
+        page.goto(site.url + "?example=index-bug")
+        page.wait_for_selector(SETTLED_RUN, state="attached", timeout=BOOT_TIMEOUT_MS)
+        by_id(page, "embed-view").click()
+        by_id(page, "embed-copy").click()
+        selected = page.evaluate("""() => { const f = document.activeElement;
+            return [f.dataset.testid, f.value.slice(f.selectionStart, f.selectionEnd)] }""")
+        assert selected == ["embed-snippet", by_id(page, "embed-snippet").input_value()]
+        assert selected[1].startswith("<iframe ")
+        assert "Ctrl+C" in by_id(page, "embed-copy").text_content()
+        assert not [c for c in log.console if "pageerror" in c or "AttributeError" in c], log.console
+    finally:
+        context.close()
+
+
+def test_the_builders_copy_puts_the_snippet_on_the_clipboard(browser, site) -> None:
+    log = RequestLog(origin=origin(site.url))
+    context, page = recorded_page(browser, log)
+    try:
+        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin(site.url))
+        page.goto(site.url + "?example=index-bug")
+        page.wait_for_selector(SETTLED_RUN, state="attached", timeout=BOOT_TIMEOUT_MS)
+        by_id(page, "embed-view").click()
+        by_id(page, "embed-copy").click()
+        page.wait_for_selector('[data-testid="embed-copy"]:text("Copied")')
+        assert page.evaluate("navigator.clipboard.readText()") == by_id(page, "embed-snippet").input_value()
     finally:
         context.close()

@@ -61,6 +61,10 @@ def test_vendor_holds_only_what_the_page_uses(open_app, site, request_log) -> No
     open_app(site)
     served = {p.relative_to(ROOT).as_posix() for p in VENDOR.rglob("*") if p.is_file()}
     unused = served - set(request_log.paths())
+    # PyScript and the lock beside Pyodide serve static/pyscript.html, not the app
+    # (tests/browser/test_pyscript.py shows them used there).
+    unused -= {p for p in served if p.startswith("static/vendor/pyscript/")}
+    unused -= {"static/vendor/pyodide/pyodide-lock.json"}
     # micropip is in the lock for installs at run time; nothing loads it at boot.
     assert unused == {site.lock()["packages"]["micropip"]["file_name"]}
 

@@ -3,6 +3,7 @@ embedded view that reaches "done" and shows what the text says."""
 
 from __future__ import annotations
 
+import pytest
 from _app import SETTLED_RUN
 from conftest import BOOT_TIMEOUT_MS, RequestLog, origin, recorded_page
 
@@ -52,3 +53,67 @@ def test_the_tour_explains_the_protocol_with_live_views(browser, site) -> None:
 
 def test_the_app_links_to_the_tour(app) -> None:
     assert app.testid("tour-link").get_attribute("href") == "./static/tour.html"
+
+
+# -- issue 21: each frame shows its section's point as it opens --------------------------------------
+
+# example -> what its section is about, which must be in the frame's view as it opens
+POINTS = {
+    "cumulative-dedup": ['dd[data-fact="decision"]', 'dd[data-fact="reason"]',
+                         '[data-testid="audit"] tr[data-strategy="none"]'],
+    "index-bug": ['dd[data-fact="decision"]', 'dd[data-fact="lost"]',
+                  '[data-testid="audit"] tr[data-strategy="index"]'],
+    "interleaved-subagents": ['dd[data-fact="decision"]', 'dd[data-fact="reason"]', 'dd[data-fact="reset"]'],
+    "real-subagents": ['[data-testid="lane"] >> nth=-1', '[data-testid="audit"] tr[data-strategy="lineage"]'],
+    "real-streaming": ['dd[data-fact="decision"]', 'dd[data-fact="reason"]'],
+    "gotchas": ['dd[data-fact="decision"]', '[data-testid="audit"] tr[data-strategy="index"]'],
+}
+WORDS = {  # what the point reads as
+    "cumulative-dedup": ('[data-testid="audit"] tr[data-strategy="none"] td[data-col="duplicated"]', "2"),
+    "interleaved-subagents": ('dd[data-fact="reason"]', "fingerprint changed"),
+    "real-streaming": ('dd[data-fact="decision"]', "already streamed"),
+}
+BOX = "e => { const r = e.getBoundingClientRect(); return {x: r.x, y: r.y, width: r.width, height: r.height} }"
+BACKGROUND = {"light": "rgb(255, 255, 255)", "dark": "rgb(13, 17, 23)"}
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [1280, 390])
+def test_each_tour_view_shows_its_point_as_it_opens(browser, site, width: int, scheme: str) -> None:
+    log = RequestLog(origin=origin(site.url))
+    context, page = recorded_page(browser, log, viewport={"width": width, "height": 900}, color_scheme=scheme)
+    try:
+        page.goto(site.url + "static/tour.html")
+        assert page.evaluate("getComputedStyle(document.body).backgroundColor") == BACKGROUND[scheme]
+        frames = page.locator('iframe[data-testid="tour-embed"]')
+        for example, points in POINTS.items():
+            here = frames.first
+            here.scroll_into_view_if_needed()
+            assert here.get_attribute("data-example") == example
+            frame = here.element_handle().content_frame()
+            frame.wait_for_selector(SETTLED_RUN, state="attached", timeout=BOOT_TIMEOUT_MS)
+            assert frame.evaluate("getComputedStyle(document.body).backgroundColor") == BACKGROUND[scheme]
+            view_w, view_h = frame.evaluate("[innerWidth, innerHeight]")
+            assert frame.evaluate("document.scrollingElement.scrollWidth") <= view_w, example
+            for point in points:
+                box = frame.locator(point).evaluate(BOX)  # in the frame's own viewport
+                assert box["y"] >= 0 and box["y"] + box["height"] <= view_h + 0.5, (example, point, box, view_h)
+                assert box["x"] >= 0 and box["x"] + box["width"] <= view_w + 0.5, (example, point, box, view_w)
+            if example in WORDS:
+                where, words = WORDS[example]
+                assert words in frame.text_content(where), example
+            here.evaluate("f => f.remove()")
+        log.assert_same_origin()
+    finally:
+        context.close()
+
+
+def test_the_tour_links_to_the_pyscript_page(browser, site) -> None:
+    log = RequestLog(origin=origin(site.url))
+    context, page = recorded_page(browser, log)
+    try:
+        page.goto(site.url + "static/tour.html")
+        link = page.locator('[data-testid="pyscript-link"]')
+        assert link.get_attribute("href") == "./pyscript.html"
+    finally:
+        context.close()

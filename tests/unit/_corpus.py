@@ -38,7 +38,9 @@ def with_shared(fixture_root: Path, shared_root: Path, pattern: str) -> list[Pat
     return mine + [p for p in shared if p.relative_to(shared_root) not in carried]
 
 
-REAL_FILES = with_shared(FIXTURE_STREAM_JSON, SHARED_STREAM_JSON, "*.jsonl")
+# a capture's name keeps its repository's (one is a ``.log``)
+REAL_FILES = sorted(with_shared(FIXTURE_STREAM_JSON, SHARED_STREAM_JSON, "*.jsonl")
+                    + with_shared(FIXTURE_STREAM_JSON, SHARED_STREAM_JSON, "*.log"))
 SESSION_FILES = with_shared(FIXTURE_SESSIONS, SHARED_SESSIONS, "**/*.jsonl")
 
 

@@ -96,7 +96,7 @@ def test_a_checkpoint_holds_every_attribute() -> None:
     assert set(vars(t)) == {
         "tracing", "trace", "errors", "warnings", "error_count", "warning_count", "internal_errors", "file",
         "lines", "_seq", "_out", "_started", "_scratch", "marks", "strategy_name", "strategy", "lane_events",
-        "lanes", "_prev_fp", "_pending", "_lane_msg", "_flushed"}
+        "lanes", "_prev_fp", "_pending", "_lane_msg", "_flushed", "_content", "_uuid_msg", "_thinking_est"}
     assert set(vars(LineageDedup())) == {"msgs", "tool_ids", "result_ids", "streaming", "_gen"}
     assert set(vars(STRATEGIES["fingerprint"]())) == {"index", "fp"}
     assert set(LaneTracker.__slots__) == {"infer", "lanes", "spawns", "tool_lane", "contexts", "_open",
@@ -130,7 +130,7 @@ def test_bounded_maps_restore_their_order_and_limit() -> None:
 
 def test_messages_are_shared_until_changed() -> None:
     """Lineage's messages are not copied for a checkpoint: the first change after it copies one."""
-    lines = (FIXTURE_STREAM_JSON.glob("*.jsonl").__next__()).read_bytes().split(b"\n")
+    lines = sorted(FIXTURE_STREAM_JSON.glob("*.jsonl"))[0].read_bytes().split(b"\n")  # not filesystem order
     t = _marked("lineage")
     for line in lines[:20]:
         t.feed_line(line)

@@ -1,7 +1,7 @@
 """The package's layers (issue 8): every import points down, no cycles, no imports hidden in
 functions. Read from the source with ``ast``, so a new module or import is checked as it lands.
 
-    wire, relay, _bounded -> trace, lanes, present -> emitter, translator -> formats
+    wire, relay, _bounded -> trace, lanes, describe, present -> emitter, translator -> formats
     -> analysis, audit -> multifile, live -> cli (and its inputs, follow), web
 """
 
@@ -24,6 +24,10 @@ LAYERS: dict[str, int] = {
     "relayscope.trace": 1,
     "relayscope.lanes": 1,
     "relayscope.present": 1,
+    "relayscope.meaning": 1,  # what each record type / system subtype is: place and summary (a table)
+    "relayscope.drift": 1,  # what an input has that the meaning table and the wire do not know
+    "relayscope.usage": 1,  # tokens and cost, once per API message, per lane and run
+    "relayscope.describe": 1,  # a tool call in words and as plain data (present's summaries, the page's detail)
     "relayscope.emitter": 2,
     "relayscope.translator": 2,
     "relayscope.formats": 3,

@@ -459,8 +459,8 @@ class SessionTranslator(Translator):
     # -- usage: a message's usage may be flushed while another file is read --------------------
 
     def _note_usage(self, step: T.TraceStep, line: int, lane: str, msg_id: str, model: str | None,
-                    usage: Any) -> None:
-        super()._note_usage(step, line, lane, msg_id, model, usage)
+                    usage: Any, request_id: str | None = None) -> None:
+        super()._note_usage(step, line, lane, msg_id, model, usage, request_id)
         if msg_id in self._pending:
             self._usage_file[msg_id] = self.file
 

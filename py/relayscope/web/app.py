@@ -27,7 +27,7 @@ from bisect import bisect_left, bisect_right
 from typing import Any
 from urllib.parse import urlencode
 
-from . import help_panel, legend, panels
+from . import help_panel, legend, newest, panels
 from .dom import Listeners, closest, download, fmt_int, js_object, show
 from .embed import Links, save_theme, stored_theme, url_theme
 from .jobs import Jobs
@@ -56,7 +56,7 @@ IDS = (
     "share-too-large", "share-too-large-text", "download-source", "download-ndjson", "load-time",
 )
 VIEW_IDS = (  # issue 9: help, the filter's way back, the fingerprint legend, the skip link
-    "help-toggle", "help", "filter-cleared", "filter-cleared-text", "filter-restore", "fp-legend-box",
+    "help-toggle", "help", "filter-cleared", "filter-cleared-text", "filter-restore", "fp-legend-box", "drift-notice",
     "fp-legend-summary", "fp-legend", "skip-to-stepper",
 )
 PAGE_IDS = (  # issue 18: the panels and their toggles, the skip link, stepping in scope, first contact
@@ -86,6 +86,8 @@ class App:
         self.chip_focus = ""  # the chip that holds the chips' one Tab stop (App.chip_key)
         self.first_rows_run = 0  # the job whose first rows are drawn (data-first-rows-ms)
         self.links = Links(self)
+        self.drift: newest.DriftView | None = None  # issue 19: the drift notice and its filter
+        self.drift_only = False
 
     # -- start --------------------------------------------------------------------------------
 
@@ -150,6 +152,7 @@ class App:
         on(document, "keydown", self.on_key)
         on(e["help-toggle"], "click", lambda _: self.toggle_help())
         on(e["filter-restore"], "click", lambda _: self.restore_filter())
+        on(e["drift-notice"], "click", self.on_drift_filter)
         on(e["skip-to-stepper"], "click", self.on_skip)
         on(e["skip-to-timeline"], "click", self.on_skip_to_timeline)
         for name in PANELS:
@@ -203,7 +206,8 @@ class App:
         note = self.els["audit-notes"].querySelector(f'li[data-strategy="{ws.strategy}"][data-kind="{kind}"]')
         if note:
             note.classList.add("focus")
-            note.scrollIntoView(js_object({"block": "center"}))  # "nearest" can stop a fraction of a pixel short
+            if not self.links.embed:  # an embed shows it in place: its one scroll area stays at the top
+                note.scrollIntoView(js_object({"block": "center"}))  # "nearest" can stop a fraction of a pixel short
 
     # -- analysis -----------------------------------------------------------------------------------
 
@@ -353,6 +357,8 @@ class App:
         self.draw_lane_filter()
         self.draw_type_chips()
         panels.lanes(e["lanes"], ws.lanes, self.lane_colors, st.lane)
+        self.drift, self.drift_only = newest.drift_view(ws), False  # issue 19: drift made visible
+        newest.draw_notice(e["drift-notice"], self.drift, False)
         panels.errors(e, ws.errors, ws.error_summary())
         panels.audit(e, ws.audit, ws.strategy, ws.format)
         legend.draw(e["fp-legend-box"], e["fp-legend-summary"], e["fp-legend"], ws.fp_legend())
@@ -439,6 +445,14 @@ class App:
         not_chip.title = f"hide {kind}"
         not_chip.setAttribute("aria-label", f"hide {kind}")
 
+    def on_drift_filter(self, event: Any) -> None:
+        """The drift notice's button: only the rows of records new to this version, or all again."""
+        if closest(event, f'button[data-action="{newest.FILTER_ACTION}"]') is None or self.ws is None:
+            return
+        self.drift_only = not self.drift_only
+        newest.draw_notice(self.els["drift-notice"], self.drift, self.drift_only)
+        self.filter_rows(scroll_top=True)
+
     def on_type_chip(self, event: Any) -> None:
         if self.ws is None:
             return
@@ -499,7 +513,9 @@ class App:
         if ws is None:
             return
         st = self.state
-        seqs = ws.select(st.text, st.types, st.xtypes, st.lane, st.bookkeeping)
+        seqs = ws.select(st.text, st.types, st.xtypes, st.lane, st.bookkeeping or self.drift_only)
+        if self.drift_only and self.drift is not None:  # the drift notice's one-click filter
+            seqs = [q for q in seqs if q in self.drift.seqs]
         self.els["relay-count"].textContent = str(len(seqs))
         self.els["relay-count"].dataset.total = str(len(ws.relays))
         self.els["relay-count"].dataset.hidden = "0" if st.bookkeeping else str(ws.bookkeeping_count)

@@ -1,11 +1,16 @@
 """embed: the page's links and frames. Embed mode, the share link that follows the view, links
-that name a transcript by fingerprint, the ``<iframe>`` snippet, asking before a ``?src=`` from
-another site, and the theme setting that survives storage being denied.
+that name a transcript by fingerprint, the embed builder and its ``<iframe>`` snippet, asking
+before a ``?src=`` from another site, and the theme setting that survives storage being denied.
 
 app.py owns the view; this module turns it into links (``share.py`` builds the strings) and
 back. In embed mode (``<html data-embed="1">``, set from ``?embed=1`` by static/js/embed.mjs
-before Python boots; app.css does the layout) the view the author linked stays put: a click on
-a row selects it without moving the step.
+before Python boots; static/css/embed.css does the layout, embed.mjs posts the frame's height
+to its parent) the view the author linked stays put: a click on a row selects it without moving
+the step.
+
+The embed builder ("Embed this view", in index.html's ``#embed-box``): panels, theme, strategy,
+step and height for the snippet, a live preview (a frame of this site showing the snippet's
+URL) and Copy, which selects the snippet where there is no clipboard.
 
 Must not: build markup from strings (the snippet is text in a textarea), fetch anything, or use
 storage where it is denied (a frame on another site): every storage access is guarded.
@@ -14,7 +19,8 @@ storage where it is denied (a frame on another site): every storage access is gu
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+import html
+from typing import Any, Final
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 from .dom import fmt_int, show
@@ -25,7 +31,6 @@ from .share import (
     embed_params,
     fingerprint,
     full_params,
-    iframe_snippet,
     parse_fingerprint,
     view_url,
 )
@@ -37,7 +42,38 @@ IDS = (
     "share-too-large", "share-too-large-text", "download-source", "embed-view", "embed-box",
     "embed-snippet", "embed-note", "open-full", "embed-title", "src-ask", "src-host", "src-url",
     "src-confirm", "src-cancel", "pending-view", "compare-lineage",
+    "embed-builder", "embed-theme", "embed-strategy", "embed-step", "embed-height", "embed-copy",
+    "embed-preview",
 )
+# The panels an embed can show (static/js/embed.mjs reads ?panels=), in the builder's order,
+# and what the builder starts with: the example's point (the step's verdict, the audit) first.
+PANELS: Final = ("stepper", "audit", "timeline", "lanes", "toolbar")
+BUILDER_PANELS: Final = ("stepper", "audit", "timeline")
+HEIGHT: Final = 480
+HEIGHTS: Final = (160, 4000)
+# What an embed needs of a sandbox, and no more: its scripts and worker (allow-scripts), its own
+# files and storage (allow-same-origin: without it the frame has an opaque origin and cannot load
+# its modules from a host that sends no CORS headers), "Open in Relayscope" in a new tab that is
+# not sandboxed itself (allow-popups, allow-popups-to-escape-sandbox). No forms, downloads,
+# top navigation, clipboard or fullscreen, so no `allow` attribute.
+SANDBOX: Final = "allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox"
+
+
+def snippet(src: str, title: str, height: int = HEIGHT) -> str:
+    """The ``<iframe>`` an author pastes into a page. Attribute values are escaped: the title
+    comes from a file name."""
+    return (f'<iframe src="{html.escape(src)}" title="{html.escape(title)}" width="100%" '
+            f'height="{int(height)}" loading="lazy" sandbox="{SANDBOX}" '
+            'style="border:1px solid #d1d9e0; border-radius:8px"></iframe>')
+
+
+def clamp_height(value: object) -> int:
+    """The builder's height field as pixels: a number in HEIGHTS, else the default."""
+    try:
+        number = int(float(str(value)))
+    except (ValueError, OverflowError):  # "", "tall", "nan", "inf"
+        return HEIGHT
+    return max(HEIGHTS[0], min(HEIGHTS[1], number))
 
 
 def stored_theme() -> str:
@@ -69,6 +105,8 @@ class Links:
         self.pending: tuple[Fingerprint, dict[str, Any]] | None = None  # a link waiting for its file
         self.src_ask: tuple[str, Any] | None = None
         self.compare_from = ""  # the strategy "compare with lineage" goes back to
+        self.panels: set[str] = set(BUILDER_PANELS)  # the builder's choice
+        self.panel_buttons = {name: window.document.getElementById(f"embed-panel-{name}") for name in PANELS}
 
     def wire(self) -> None:
         e, app = self.els, self.app
@@ -82,6 +120,21 @@ class Links:
         on("src-confirm", self.confirm_src)
         on("src-cancel", self.cancel_src)
         on("compare-lineage", self.toggle_compare)
+        on("embed-copy", self.copy_snippet)
+        for name, button in self.panel_buttons.items():
+            app.listeners.on(button, "click", app.jobs.safe(self._toggler(name)))
+        for name, kind in (("embed-theme", "change"), ("embed-strategy", "change"),
+                           ("embed-step", "input"), ("embed-height", "input")):
+            app.listeners.on(e[name], kind, app.jobs.safe(lambda _: self.build()))
+
+    def _toggler(self, name: str) -> Any:
+        def toggle(_: Any) -> None:
+            if name in self.panels and len(self.panels) > 1:  # an embed shows at least one panel
+                self.panels.discard(name)
+            else:
+                self.panels.add(name)
+            self.build()
+        return toggle
 
     # -- the URL of the view ------------------------------------------------------------------
 
@@ -103,7 +156,8 @@ class Links:
         if self.kind:
             self.show_link(self.link())
         if not self.els["embed-box"].hidden:
-            self.make_embed()
+            self.view_to_builder()
+            self.build()
 
     def link(self, embedded: bool = False) -> str:
         params = self.params()
@@ -125,6 +179,8 @@ class Links:
         for name in ("share-row", "share-note", "share-too-large", "share-link-text", "embed-box"):
             show(self.els[name], False)
         self.els["copy-link"].textContent = "Copy"
+        self.els["embed-copy"].textContent = "Copy"
+        self.els["embed-preview"].removeAttribute("src")  # no frame left running a past input
 
     def prepare(self) -> str | None:
         """Choose how a link names the transcript (sets kind and fragment); None if it cannot
@@ -169,20 +225,22 @@ class Links:
             show(e["share-too-large"])
 
     def copy(self) -> None:
-        link = str(self.els["share-link-text"].value)
-        if not link:
+        self._copy(str(self.els["share-link-text"].value), "copy-link", self.select_for_copy)
+
+    def _copy(self, text: str, button: str, fallback: Any) -> None:
+        """Put ``text`` on the clipboard and say so on ``button``; ``fallback()`` (select the
+        text for Ctrl+C) where there is no clipboard API (plain http) or it is denied."""
+        if not text:
             return
         clipboard = getattr(window.navigator, "clipboard", None)  # undefined on plain http
         if not clipboard:
-            self.select_for_copy()
+            fallback()
             return
+
         def done(_: Any) -> None:
-            self.els["copy-link"].textContent = "Copied"
+            self.els[button].textContent = "Copied"
 
-        def failed(_: Any) -> None:  # denied (a frame without clipboard-write, say)
-            self.select_for_copy()
-
-        clipboard.writeText(link).then(done, failed)
+        clipboard.writeText(text).then(done, lambda _: fallback())
 
     def select_for_copy(self) -> None:
         field = self.els["share-link-text"]
@@ -194,23 +252,80 @@ class Links:
     # -- embedding ---------------------------------------------------------------------------------
 
     def make_embed(self) -> None:
-        e = self.els
+        """ "Embed this view": open the builder on the view shown."""
         if self.app.ws is None:
             return
         if not self.kind:
             self.prepare()
-        show(e["embed-box"])
+        show(self.els["embed-box"])
+        self.view_to_builder()
+        self.build()
+
+    def view_to_builder(self) -> None:
+        """The builder's strategy and step follow the view (the author tunes them after)."""
+        e, st = self.els, self.app.state
+        e["embed-strategy"].value = st.strategy
+        e["embed-step"].value = str(st.step + 1)
+        e["embed-step"].setAttribute("max", str(int(self.app.els["step-slider"].max or 0) + 1))
+        theme = str(self.app.root.getAttribute("data-theme") or "")
+        if not str(e["embed-theme"].value) and theme in ("light", "dark"):
+            e["embed-theme"].value = theme
+
+    def embed_url(self) -> str:
+        """The URL of the builder's embed: the view, with its strategy, step, panels and theme."""
+        e = self.els
+        params = embed_params(self.params(), theme=str(e["embed-theme"].value),
+                              panels=",".join(p for p in PANELS if p in self.panels))
+        strategy = str(e["embed-strategy"].value)
+        if strategy:
+            params["strategy"] = strategy
+        try:
+            step = int(str(e["embed-step"].value))
+        except ValueError:
+            step = 1
+        params.pop("step", None)
+        if step > 1:
+            params["step"] = str(step)
+        return view_url(self.base(), params, self.fragment)
+
+    def build(self) -> None:
+        """The snippet, the preview and the panel buttons, from the builder's fields."""
+        e = self.els
+        if self.app.ws is None or e["embed-box"].hidden:
+            return
+        for name, button in self.panel_buttons.items():
+            button.setAttribute("aria-pressed", "true" if name in self.panels else "false")
         if self.kind == "fingerprint":
             e["embed-snippet"].value = ""
+            show(e["embed-builder"], False)
+            show(e["embed-preview"], False)
             e["embed-note"].textContent = ("This transcript is too large to travel in a link, so a "
                                            "page cannot embed it from one. Put the file on a web "
                                            "server and open it here with ?src=<its URL>, then embed.")
             return
-        title = f"Relayscope: {self.app.ws.name or 'transcript'}"
-        e["embed-snippet"].value = iframe_snippet(self.link(embedded=True), title)
-        e["embed-note"].textContent = ("The frame shows the stepper and the timeline at this step; "
-                                       "add &panels=stepper,timeline,audit to the src for the audit, "
-                                       "&theme=dark or light to fix the colours.")
+        show(e["embed-builder"])
+        height = clamp_height(e["embed-height"].value)
+        url = self.embed_url()
+        e["embed-snippet"].value = snippet(url, f"Relayscope: {self.app.ws.name or 'transcript'}", height)
+        e["embed-copy"].textContent = "Copy"
+        e["embed-note"].textContent = ("The frame tells its page its height (a message "
+                                       "{type: 'relayscope:height', height}), should you want to "
+                                       "size it to fit; the README shows how.")
+        preview = e["embed-preview"]
+        if str(preview.getAttribute("src") or "") != url:
+            preview.setAttribute("sandbox", SANDBOX)
+            preview.setAttribute("src", url)
+        preview.setAttribute("height", str(height))
+        show(preview)
+
+    def copy_snippet(self) -> None:
+        self._copy(str(self.els["embed-snippet"].value), "embed-copy", self.select_snippet)
+
+    def select_snippet(self) -> None:
+        field = self.els["embed-snippet"]
+        field.focus()
+        field.select()
+        self.els["embed-copy"].textContent = "Press Ctrl+C (⌘C) to copy the selected snippet"
 
     # -- a link that names its transcript by fingerprint --------------------------------------------
 

@@ -22,6 +22,7 @@ from ..audit import StrategyAudit
 from ..live import LiveFiles
 from ..multifile import audit_steps, group_files, merge_audits, translate_session
 from ..translator import STRATEGIES
+from ..usage import Tally
 from . import fates as F
 from .checkpoints import Checkpoints
 from .rows import Rows
@@ -395,7 +396,7 @@ class Loader(Rows, Search):
             yield 0.99
         self.fates = self._fates()
         yield 0.99
-        self._lane_views = {}
+        self._lane_views, self._tally = {}, Tally()
         for start in range(0, len(relays), INDEX_SLICE):
             self._count_lanes(relays[start:start + INDEX_SLICE])
             yield 0.99
@@ -470,5 +471,5 @@ def _audit_view(a: StrategyAudit) -> AuditView:
     return AuditView(
         strategy=a.strategy, blocks=a.blocks, emitted=a.emitted, lost=a.lost, duplicated=a.duplicated,
         first_lost_line=lost.get("line"), first_lost_file=lost.get("file"), first_lost_block=lost.get("block"),
-        first_dup_seqs=list(dup.get("seqs", [])), first_dup_block=dup.get("block"),
+        first_dup_seqs=list(dup.get("seqs", [])), first_dup_block=dup.get("block"), retracted=a.retracted,
     )

@@ -61,6 +61,8 @@ def lanes(container: Element, views: list[Any], colors: dict[str, int], active: 
         tags.append(h("span", "main agent" if lane.depth == 0 else f"depth {lane.depth}", cls="badge"))
         if lane.agent_type:
             tags.append(h("span", lane.agent_type, cls="badge", attrs={"data-testid": "lane-agent-type"}))
+        if getattr(lane, "state", None):  # issue 19: running / completed / failed (newest.lane_state)
+            tags.append(h("span", lane.state, cls=f"badge lane-state {lane.state}", attrs={"data-testid": "lane-state"}))
         if lane.inferred:
             tags.append(h("span", "inferred", cls="badge", attrs={
                 "title": "no parent_tool_use_id: told apart by its first-block fingerprint"}))
@@ -88,6 +90,11 @@ def lanes(container: Element, views: list[Any], colors: dict[str, int], active: 
                 "data-testid": "lane-cost", "data-estimated": "true",
                 "title": f"from the token counts at list prices of {prices.PRICES_DATE} ({prices.PRICES_SOURCE}); "
                          "the input gives no cost for this lane"}))
+        if getattr(lane, "unpriced", None) and lane.cost_usd is None:  # issue 19: never a borrowed price
+            models = ", ".join(lane.unpriced)
+            card.append(h("p", f"the estimate leaves out {models}: no known price" if lane.est_cost_usd is not None
+                          else f"cost: unknown (no known price for {models})",
+                          cls="lane-stats estimated", attrs={"data-testid": "lane-unpriced"}))
         if lane.file:
             card.append(h("p", f"file: {lane.file}", cls="lane-stats lane-file", attrs={"title": lane.file}))
         if lane.id != "main":
@@ -103,6 +110,40 @@ def lanes(container: Element, views: list[Any], colors: dict[str, int], active: 
         links.append(button(only, "lane-only", lane.id, testid="lane-only"))
         card.append(links)
         container.append(card)
+    run_total(container, views)
+
+
+def run_total(container: Element, views: list[Any]) -> None:
+    """Issue 19: the whole run's tokens under the lane cards, when several lanes used some: the sum
+    of the cards (each counted once per API message by usage.Tally), with the estimate's gaps."""
+    used = [v for v in views if v.input_tokens + v.output_tokens + v.cache_read_tokens + v.cache_creation_tokens]
+    main = views[0] if views else None
+    reported, note = getattr(main, "reported", None), getattr(main, "usage_note", None)
+    if len(used) < 2 and note is None:
+        return
+    def total(name: str) -> int:
+        return sum(getattr(v, name) for v in used)
+    text = (f"whole run: {fmt_int(total('input_tokens'))} in · {fmt_int(total('output_tokens'))} out · "
+            f"{fmt_int(total('cache_read_tokens'))} cache read · {fmt_int(total('cache_creation_tokens'))} cache write")
+    given = [v.cost_usd for v in views if v.cost_usd is not None]  # a result's total_cost_usd: the run's
+    if given:
+        text += f" · cost: ${sum(given):.4f} (the input's own)"
+    else:
+        estimates = [v.est_cost_usd for v in used if v.est_cost_usd is not None]
+        unpriced = sorted({m for v in used for m in getattr(v, "unpriced", [])})
+        if estimates:
+            text += f" · cost: ≈ ${sum(estimates):.4f} (estimated)"
+        if unpriced:
+            text += f" · no known price for {', '.join(unpriced)}"
+    item = h("li", text, cls="lane-total lane-stats", attrs={"data-testid": "run-tokens"})
+    if reported is not None and note is not None:
+        item.append(h("p", f"the results report: {fmt_int(reported.input_tokens)} in · {fmt_int(reported.output_tokens)}"
+                      f" out · {fmt_int(reported.cache_read_input_tokens)} cache read · "
+                      f"{fmt_int(reported.cache_creation_input_tokens)} cache write", attrs={"data-testid": "run-reported"}))
+        item.append(h("p", "the lanes' counts are lower bounds: this stream writes each message with its first "
+                      "output count; the results' totals are right", cls="muted", attrs={"data-testid": "run-note",
+                                                                                         "title": note}))
+    container.append(item)
 
 
 # -- step-through -----------------------------------------------------------------------------
@@ -265,6 +306,10 @@ def audit(els: dict[str, Element], views: list[Any] | None, current: str, fmt: s
             tr.append(h("td", fmt_int(value), cls="bad" if bad else None, attrs={"data-col": col}))
         body.append(tr)
     for a in views:
+        if getattr(a, "retracted", 0) and a.strategy == current:  # issue 19
+            notes.append(h("li", f"{fmt_int(a.retracted)} block(s) withdrawn by the model (model_refusal_fallback): "
+                           "retracted, neither lost nor emitted", attrs={"data-kind": "retracted",
+                                                                         "data-testid": "audit-retracted"}))
         if a.first_lost_line is not None:
             li = h("li", attrs={"data-strategy": a.strategy, "data-kind": "lost"})
             li.append(h("strong", f"{a.strategy}: "))

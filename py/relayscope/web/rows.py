@@ -19,15 +19,15 @@ import msgspec
 from .. import relay as R
 from .. import trace as T
 from ..lanes import MAIN, lane_label
+from ..meaning import BOOKKEEPING
 from ..present import clip, summary
 from . import fates as F
-from . import prices, rowinfo
+from . import newest, rowinfo
 from .stepping import Steps
 from .workstate import LaneView
 
-# Records that only keep Claude Code's own books: hidden from the timeline until asked for.
-BOOKKEEPING: Final = frozenset({"progress", "file-history-snapshot", "queue-operation", "last-prompt",
-                                "mode", "ai-title", "hook_progress", "hook_started", "hook_response"})
+# Records that only keep Claude Code's own books (meaning.BOOKKEEPING): hidden until asked for.
+__all__ = ["BOOKKEEPING", "NO_THINKING_TEXT", "RowView", "Rows", "detail", "pretty_json"]
 # Newer CLIs stream thinking as deltas with no text (only an estimate of its size).
 NO_THINKING_TEXT: Final = "(thinking: the stream carries no text for it)"
 GAP_LOOKBACK: Final = 2000  # relays searched back for the previous row of a lane (a drawn row's gap)
@@ -35,7 +35,7 @@ GAP_LOOKBACK: Final = 2000  # relays searched back for the previous row of a lan
 # timed input has one, and an untimed input must not cost a decode of thousands of lines per lane.
 WALL_LOOK: Final = 24
 RESET_MARKS: Final = T.RESET_LABELS
-_LANE_CARD_TYPES: Final = frozenset({R.LaneStart, R.LaneEnd, R.Usage, R.TurnComplete})  # what a lane card sums
+_LANE_CARD_TYPES: Final = frozenset({R.LaneStart, R.LaneEnd, R.Usage, R.TurnComplete, R.System})  # what a card sums
 _any: Final = msgspec.json.Decoder()
 
 
@@ -110,10 +110,12 @@ class Rows(Steps):
         if end is not None:
             fragments = end - seq + 1
             joined = "".join(getattr(x, "text", "") for x in self.relays[seq:end + 1])
-            text = clip(joined) or (NO_THINKING_TEXT if isinstance(r, R.ThinkingDelta) else "(empty)")
+            last = self.relays[end]
+            text = clip(joined) or (summary(last) if isinstance(last, R.ThinkingDelta) and last.omitted
+                                    else NO_THINKING_TEXT if isinstance(r, R.ThinkingDelta) else "(empty)")
         elif isinstance(r, R.SessionMeta):
             text = self._session_summary(r)
-        elif isinstance(r, R.ThinkingDelta) and not r.text.strip():
+        elif isinstance(r, R.ThinkingDelta) and not r.text.strip() and not r.omitted:
             text = NO_THINKING_TEXT
         return RowView(
             seq=r.seq, type=r.type, lane=r.lane, file=r.file, line=r.line, summary=text,
@@ -130,7 +132,7 @@ class Rows(Steps):
         may go on across live appends, so the open run is kept between calls; ``first=0`` starts
         afresh."""
         if first == 0:
-            self._bookkeeping, self._group_end, self._member_head = set(), {}, {}
+            self._bookkeeping, self._group_end, self._member_head, self.retracted = set(), {}, {}, set()
             self._group_open = (None, -1)
             self._by_tool_use, self._by_tool_result = {}, {}
         book, ends, members = self._bookkeeping, self._group_end, self._member_head
@@ -155,8 +157,11 @@ class Rows(Steps):
             elif t is R.Passthrough:
                 if r.event_type in BOOKKEEPING:  # type: ignore[attr-defined]
                     book.add(r.seq)
-            elif t is R.System and r.subtype in BOOKKEEPING:  # type: ignore[attr-defined]
-                book.add(r.seq)
+            elif t is R.System:
+                if r.subtype in BOOKKEEPING:  # type: ignore[attr-defined]
+                    book.add(r.seq)
+                if r.retracts:  # type: ignore[attr-defined]
+                    self.retracted.update(r.retracts)  # type: ignore[attr-defined]
         self._group_open = (slot, head)
 
     @property
@@ -289,17 +294,19 @@ class Rows(Steps):
                 lane.depth, lane.parent, lane.inferred = r.depth, r.parent_lane, r.inferred
             elif isinstance(r, R.LaneEnd):
                 lane.end_seq = r.seq
+                lane.end_error = r.is_error
+            elif isinstance(r, R.System):
+                lane.task_state = r.state or lane.task_state
             elif isinstance(r, R.Usage):
-                lane.input_tokens += r.input_tokens
-                lane.output_tokens += r.output_tokens
-                lane.cache_read_tokens += r.cache_read_input_tokens
-                lane.cache_creation_tokens += r.cache_creation_input_tokens
+                got = self._tally.add(r)
+                if got is not None:
+                    lane.input_tokens, lane.output_tokens = got.input_tokens, got.output_tokens
+                    lane.cache_read_tokens = got.cache_read_input_tokens
+                    lane.cache_creation_tokens = got.cache_creation_input_tokens
+                    lane.est_cost_usd, lane.unpriced = got.est_cost_usd, list(got.unpriced)
                 lane.model = lane.model or r.model
-                cost = prices.estimate(r.model, r.input_tokens, r.output_tokens,
-                                       r.cache_read_input_tokens, r.cache_creation_input_tokens)
-                if cost is not None:
-                    lane.est_cost_usd = (lane.est_cost_usd or 0.0) + cost
             elif isinstance(r, R.TurnComplete):
+                self._tally.add_result(r)
                 if r.cost_usd is not None:
                     lane.cost_usd = (lane.cost_usd or 0.0) + float(r.cost_usd)
                 lane.duration_ms += float(r.duration_ms or 0)
@@ -310,6 +317,11 @@ class Rows(Steps):
         for lane in lanes.values():
             lane.spawn_seq = self._by_tool_use.get(lane.id)
             lane.result_seq = self._by_tool_result.get(lane.id)
+            if lane.id == MAIN:
+                lane.reported, lane.usage_note = self._tally.reported, self._tally.note()
+            else:
+                lane.state = newest.lane_state(lane.task_state, lane.end_seq is not None, lane.end_error,
+                                               lane.spawn_seq is not None)
             self._wall_time(lane)
         ordered = sorted(lanes.values(), key=lambda v: (v.id != MAIN,))  # main first, else by appearance
         return ordered

@@ -18,7 +18,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Any
 
-from . import rowinfo
+from . import detail_view, rowinfo
 from .dom import Element, clear, h, measure
 
 ROW_H = 30  # px: keep in step with --row-h in static/css/app.css
@@ -272,6 +272,8 @@ class Timeline:
             classes.append("emitted")
         if r.mark:
             classes.append("marked")
+        if seq in ws.retracted:  # withdrawn by a model_refusal_fallback (static/css/newest.css)
+            classes.append("retracted")
         head = ws.group_of(seq)
         if head is not None and head != seq:
             classes.append("fragment")
@@ -297,7 +299,8 @@ class Timeline:
                 "title": "streamed deltas of one block, shown joined: show each fragment"}))
         elif r.partial:
             line.append(h("span", "partial", cls="badge"))
-        line.append(h("span", r.summary, cls="summary", attrs={"title": r.summary[:300], "data-testid": "row-summary"}))
+        text = detail_view.row_summary(ws, r)
+        line.append(h("span", text, cls="summary", attrs={"title": text[:300], "data-testid": "row-summary"}))
         if r.mark:
             short = r.mark.split(":", 1)[0] if "shrank" not in r.mark else "shrank"  # the title says it whole
             line.append(h("span", f"⟲ {short}", cls="mark", attrs={"title": r.mark}))
@@ -361,8 +364,7 @@ class Timeline:
         facts.append(h("button", "show this line's step", cls="link", attrs={
             "type": "button", "data-action": "step-of", "data-target": r.seq}))
         box.append(facts)
-        box.append(h("h3", "Content"))
-        box.append(h("pre", r.detail, cls="content", attrs={"data-testid": "row-content"}))
+        detail_view.content(box, self.app.ws, r, self.labels)
         where = f"line {r.line}" + (f" of {r.file}" if r.file else "")
         box.append(h("h3", f"Raw input ({where})"))
         box.append(h("pre", r.raw, cls="raw", attrs={"data-testid": "row-raw"}))

@@ -16,6 +16,7 @@ from .. import trace as T
 from ..analysis import Analyzer
 from ..lanes import Lane
 from ..live import LiveFiles
+from ..usage import Tally
 from . import fates as F
 from . import rowinfo
 from .checkpoints import CHECKPOINT_BYTES, Checkpoints, Replay
@@ -51,7 +52,13 @@ class LaneView:
     file: str | None = None
     model: str | None = None  # of the lane's first usage that names one
     wall_s: float | None = None  # first to last timestamp, or the turns' duration_ms
-    est_cost_usd: float | None = None  # from prices.PRICES, when the input gives no cost
+    est_cost_usd: float | None = None  # from usage.PRICES, when the input gives no cost
+    unpriced: list[str] = field(default_factory=list)  # models with no known price (not in est_cost_usd)
+    state: str | None = None  # running, completed, failed (newest.lane_state)
+    task_state: str | None = None  # the last task_* event's
+    end_error: bool = False
+    reported: Any = None  # main only: usage.Tally.reported, what the results' modelUsage says the run used
+    usage_note: str | None = None  # main only: usage.Tally.note(), which totals to trust
     first_seq: int = -1
     last_seq: int = -1
     duration_ms: float = 0.0
@@ -69,6 +76,7 @@ class AuditView:
     first_lost_block: str | None
     first_dup_seqs: list[int]
     first_dup_block: str | None
+    retracted: int = 0  # blocks a model_refusal_fallback withdrew: neither lost nor emitted
 
 
 @dataclass(slots=True)
@@ -121,6 +129,8 @@ class State:
     _items: dict[Any, Any] | None = None  # the audit's inventory of a single input
     _fp_order: dict[str, int] = field(default_factory=dict)  # fingerprint -> first-seen ordinal
     _bookkeeping: set[int] = field(default_factory=set)
+    retracted: set[int] = field(default_factory=set)  # rows a model_refusal_fallback withdraws
+    _tally: Tally = field(default_factory=Tally)  # the lanes' tokens: usage.Tally, the one rule
     _group_end: dict[int, int] = field(default_factory=dict)  # head seq -> last seq of its group
     _member_head: dict[int, int] = field(default_factory=dict)  # other seqs of a group -> head
     _group_open: tuple[tuple[Any, ...] | None, int] = (None, -1)  # the run the last relay is in

@@ -1,0 +1,90 @@
+"""newest: the page's view of what newer Claude Code output brings (issue 19), as plain data.
+
+* The **drift notice**: what the loaded input has that this version does not know (``drift``),
+  in one sentence, with a one-click filter to the rows those records became (their input lines'
+  relays). ``drift_view`` computes it from the workspace's lines; ``draw_notice`` draws it.
+* **Lane state** (running, completed, failed) from a lane's task events and its end: ``lane_state``.
+
+Plain text only (``dom.h``, ``textContent``). Must not translate or decode relays itself beyond
+what ``drift`` and ``meaning`` give; the controller (app.py) calls it after a load.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..drift import Drift, DriftReport, describe
+from .dom import Element, clear, fmt_int, h, show
+
+FILTER_ACTION = "drift-filter"
+
+
+@dataclass(slots=True)
+class DriftView:
+    report: DriftReport
+    text: str  # the sentence the notice shows
+    seqs: set[int] = field(default_factory=set)  # the rows of the records it counts
+
+
+_last: list[Any] = [None, None, None]  # the input, its line count and its relays the last view was of
+
+
+def drift_view(ws: Any) -> DriftView | None:
+    """The drift of the loaded input (its lines as the workspace keeps them), or None when it has
+    none or is an Arbiter stream (another vocabulary). Made once per input (another strategy
+    re-translates the same lines: only the rows are found again)."""
+    inp = ws._input
+    if inp is None or ws.format == "sse":
+        return None
+    key = (inp, ws.lines_total)
+    if _last[0] is inp and _last[1] == ws.lines_total and _last[2] is not None:
+        report = _last[2]
+    else:
+        report = _report(inp)
+        _last[:] = [*key, report]
+    text = describe(None, report)
+    if text is None:
+        return None
+    where = set(zip(report.files or [None] * len(report.lines), report.lines, strict=True))
+    seqs = {r.seq for r in ws.relays if (r.file, r.line) in where}
+    return DriftView(report, text, seqs)
+
+
+def _report(inp: Any) -> DriftReport:
+    d = Drift()
+    for file, lines in inp.files.items():
+        if file is not None and file.endswith(".meta.json"):
+            continue
+        for number, line in enumerate(lines, 1):
+            d.add(number, line, file)
+    return d.report()
+
+
+def draw_notice(box: Element, view: DriftView | None, active: bool) -> None:
+    """The notice (hidden without drift): the sentence, and a button that filters to those rows
+    (or, while it does, back to all rows)."""
+    clear(box)
+    show(box, view is not None)
+    if view is None:
+        box.dataset.records = "0"
+        return
+    box.dataset.records = str(view.report.records)
+    box.dataset.active = "true" if active else "false"
+    box.append(h("span", "New to this version: ", cls="drift-lead"))
+    box.append(h("span", view.text, cls="drift-text", attrs={"data-testid": "drift-text"}))
+    label = "show all rows" if active else f"show these {fmt_int(len(view.seqs))} rows"
+    box.append(h("button", label, cls="link", attrs={
+        "type": "button", "data-action": FILTER_ACTION, "data-testid": "drift-filter",
+        "aria-pressed": "true" if active else "false"}))
+
+
+def lane_state(task_state: str | None, ended: bool, end_error: bool, spawned: bool) -> str | None:
+    """A sub-agent lane's state: its last task event's (a background agent's result may come long
+    after its spawning call's answer, even after the run's ``result``), else its end, else running
+    when its spawning call was seen; None for main and lanes no call spawned."""
+    if task_state is not None:
+        return task_state
+    if ended:
+        return "failed" if end_error else "completed"
+    return "running" if spawned else None
