@@ -3,6 +3,7 @@
 Usage (after `make site`; `make test` installs what it needs):
 
     .venv/bin/python bench/web_scale.py [--mb 50] [--runs 1] [--audit]
+    .venv/bin/python bench/web_scale.py --first-rows 5,50,600   # issue 18: first rows and done per size
 
 The input is the real stream-json corpus (shared/corpus/real/stream-json/*.jsonl, or the fixtures
 in tests/fixtures/real/stream-json/ when shared/ is absent) concatenated
@@ -21,6 +22,9 @@ and repeated up to --mb megabytes, written once to bench/out/. Measured in the s
              hand-over of the file comes before `change` and is not counted), then a re-run
              with the 'none' strategy, a text filter over every row, then (--audit) the audit
              of every strategy.
+With --first-rows SIZES (MB, comma-separated), only the load, per size: the file chosen to its
+first screen of rows (<html data-first-rows-ms> appears: drawn while the rest is translated) and
+to done, each as a ratio to the CLI run just before it on the same file.
 While the page works, a PerformanceObserver records every long task (a main-thread task over
 50 ms, the browser's Long Tasks API); the table gives the longest and how many exceeded 200 ms.
 Times are ratios against the CLI.
@@ -48,15 +52,17 @@ from _inputs import stream_json_dir
 OUT = ROOT / "bench" / "out"
 
 LONG_TASKS = """
-window.__changed = null; window.__doneAt = null;
+window.__changed = null; window.__doneAt = null; window.__firstAt = null;
 document.addEventListener("change", (e) => {
-  if (e.target?.type === "file") { window.__changed = performance.now(); window.__doneAt = null; }
+  if (e.target?.type === "file") { window.__changed = performance.now(); window.__doneAt = null; window.__firstAt = null; }
 }, true);
 new MutationObserver(() => {
   const root = document.documentElement;
   if (window.__changed !== null && window.__doneAt === null && root.dataset.appState === "done")
     window.__doneAt = performance.now();
-}).observe(document, {attributes: true, subtree: true, attributeFilter: ["data-app-state"]});
+  if (window.__changed !== null && window.__firstAt === null && root.dataset.firstRowsMs !== undefined)
+    window.__firstAt = performance.now();
+}).observe(document, {attributes: true, subtree: true, attributeFilter: ["data-app-state", "data-first-rows-ms"]});
 window.__longTasks = [];
 new PerformanceObserver((list) => {
   for (const e of list.getEntries()) window.__longTasks.push({start: e.startTime, duration: e.duration});
@@ -194,14 +200,55 @@ def browser_run(browser, url: str, path: Path, audit: bool) -> dict[str, float]:
         context.close()
 
 
+def first_rows_run(browser, url: str, path: Path) -> dict[str, float]:
+    """The file chosen -> its first rows on screen, and -> done (ms, as the page sees them)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        context.add_init_script(LONG_TASKS)
+        page = context.new_page()
+        page.goto(url)
+        page.wait_for_selector("html[data-app-state=ready]", state="attached", timeout=120_000)
+        page.evaluate("delete document.documentElement.dataset.firstRowsMs")
+        page.set_input_files('[data-testid="file-input"]', str(path))
+        page.wait_for_selector("html[data-app-state=done], html[data-app-state=error]", state="attached",
+                               timeout=1_800_000)
+        if page.get_attribute("html", "data-app-state") != "done":
+            raise SystemExit("the page ended in error: " + page.text_content('[data-testid="status"]'))
+        return {"first": page.evaluate("window.__firstAt - window.__changed"),
+                "done": page.evaluate("window.__doneAt - window.__changed"),
+                "first_attr": float(page.get_attribute("html", "data-first-rows-ms"))}
+    finally:
+        context.close()
+
+
+def first_rows(sizes: list[int]) -> None:
+    from playwright.sync_api import sync_playwright
+
+    print("asked   file MB   cli ms   first rows ms (x cli)   done ms (x cli)   (first rows: after the first 256 KiB)")
+    with serving(ROOT) as url, sync_playwright() as playwright:
+        browser = launch(playwright)
+        for mb in sizes:
+            path = make_input(mb)  # whole copies of the corpus: the file may be larger than asked
+            cli_seconds(path)  # bytecode and file cache
+            cli = cli_seconds(path) * 1000
+            r = first_rows_run(browser, url, path)
+            print(f"{mb:4d} MB {path.stat().st_size / 2**20:8.1f} {cli:8.0f}   {r['first']:8.0f} (x{r['first'] / cli:.3f})"
+                  f"      {r['done']:8.0f} (x{r['done'] / cli:.2f})   (page's data-first-rows-ms {r['first_attr']:.0f})")
+        browser.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=int, default=50)
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--audit", action="store_true", help="also time the audit (4 strategies)")
+    parser.add_argument("--first-rows", metavar="SIZES", help="MB, comma-separated: first rows and done per size")
     args = parser.parse_args()
     if not (ROOT / "static" / "vendor" / "pyodide" / "pyodide.mjs").is_file():
         raise SystemExit("static/vendor/ is empty: run `make site` first")
+    if args.first_rows:
+        first_rows([int(x) for x in args.first_rows.split(",")])
+        return
     path = make_input(args.mb)
     size = path.stat().st_size
     model, relays, worst_slice = model_seconds(path)

@@ -77,7 +77,11 @@ export function handleDrop(dataTransfer) {
       (list) => ({ list, error: null }),
       (error) => ({ list: [], error: String(error?.message ?? error) }),
     )
-    .then((result) => (handler ? handler(result) : queue.push(result)));
+    .then((result) => {
+      if (handler) return handler(result);
+      queue.push(result);
+      globalThis.relayscopeQueued?.(result.list.map((item) => item.path)); // ui.mjs says so on the page
+    });
 }
 
 addEventListener("drop", (event) => {

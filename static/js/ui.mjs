@@ -100,6 +100,22 @@ function sync(el) {
   post({ kind: "sync", rid, props: { value: el.value } });
 }
 
+// A file picked or dropped while Python boots waits for it: say so at once (issue 18).
+function queued(paths) {
+  if (root.dataset.appState !== "loading" || !paths.length) return;
+  const tops = new Set(paths.map((p) => p.split("/")[0]));
+  const what = paths.length > 1 && tops.size === 1 && paths[0].includes("/")
+    ? `${[...tops][0]}/ (${paths.length} files)`
+    : paths.slice(0, 3).join(", ") + (paths.length > 3 ? ` … (${paths.length} files)` : "");
+  const status = document.getElementById("status");
+  status.textContent = `Loading Python… queued: ${what}`;
+  status.dataset.queued = what;
+}
+globalThis.relayscopeQueued = queued;
+document.addEventListener("change", (event) => {
+  if (event.target?.type === "file") queued(files(event.target).map((f) => f.path));
+}, { capture: true });
+
 inflight();
 post({ kind: "start", snapshot: snapshot() });
 for (const id of ["file-input", "folder-input"]) {
@@ -143,6 +159,9 @@ function keyHandled(event) {
   const tag = t?.tagName ?? "";
   if (FORM.has(tag) || t?.isContentEditable) return false;
   if (event.ctrlKey || event.metaKey || event.altKey) return false;
+  // the chips and the gallery: arrows, Home and End move between their buttons (app.py's rove)
+  const ROVE = ["ArrowRight", "ArrowLeft", "ArrowDown", "ArrowUp", "Home", "End"];
+  if (ROVE.includes(event.key) && t?.closest?.(".gallery, .chips")) return true;
   if (document.getElementById("workspace").hidden || root.dataset.appState === "analyzing") return false;
   const onButton = ["BUTTON", "A", "SUMMARY"].includes(tag);
   const key = event.key;
@@ -175,7 +194,7 @@ function listen(rid, type, lid) {
   if (!target) return;
   const fn = (event) => {
     if (type === "keydown" && keyHandled(event)) event.preventDefault();
-    if (type === "click" && target.id === "skip-to-stepper") event.preventDefault();
+    if (type === "click" && (target.id === "skip-to-stepper" || target.id === "skip-to-timeline")) event.preventDefault();
     const flipped = target !== window && target !== document && startsWork(target, type, event);
     if (flipped && root.dataset.appState !== "loading") root.dataset.appState = "analyzing";
     act({ kind: "event", lid, e: describe(event), flipped });

@@ -117,6 +117,8 @@ def test_a_watched_file_grows_rows_lanes_counts_and_steps_as_lines_land(app) -> 
     read_up_to(page, len(data))
     page.click('[data-testid="watch-stop"]')
     page.wait_for_selector('html[data-watch="stopped"][data-app-state="done"]', state="attached")
+    source = app.testid("source").text_content()
+    assert "watching" not in source and "watch stopped" in source, source  # issue 18: not stale
     cli = [json.loads(x) for x in cli_ndjson(SESSION).splitlines()]
     assert app.relay_count() == len(cli)  # stopped: the same as translating the finished file
     assert app.lanes() == list(dict.fromkeys(r["lane"] for r in cli))
@@ -214,7 +216,7 @@ def test_loading_another_input_ends_the_watch(app) -> None:
     watch(page, name)
     read_up_to(page, len((EXAMPLES_DIR / "index-bug.ndjson").read_bytes()))
     app.example("gotchas")
-    page.wait_for_selector('html[data-watch="stopped"]', state="attached")
+    assert page.get_attribute("html", "data-watch") == "stopped"  # at once, not at the watch's next look
     assert not page.is_visible('[data-testid="watch-bar"]')
 
 

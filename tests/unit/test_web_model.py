@@ -328,3 +328,29 @@ def test_slices_keep_the_lines_exactly(data: bytes) -> None:
         list(ws.end_load())
         assert ws._input is not None
         assert ws._input.files[None] == split_lines(data) and ws.source_bytes() == data, (data, size)
+
+
+def test_the_steps_of_the_rows_shown_and_of_a_lane() -> None:
+    """Issue 18: stepping in scope goes through the lines that emitted a row shown, and every
+    line of the lane chosen (a line whose blocks were skipped included)."""
+    ws = loaded(seed("interleaved-subagents.ndjson"), "lineage")
+    lane = next(v.id for v in ws.lanes if v.id != "main") if len(ws.lanes) > 1 else "main"
+    seqs = [r.seq for r in ws.relays if r.lane == lane]
+    steps = ws.steps_of(seqs, lane)
+    assert steps == sorted(set(steps)) and steps
+    assert {ws.step_of_seq(q) for q in seqs} <= set(steps)
+    assert all(ws.step(i).lane == lane or set(ws.step(i).seqs) & set(seqs) for i in steps)
+    assert ws.steps_of([]) == []
+
+
+def test_a_text_still_loading_shows_what_is_translated_so_far() -> None:
+    """Issue 18: the first rows of a big file, drawn before the rest is translated."""
+    data = seed("interleaved-subagents.ndjson")
+    ws = Workspace()
+    ws.start_load(name="big", size=len(data) * 2)
+    list(ws.load_more(data))
+    n = ws.so_far()
+    assert n == len(ws.relays) > 0 and ws.row(0).summary
+    list(ws.load_more(data))
+    list(ws.end_load())
+    assert len(ws.relays) > n and ws.relays[:n] == loaded(data).relays[:n]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from relayscope.web.sources import _main_elsewhere
 from relayscope.web.urlstate import State, query_dict, query_of, view_from
 
 
@@ -32,3 +33,21 @@ def test_the_source_comes_first_and_how_the_page_is_shown_stays() -> None:
 def test_what_is_not_valid_is_left_out() -> None:
     assert view_from(query_dict("strategy=bogus&step=-1&row=x&types=&lane=&bookkeeping=yes")) == {}
     assert view_from(query_dict("?step=2&step=5")) == {"step": 5}  # the last value wins
+
+
+def test_collapsed_panels_and_the_step_scope_are_remembered() -> None:
+    """Issue 18: which panels are collapsed, and stepping through the shown rows only."""
+    st = State(closed={"audit", "lanes"}, step_scope="shown")
+    query = query_of(st, {})
+    assert query == {"closed": "lanes,audit", "scope": "shown"}  # in the panels' order
+    assert view_from(query_dict("?" + urlencode(query))) == {"closed": ["lanes", "audit"], "scope": "shown"}
+    assert view_from(query_dict("closed=lanes,bogus,&scope=all")) == {"closed": ["lanes"]}
+    assert view_from(query_dict("closed=")) == {}  # every panel open: the default
+
+
+def test_a_folder_of_sub_agents_only_is_told_where_the_main_file_is() -> None:
+    note = _main_elsewhere(["29cc/subagents/agent-a.jsonl", "29cc/subagents/agent-b.jsonl"])
+    assert note is not None and "29cc.jsonl" in note and "29cc/subagents/" in note
+    assert _main_elsewhere(["proj/29cc.jsonl", "proj/29cc/subagents/agent-a.jsonl"]) is None
+    assert _main_elsewhere(["proj/29cc.jsonl"]) is None
+    assert "two levels up" in (_main_elsewhere(["subagents/agent-a.jsonl"]) or "")

@@ -23,6 +23,7 @@ run longer than a slice without a yield.
 from __future__ import annotations
 
 import asyncio
+from bisect import bisect_left, bisect_right
 from typing import Any
 from urllib.parse import urlencode
 
@@ -30,19 +31,21 @@ from . import help_panel, legend, newest, panels
 from .dom import Listeners, closest, download, fmt_int, js_object, show
 from .embed import Links, save_theme, stored_theme, url_theme
 from .jobs import Jobs
+from .loading import as_bytes
 from .model import EXAMPLES, Workspace, binary_reason
 from .redact_switch import RedactSwitch
 from .remote import DOCUMENT as document
 from .remote import WINDOW as window
-from .sources import Sources
+from .sources import FIRST_BYTES, READ_BYTES, Sources
 from .swimlanes import Swimlanes
 from .timeline import LaneLayout, Timeline
-from .urlstate import State, query_dict, query_of
+from .urlstate import PANELS, State, query_dict, query_of, view_from
 from .watch import Watcher
 
 AUTO_AUDIT_BYTES = 2_000_000  # inputs up to this size are audited right away; larger on request
 FILTER_DELAY_MS = 150
 THEMES = ("auto", "light", "dark")
+ROVE_KEYS = ("ArrowRight", "ArrowLeft", "ArrowDown", "ArrowUp", "Home", "End")
 
 IDS = (
     "status", "theme", "paste-input", "analyze", "file-input", "folder-input", "source", "progress",
@@ -58,11 +61,15 @@ VIEW_IDS = (  # issue 9: help, the filter's way back, the fingerprint legend, th
     "help-toggle", "help", "filter-cleared", "filter-cleared-text", "filter-restore", "fp-legend-box", "drift-notice",
     "fp-legend-summary", "fp-legend", "skip-to-stepper",
 )
+PAGE_IDS = (  # issue 18: the panels and their toggles, the skip link, stepping in scope, first contact
+    "toggle-stepper", "toggle-lanes", "toggle-audit", "lanes-panel", "skip-to-timeline", "step-scope",
+    "step-hidden", "step-hidden-text", "step-show-hidden", "intro",
+)
 
 
 class App:
     def __init__(self) -> None:
-        self.els = {name: document.getElementById(name) for name in IDS + VIEW_IDS}
+        self.els = {name: document.getElementById(name) for name in IDS + VIEW_IDS + PAGE_IDS}
         self.root = document.documentElement
         self.state = State()
         self.ws: Workspace | None = None
@@ -76,6 +83,10 @@ class App:
         self.type_counts: dict[str, int] = {}
         self.open_groups: set[int] = set()  # groups of partial deltas shown fragment by fragment
         self.saved_filter: tuple[str, set[str], set[str], str, bool] | None = None  # cleared by a link
+        self.scoped_steps: list[int] | None = None  # the steps of the rows shown (step scope "shown")
+        self.step_hidden: list[int] = []  # relays of the current step that the filter hides
+        self.chip_focus = ""  # the chip that holds the chips' one Tab stop (App.chip_key)
+        self.first_rows_run = 0  # the job whose first rows are drawn (data-first-rows-ms)
         self.links = Links(self)
         self.drift: newest.DriftView | None = None  # issue 19: the drift notice and its filter
         self.drift_only = False
@@ -91,6 +102,10 @@ class App:
         panels.examples(self.els["examples"], EXAMPLES)
         help_panel.draw(self.els["help"])
         self.apply_theme(url_theme() or stored_theme(), save=False)
+        first = view_from(query_dict(str(window.location.search)))
+        self.state.closed = set(first.get("closed", ()))
+        self.state.step_scope = first.get("scope", "all")
+        self.draw_panels()
         load_ms = window.performance.now()
         self.root.dataset.loadMs = f"{load_ms:.0f}"
         self.els["load-time"].textContent = f"Python ready in {load_ms / 1000:.1f} s"
@@ -125,10 +140,10 @@ class App:
         on(e["stepper"], "click", self.on_click)
         on(e["audit"], "click", self.on_click)
         on(e["errors"], "click", self.on_click)
-        on(e["step-first"], "click", lambda _: self.go_step(0))
-        on(e["step-prev"], "click", lambda _: self.go_step(self.state.step - 1))
-        on(e["step-next"], "click", lambda _: self.go_step(self.state.step + 1))
-        on(e["step-last"], "click", lambda _: self.go_step(self.step_count() - 1))
+        on(e["step-first"], "click", lambda _: self.go_step(self.step_by(0, first=True)))
+        on(e["step-prev"], "click", lambda _: self.go_step(self.step_by(-1)))
+        on(e["step-next"], "click", lambda _: self.go_step(self.step_by(1)))
+        on(e["step-last"], "click", lambda _: self.go_step(self.step_by(0, last=True)))
         on(e["step-slider"], "input", lambda _: self.go_step(int(e["step-slider"].value)))
         on(e["run-audit"], "click", lambda _: jobs.start_work(self.audit_now()))
         on(e["share"], "click", lambda _: self.make_share())
@@ -144,6 +159,11 @@ class App:
         on(e["filter-restore"], "click", lambda _: self.restore_filter())
         on(e["drift-notice"], "click", self.on_drift_filter)
         on(e["skip-to-stepper"], "click", self.on_skip)
+        on(e["skip-to-timeline"], "click", self.on_skip_to_timeline)
+        for name in PANELS:
+            on(e[f"toggle-{name}"], "click", self.on_panel_toggle)
+        on(e["step-scope"], "change", self.on_step_scope)
+        on(e["step-show-hidden"], "click", lambda _: self.show_step_hidden())
         on(e["fp-legend-box"], "toggle", lambda _: self.fill_legend())
         on(window, "resize", lambda _: self.timeline.render())
         self.swimlanes.wire(on)
@@ -218,7 +238,9 @@ class App:
             return
         ws = Workspace()
         mark = self.jobs.mark()
-        if not await self.jobs.drive(ws.load(data, name=name, strategy=strategy), run, f"Translating {name}…"):
+        big = not isinstance(data, dict) and len(data) > READ_BYTES  # a big paste or URL: its first rows at once
+        steps = self.load_first_rows(ws, data, name, strategy, run) if big else ws.load(data, name=name, strategy=strategy)
+        if not await self.jobs.drive(steps, run, f"Translating {name}…"):
             return
         self.jobs.timed("translate", mark)  # with the lookups: one generator
         size = len(data) if not isinstance(data, dict) else sum(len(v) for v in data.values())
@@ -239,12 +261,20 @@ class App:
             notes = [*(notes or []), link_note]
         self.links.reset()
         self.redaction.reset()
+        self.links.compare_from = ""  # "Back to 'index'" belonged to the last input
+        self.watcher.drop()  # a watch of another input ends with it
+        if source.get("kind") != "paste":  # the old paste is not what is shown any more
+            self.els["paste-input"].value = ""
         st = self.state
         st.strategy, st.source = ws.strategy, source
         st.text, st.types, st.lane = view.get("q", ""), set(view.get("types", [])), view.get("lane", "")
         st.xtypes = {t[1:] for t in st.types if t.startswith("-")}
         st.types = {t for t in st.types if not t.startswith("-")}
         st.bookkeeping = bool(view.get("bookkeeping"))
+        if "closed" in view:
+            st.closed = set(view["closed"])
+        if "scope" in view:
+            st.step_scope = view["scope"]
         self.open_groups, self.saved_filter = set(), None
         show(self.els["filter-cleared"], False)
         st.row, st.expanded = None, False
@@ -259,7 +289,8 @@ class App:
         if ws.audit_error:
             notes.append(ws.audit_error)
         self.notice(notes, error=bool(not_transcript or ws.audit_error))
-        self.els["source"].textContent = f"{name} · {fmt_int(size)} bytes · {ws.format or '?'}"
+        fmt = "" if not_transcript else f" · {ws.format or '?'}"  # no format for what is not a transcript
+        self.els["source"].textContent = f"{name} · {fmt_int(size)} bytes{fmt}"
         if source.get("kind") != "example":  # the gallery stays open for the next pick
             self.els["examples-box"].open = False
         if not await self.present(run, step=max(0, view.get("step", 1) - 1), row=view.get("row")):
@@ -324,6 +355,10 @@ class App:
         self.jobs.busy = False
         e = self.els
         show(e["workspace"])
+        show(e["skip-to-timeline"])
+        show(e["skip-to-stepper"])
+        self.draw_panels()
+        e["step-scope"].value = st.step_scope
         e["strategy"].value = ws.strategy
         e["filter"].value = st.text
         self.draw_lane_filter()
@@ -337,12 +372,14 @@ class App:
         legend.draw(e["fp-legend-box"], e["fp-legend-summary"], e["fp-legend"], ws.fp_legend())
         self.timeline.labels = self.lane_labels
         self.timeline.layout = layout
+        self.timeline.preview_ws = None
         self.timeline.selected, self.timeline.expanded = None, False
         self.filter_rows(scroll_top=True)
         if row is not None and 0 <= row < len(ws.relays):
             self.select_row(row, expanded=True, follow_step=False)
         self.go_step(step, scroll=row is None)
         self.links.update_compare()
+        self.first_rows_done(run)
         return True
 
     # -- filters --------------------------------------------------------------------------------------
@@ -365,6 +402,7 @@ class App:
     def draw_type_chips(self) -> None:
         box = self.els["type-filter"]
         box.replaceChildren()
+        focused = self.chip_focus
         for kind, count in self.type_counts.items():
             chip = document.createElement("button")
             chip.type = "button"
@@ -393,6 +431,12 @@ class App:
                                 else f"{fmt_int(hidden)} hidden · show")
             chip.title = "progress, file-history-snapshot, queue-operation, hook progress … records"
             box.append(chip)
+        # one Tab stop: the chip last moved to (arrows move, App.rove), else the first
+        buttons = box.querySelectorAll("button")
+        keys = [self.chip_key(b) for b in buttons]
+        current = keys.index(focused) if focused in keys else 0
+        for k, b in enumerate(buttons):
+            b.setAttribute("tabindex", "0" if k == current else "-1")
 
     def chip_mode(self, chip: Any, not_chip: Any, kind: str) -> None:
         """A type is neutral, included (its chip: only the types chosen) or excluded (its ⊘ button:
@@ -489,6 +533,7 @@ class App:
             self.els["timeline"].scrollTop = 0
         no_lost = bool(st.text.strip() or st.types or st.xtypes)  # placeholders match no search
         self.timeline.set_rows(ws.rows(seqs, self.open_groups, lost=not no_lost, lane=st.lane))
+        self.scoped_steps = None  # the steps of the rows shown: made again when stepping in scope
         if st.row is not None and st.row in self.timeline.index:
             self.timeline.scroll_to(st.row)
         self.sync_url()
@@ -644,14 +689,15 @@ class App:
         folded = [h for q in s.seqs[:50] if q not in index and (h := ws.group_of(q)) is not None and h in index]
         lost = ws.lost_rows_of_step(i)
         self.timeline.set_highlight(set(s.seqs) | set(folded) | lost)
+        self.note_hidden(s.seqs, folded)
         if scroll and (s.seqs or lost):
             target = next((q for q in [*s.seqs[:1], *folded[:1], *sorted(lost)] if q in index), None)
             if target is not None:  # else the emitted rows are filtered out: leave the view be
                 self.timeline.scroll_to(target)
-        self.els["step-prev"].disabled = i == 0
-        self.els["step-first"].disabled = i == 0
-        self.els["step-next"].disabled = i == n - 1
-        self.els["step-last"].disabled = i == n - 1
+        self.els["step-prev"].disabled = self.step_by(-1) == i
+        self.els["step-first"].disabled = self.step_by(0, first=True) == i
+        self.els["step-next"].disabled = self.step_by(1) == i
+        self.els["step-last"].disabled = self.step_by(0, last=True) == i
         self.sync_url()
 
     # -- keyboard -----------------------------------------------------------------------------------
@@ -666,14 +712,22 @@ class App:
                     self.clear_text_filter()
                 target.blur()
             return  # typing: arrows move the caret, not the view
-        if event.ctrlKey or event.metaKey or event.altKey or self.ws is None or self.jobs.busy:
+        if event.ctrlKey or event.metaKey or event.altKey:
+            return
+        if self.ws is None and key in ROVE_KEYS and self.rove(event, key):  # the gallery, before a load
+            event.preventDefault()
+            return
+        if self.ws is None or self.jobs.busy:
             return
         on_button = tag in ("BUTTON", "A", "SUMMARY")
+        if key in ROVE_KEYS and self.rove(event, key):
+            event.preventDefault()
+            return
         handled = True
         if key in ("ArrowRight", "l", "n"):
-            self.go_step(self.state.step + 1)
+            self.go_step(self.step_by(1))
         elif key in ("ArrowLeft", "h", "p"):
-            self.go_step(self.state.step - 1)
+            self.go_step(self.step_by(-1))
         elif key in ("ArrowDown", "j"):
             self.select_row(self.timeline.neighbour(1), expanded=self.state.expanded)
         elif key in ("ArrowUp", "k"):
@@ -792,9 +846,146 @@ class App:
         self.ws = None
         self.timeline.clear()
         show(self.els["workspace"], False)
+        show(self.els["skip-to-timeline"], False)
+        show(self.els["skip-to-stepper"], False)
         show(self.els["errors"], False)
         self.notice([reason], error=True)
         self.els["source"].textContent = ""
         self.state.source = {}
         window.history.replaceState(None, "", str(window.location.pathname))  # nothing to come back to
         self.jobs.end(run, "Nothing analyzed")
+
+    # -- issue 18: panels, the skip link to the timeline, stepping in the filter's scope ----------
+
+    def draw_panels(self) -> None:
+        """Each panel open or collapsed as ``state.closed`` says (the URL's ``closed=``)."""
+        sections = {"stepper": self.els["stepper"], "lanes": self.els["lanes-panel"], "audit": self.els["audit"]}
+        for name, section in sections.items():
+            closed = name in self.state.closed
+            section.classList.toggle("collapsed", closed)
+            self.els[f"toggle-{name}"].setAttribute("aria-expanded", "false" if closed else "true")
+
+    def on_panel_toggle(self, event: Any) -> None:
+        button = closest(event, "[data-panel]")
+        if button is None:
+            return
+        self.state.closed ^= {str(button.dataset.panel)}
+        self.draw_panels()
+        self.sync_url()
+
+    def on_skip_to_timeline(self, event: Any) -> None:
+        event.preventDefault()  # no #timeline in the address: the fragment carries share links
+        self.els["timeline"].focus()
+        self.els["timeline"].scrollIntoView(js_object({"block": "nearest"}))
+
+    def on_step_scope(self, _event: Any) -> None:
+        self.state.step_scope = "shown" if str(self.els["step-scope"].value) == "shown" else "all"
+        self.go_step(self.state.step, scroll=False)
+
+    def step_by(self, delta: int, *, first: bool = False, last: bool = False) -> int:
+        """The step ``delta`` away from the current one (or the first, or the last): any input
+        line, or with the scope "shown" only lines that emitted a row shown (or of the lane chosen)."""
+        n, here = self.step_count(), self.state.step
+        if self.state.step_scope != "shown" or self.ws is None:
+            return 0 if first else max(n - 1, 0) if last else min(max(here + delta, 0), max(n - 1, 0))
+        if self.scoped_steps is None:
+            self.scoped_steps = self.ws.steps_of([q for q in self.timeline.seqs if q >= 0], self.state.lane)
+        steps = self.scoped_steps
+        if not steps:
+            return here
+        if first or last:
+            return steps[0] if first else steps[-1]
+        if delta > 0:
+            k = bisect_right(steps, here)
+            return steps[k] if k < len(steps) else here
+        k = bisect_left(steps, here) - 1
+        return steps[k] if k >= 0 else here
+
+    def note_hidden(self, seqs: list[int], folded: list[int]) -> None:
+        """A step whose relays the filter hides says so, and offers to show them."""
+        index = self.timeline.index
+        hidden = [q for q in seqs if q not in index] if len(folded) < len(seqs) else []
+        hidden = [q for q in hidden if (g := self.ws.group_of(q) if self.ws else None) is None or g not in index]
+        self.step_hidden = hidden
+        if hidden:
+            shown = ", ".join(f"#{q}" for q in hidden[:5]) + (" …" if len(hidden) > 5 else "")
+            n = len(hidden)
+            self.els["step-hidden-text"].textContent = (
+                f"{'All' if n == len(seqs) else n} of its relays {'are' if n != 1 else 'is'} not in the timeline "
+                f"(the filter, the lane or the hidden chip leaves {'them' if n != 1 else 'it'} out: {shown}).")
+        show(self.els["step-hidden"], bool(hidden))
+
+    def show_step_hidden(self) -> None:
+        hidden = self.step_hidden
+        if hidden:
+            self.select_row(hidden[0], expanded=False, follow_step=False)
+            self.go_step(self.state.step)
+
+    # -- issue 18: the chips and the gallery are one Tab stop each; arrows move within ----------
+
+    @staticmethod
+    def chip_key(button: Any) -> str:
+        d = button.dataset
+        return str(d.type or (f"-{d.exclude}" if d.exclude else "") or ("hidden" if d.bookkeeping else ""))
+
+    def rove(self, event: Any, key: str) -> bool:
+        """Arrow keys, Home and End on a chip or an example card: focus the next one, which takes
+        the group's one Tab stop. False if the key was not on such a group."""
+        target = event.target
+        group = closest(event, ".chips") or closest(event, ".gallery")
+        if group is None or not hasattr(target, "closest"):
+            return False
+        buttons = list(group.querySelectorAll("button"))
+        here = target.closest("button")
+        if here not in buttons:
+            return False
+        k = buttons.index(here)
+        k = (0 if key == "Home" else len(buttons) - 1 if key == "End"
+             else min(max(k + (1 if key in ("ArrowRight", "ArrowDown") else -1), 0), len(buttons) - 1))
+        for i, b in enumerate(buttons):
+            b.setAttribute("tabindex", "0" if i == k else "-1")
+        buttons[k].focus()
+        if group.classList.contains("chips"):
+            self.chip_focus = self.chip_key(buttons[k])
+        return True
+
+    # -- issue 18: a big file's first rows while the rest is analyzed ---------------------------
+
+    def first_rows(self, ws: Workspace, run: int) -> None:
+        """The first screen of rows of an input still being translated (``ws`` is not the
+        workspace shown yet: the rest of the page waits for the end, and says so)."""
+        if run != self.jobs.run or not ws.so_far():
+            return
+        e = self.els
+        show(e["workspace"])
+        show(e["skip-to-timeline"])
+        show(e["skip-to-stepper"])
+        e["type-filter"].replaceChildren()
+        e["lanes"].replaceChildren()
+        e["relay-count"].textContent = f"{fmt_int(len(ws.relays))}+"
+        e["relay-count-of"].textContent = "(so far)"
+        e["step-position"].textContent = "–"
+        e["examples-box"].open = False  # the rows, not the gallery, in the first screen
+        for name in ("step-facts", "fp-compare", "content-array", "step-emitted", "audit-body", "audit-notes"):
+            e[name].replaceChildren()  # nothing of the last input stays beside the new rows
+        e["dedup-index"].textContent = ""
+        show(e["step-hidden"], False)
+        self.timeline.preview(ws, list(range(len(ws.relays))))
+        self.first_rows_done(run)
+
+    def load_first_rows(self, ws: Workspace, data: Any, name: str, strategy: str, run: int) -> Any:
+        """``ws.load(data)`` of one big text, with its first rows drawn once its first FIRST_BYTES
+        are translated (a file is read so by Sources.load_file; this is a paste or a URL's body)."""
+        content = as_bytes(data)
+        ws.start_load(name=name, strategy=strategy, size=len(content))
+        yield from ws.load_more(content[:FIRST_BYTES])
+        self.first_rows(ws, run)
+        yield from ws.load_more(content[FIRST_BYTES:])
+        yield from ws.end_load()
+
+    def first_rows_done(self, run: int) -> None:
+        """<html data-first-rows-ms>: the time from the job's start to its first rows on screen."""
+        if run == self.jobs.run and self.first_rows_run != run:
+            self.first_rows_run = run
+            self.root.dataset.firstRowsMs = f"{self.jobs.elapsed_ms():.0f}"
+

@@ -37,6 +37,13 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
         ("keys", "↑↓ j/k select, Home/End first/last, PageUp/PageDown a screen, Enter opens, ← → step, "
                  "/ filter, Esc clears the filter."),
     ]),
+    ("Panels", [
+        ("▾ / ▸", "the step-through, the lanes and the audit each fold away with the arrow in their heading; "
+                  "the address remembers which (closed=…)."),
+        ("Step through", "every input line, or only the lines of the rows shown (the filter, the lane chosen); "
+                         "a step whose relays the filter leaves out says so and offers to show them."),
+        ("Tab", "the chips and the examples are one stop each: the arrow keys move within."),
+    ]),
 ]
 
 

@@ -142,6 +142,10 @@ class Jobs:
         self.status(f"{label} ({ms / 1000:.2f} s)")
         self.set_state("done")
 
+    def elapsed_ms(self) -> float:
+        """Time since the running job began."""
+        return (time.perf_counter() - self._t_start) * 1000
+
     def mark(self) -> tuple[float, float]:
         """Now, for :meth:`timed`: the clock and the time yielded so far."""
         return time.perf_counter(), self._yielded

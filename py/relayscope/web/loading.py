@@ -118,6 +118,14 @@ class Loader(Rows, Search):
             pos = end + 1
             yield min(ld.done / ld.size, 0.98) if ld.size else 0.0
 
+    def so_far(self) -> int:
+        """A first look at a text still loading (issue 18): ``relays`` becomes the list the load
+        fills (the one it ends with), so that rows can be made of what is translated so far
+        (without the lookups, which come at the end). Returns how many relays there are."""
+        if self._loading is not None:
+            self.relays = self._loading.analyzer.relays
+        return len(self.relays)
+
     def end_load(self) -> Iterator[float]:
         """The last line (even without a newline), then the lookups."""
         assert self._loading is not None and self._input is not None, "start_load first"

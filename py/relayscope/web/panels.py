@@ -30,12 +30,13 @@ def button(text: str, action: str, target: object = "", *, cls: str = "link",
 # -- examples ---------------------------------------------------------------------------------
 
 def examples(container: Element, items: list[Any]) -> None:
+    """The gallery: one Tab stop, arrows move between the cards (``App.rove``)."""
     clear(container)
-    for ex in items:
+    for k, ex in enumerate(items):
         first, _, second = ex.blurb.partition("\n")
         card = h("button", cls="example", attrs={
             "type": "button", "data-action": "example", "data-target": ex.id,
-            "data-testid": "example", "data-example": ex.id,
+            "data-testid": "example", "data-example": ex.id, "tabindex": "0" if k == 0 else "-1",
         })
         card.append(h("strong", ex.title))
         card.append(h("span", first, cls="blurb"))
@@ -151,7 +152,8 @@ def _fp_line(label: str, fp: str | None, mark: tuple[int, str] | None) -> Elemen
     row = h("div", cls="fp-row")
     row.append(h("span", label, cls="fp-label"))
     if mark is not None:
-        row.append(h("span", mark[1], cls=f"fp fp-{mark[0]}"))
+        row.append(h("span", mark[1], cls=f"fp fp-{mark[0]}" + (" numbered" if mark[1] != "●" else ""),
+                     attrs={"data-testid": "fp-badge"}))
     else:
         row.append(h("span", "●" if fp else "–", cls="fp none"))
     row.append(h("code", fp if fp else "(none)"))

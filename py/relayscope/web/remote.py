@@ -421,6 +421,17 @@ class Node:
             stack.extend(reversed(node.children))
         return None
 
+    def querySelectorAll(self, selector: str) -> list[Node]:
+        """Every descendant that matches, in document order (a list, not a NodeList)."""
+        compiled = _compile(selector)
+        out, stack = [], list(reversed(self.children))
+        while stack:
+            node = stack.pop()
+            if _matches(node, compiled):
+                out.append(node)
+            stack.extend(reversed(node.children))
+        return out
+
     def matches(self, selector: str) -> bool:
         return _matches(self, _compile(selector))
 

@@ -23,6 +23,9 @@ from .urlstate import query_dict, view_from
 
 PASTE_DELAY_MS = 300
 READ_BYTES = 4 << 20  # a file is read and translated this much at a time (Sources.load_file)
+# The first screen of rows is drawn once this much of a big file is translated, before the rest
+# is (issue 18): a slice this size holds a few hundred relays of any real capture.
+FIRST_BYTES = 256 << 10
 # A folder brings everything in it; we read the files that can be transcripts and say which not.
 TRANSCRIPT_SUFFIXES = (".jsonl", ".ndjson", ".json", ".sse", ".txt", ".log")
 
@@ -126,6 +129,8 @@ class Sources:
                         + ", ".join(skipped[:20]) + (" …" if len(skipped) > 20 else "")])
             return
         notes = []
+        if folder and (lost := _main_elsewhere([p for p, _ in keep])):
+            notes.append(lost)
         if skipped:
             notes.append(f"Skipped {len(skipped)} file(s) that are not transcripts by name: "
                          + ", ".join(skipped[:20]) + (" …" if len(skipped) > 20 else ""))
@@ -182,6 +187,11 @@ class Sources:
                 if at == 0 and (reason := binary_reason(name, chunk, size)) is not None:
                     app.not_text(run, reason)
                     return
+                if at == 0 and size > READ_BYTES:  # a big file: its first rows at once, then the rest
+                    if not await jobs.drive(ws.load_more(chunk[:FIRST_BYTES]), run, f"Translating {name}…"):
+                        return
+                    app.first_rows(ws, run)
+                    chunk = chunk[FIRST_BYTES:]  # a copy, once per file
                 if not await jobs.drive(ws.load_more(chunk), run, f"Translating {name}…"):
                     return
                 mark = jobs.timed("translate", mark)
@@ -217,3 +227,19 @@ class Sources:
         view = dict(view or {})
         view.setdefault("strategy", ex.strategy)
         await self.load_url(ex.path, {"kind": "example", "example": ex.id}, view)
+
+
+def _main_elsewhere(paths: list[str]) -> str | None:
+    """A folder of sub-agents' transcripts only (``SESSION/subagents/agent-*.jsonl``, with no
+    ``SESSION.jsonl`` among the files): where the main session's file is, to open instead."""
+    subs = [p for p in paths if "/subagents/" in f"/{p}"]
+    if not subs or len(subs) != len(paths):
+        return None
+    head = f"/{subs[0]}".split("/subagents/", 1)[0].strip("/")
+    session = head.rsplit("/", 1)[-1]
+    where = (f"the main agent's file, {session}.jsonl, sits next to the folder {session}/, one level up"
+             if session else "the main agent's file, SESSION.jsonl, sits two levels up, next to the session's folder")
+    return (f"This folder holds only the sub-agents' transcripts ({len(subs)} file(s) in {head + '/' if head else ''}"
+            f"subagents/): {where}. Open the folder that holds it instead, to see the main agent and the call "
+            "that started each sub-agent.")
+

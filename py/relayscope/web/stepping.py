@@ -9,6 +9,7 @@ Must not: load or index the input (``loading`` does), or know rows, lanes or sea
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -157,6 +158,14 @@ class Steps(State):
         self._st_lane.append(s.lane)
         self._st_fp.append(s.fp)
         self._st_reset.append(s.reset)
+
+    def steps_of(self, seqs: Iterable[int], lane: str = "") -> list[int]:
+        """The steps that emitted any of ``seqs`` and, given a ``lane``, every step of that lane:
+        the lines a reader steps through when only the rows shown count (issue 18)."""
+        out = {self._step_at(q) for q in seqs}
+        if lane:
+            out.update(i for i, x in enumerate(self._st_lane) if x == lane)
+        return sorted(out)
 
     def step_count(self) -> int:
         return len(self._st_line)

@@ -77,6 +77,7 @@ class Timeline:
         self.highlight: set[int] = set()
         self.layout = LaneLayout({}, [])
         self.labels: dict[str, str] = {}
+        self.preview_ws: Any = None  # an input still being translated: its first rows (preview)
 
     # -- geometry ---------------------------------------------------------------------------
 
@@ -133,8 +134,22 @@ class Timeline:
         self.nodes.clear()
         self.sizer.style.height = "0px"
 
-    def render(self) -> None:
-        if self.app.jobs.busy:
+    def preview(self, ws: Any, seqs: list[int]) -> None:
+        """The first rows of ``ws`` while it is still translated: drawn now, though a job runs
+        (the rest of the view comes with the end of the job, which draws every row again)."""
+        self.preview_ws = ws
+        self.selected, self.expanded = None, False
+        self.layout, self.labels = LaneLayout({}, []), {}
+        self.seqs, self.index = seqs, {seq: i for i, seq in enumerate(seqs)}
+        for node in self.nodes.values():
+            node.remove()
+        self.nodes.clear()
+        self.container.scrollTop = 0
+        self.container.classList.remove("busy")
+        self.render(force=True)
+
+    def render(self, force: bool = False) -> None:
+        if self.app.jobs.busy and not force:
             return
         c = self.container
         n = len(self.seqs)
@@ -243,7 +258,7 @@ class Timeline:
     # -- one row ----------------------------------------------------------------------------
 
     def _row(self, seq: int) -> Element:
-        ws = self.app.ws
+        ws = self.preview_ws or self.app.ws
         if seq < 0:
             return self._lost_row(seq)
         r = ws.row(seq)
@@ -270,10 +285,10 @@ class Timeline:
         line = h("div", cls="line", attrs={"role": "gridcell"})
         line.append(self._gutter(seq, r.lane))
         line.append(h("span", f"#{seq}", cls="seq"))
-        line.append(h("span", r.type, cls="type"))
+        line.append(h("span", r.type, cls="type", attrs={"title": r.type}))
         if r.fp_color is not None:
             line.append(h("span", r.fp_label, cls=f"fp fp-{r.fp_color}" + (" numbered" if r.fp_label != "●" else ""),
-                          attrs={"title": f"fingerprint: {r.fp}"}))
+                          attrs={"title": f"fingerprint: {r.fp}", "data-testid": "fp-badge"}))
         else:
             line.append(h("span", "", cls="fp none"))
         if r.fragments:
@@ -285,9 +300,10 @@ class Timeline:
         elif r.partial:
             line.append(h("span", "partial", cls="badge"))
         text = detail_view.row_summary(ws, r)
-        line.append(h("span", text, cls="summary", attrs={"title": text[:300]}))
+        line.append(h("span", text, cls="summary", attrs={"title": text[:300], "data-testid": "row-summary"}))
         if r.mark:
-            line.append(h("span", f"⟲ {r.mark}", cls="mark", attrs={"title": r.mark}))
+            short = r.mark.split(":", 1)[0] if "shrank" not in r.mark else "shrank"  # the title says it whole
+            line.append(h("span", f"⟲ {short}", cls="mark", attrs={"title": r.mark}))
         for button in self._links(r):
             line.append(button)
         self._time(line, r)
@@ -309,7 +325,7 @@ class Timeline:
             text = f"→ result #{r.pair}" if r.type == "tool_use" else f"← call #{r.pair}"
             out.append(h("button", text, cls="link", attrs={
                 "type": "button", "data-action": "goto", "data-target": r.pair, "data-testid": "pair-link",
-                "tabindex": tab}))
+                "tabindex": tab, "title": text}))
         if r.opens_lane is not None:
             label = self.labels.get(r.opens_lane, r.opens_lane)
             out.append(h("button", "lane ▸", cls="link", attrs={
@@ -373,10 +389,11 @@ class Timeline:
         stamp = r.time
         if stamp is None:
             return
-        line.append(h("span", rowinfo.clock(stamp), cls="time", attrs={
-            "data-testid": "row-time", "data-time": stamp, "title": stamp}))
         gap = r.gap
-        if gap is not None:
+        since = f" · {rowinfo.gap(gap)} since the previous row of this lane" if gap is not None else ""
+        line.append(h("span", rowinfo.clock(stamp), cls="time", attrs={
+            "data-testid": "row-time", "data-time": stamp, "title": stamp + since}))
+        if gap is not None:  # its own cell where the row has room for it (app.css)
             line.append(h("span", rowinfo.gap(gap), cls="gap", attrs={
                 "data-testid": "row-gap", "title": "since the previous row of this lane"}))
 
@@ -413,8 +430,8 @@ class Timeline:
         line.append(h("span", "", cls="fp none"))
         words = b.words if b is not None else "a block"
         strategy = self.app.state.strategy
-        line.append(h("span", f"{words}: '{strategy}' never emits it (the audit counts it as lost)",
-                      cls="summary", attrs={"title": words}))
+        text = f"{words}: '{strategy}' never emits it (the audit counts it as lost)"
+        line.append(h("span", text, cls="summary", attrs={"title": text, "data-testid": "row-summary"}))
         if b is not None:
             line.append(self._where(b.file, b.line))
         row.append(line)

@@ -33,6 +33,11 @@ class State:
     source: dict[str, str] = field(default_factory=dict)  # kind: paste|files|example|src|share
     xtypes: set[str] = field(default_factory=set)  # types excluded (chips clicked twice)
     bookkeeping: bool = False  # bookkeeping records shown
+    closed: set[str] = field(default_factory=set)  # panels collapsed (PANELS)
+    step_scope: str = "all"  # "shown": the stepper goes through the lines of the rows shown only
+
+
+PANELS = ("stepper", "lanes", "audit")  # the panels beside (or under) the timeline, each collapsible
 
 
 def query_dict(search: str) -> dict[str, str]:
@@ -42,7 +47,8 @@ def query_dict(search: str) -> dict[str, str]:
 
 def view_from(params: dict[str, str]) -> dict[str, Any]:
     """The view a query asks for (what is not valid is left out): strategy, step and row
-    (1-based step), q, types (``-type`` excludes), lane, bookkeeping."""
+    (1-based step), q, types (``-type`` excludes), lane, bookkeeping, closed (panels collapsed),
+    scope (``shown``: step through the lines of the rows shown)."""
     view: dict[str, Any] = {}
     if params.get("strategy") in STRATEGIES:
         view["strategy"] = params["strategy"]
@@ -58,6 +64,10 @@ def view_from(params: dict[str, str]) -> dict[str, Any]:
         view["lane"] = params["lane"]
     if params.get("bookkeeping") == "shown":
         view["bookkeeping"] = True
+    if "closed" in params:
+        view["closed"] = [p for p in params["closed"].split(",") if p in PANELS]
+    if params.get("scope") == "shown":
+        view["scope"] = "shown"
     return view
 
 
@@ -74,6 +84,10 @@ def view_of(st: State) -> dict[str, Any]:
         view["lane"] = st.lane
     if st.bookkeeping:
         view["bookkeeping"] = "shown"
+    if st.closed:
+        view["closed"] = ",".join(p for p in PANELS if p in st.closed)
+    if st.step_scope == "shown":
+        view["scope"] = "shown"
     return view
 
 

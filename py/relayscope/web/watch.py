@@ -142,7 +142,15 @@ class Watcher:
             following, on_last = self.following(), self.on_last_step()
             self.grow(ws.finish_live(), following, on_last)
             self.app.jobs.status(f"Stopped watching {self.name}: {fmt_int(len(ws.relays))} relay events")
+            self.app.els["source"].textContent = f"{self.name}{'/' if self.folder else ''} · watch stopped"
             self.app.jobs.set_state("done")
+
+    def drop(self) -> None:
+        """Another input is shown: the watch ends now, not at its next look (issue 18)."""
+        if self.ws is not None and self.root.dataset.watch in ("watching", "paused"):
+            self.generation += 1
+            self.root.dataset.watch = "stopped"
+            show(self.el["watch-bar"], False)
 
     async def loop(self, gen: int) -> None:
         while gen == self.generation:
