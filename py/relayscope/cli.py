@@ -845,6 +845,7 @@ def build_parser() -> Parser:
     rd.add_argument("--list", action="store_true",
                     help="list what would be replaced (line, kind, placeholder, a masked excerpt) instead")
     rd.set_defaults(run=cmd_redact)
+
     ex = sub.add_parser("export", help="the run as a trace: Chrome Trace Event Format or OTLP/JSON",
                         description="One span per agent (its spawning call to its result) and per tool call "
                         "(tool_use to tool_result), on the input's timestamps (else its line order): "
