@@ -21,6 +21,7 @@ from typing import Any, Final
 
 from . import relay as R
 from . import trace as T
+from .drift import Drift
 from .lanes import MAIN, Lane
 
 __all__ = ["ERRORS_KEPT", "Emitter"]
@@ -49,6 +50,9 @@ class Emitter:
         self._scratch = T.TraceStep(0, "")
         # Marks instead of a trace (``trace.Marks``; only where a translator says it keeps them)
         self.marks: T.Marks | None = None
+        # Set by a caller that wants the input's drift report: a translator that decodes lines
+        # (stream-json, session records) decodes them through it (``Drift.decode``), counting as it goes
+        self.drift: Drift | None = None
 
     def checkpoint(self) -> tuple[Any, ...]:
         """What this holds that decides what comes next, as immutable values: for a

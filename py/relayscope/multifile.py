@@ -44,7 +44,7 @@ from . import relay as R
 from . import trace as T
 from .analysis import AUTO, SLICE_BYTES, Analyzer
 from .audit import Inventory, Item, Key, StrategyAudit, audit_relays, inventory
-from .drift import Drift
+from .drift import Drift, DriftReport
 from .formats import detect
 from .formats.session import (
     AGENT_FILE,
@@ -142,6 +142,7 @@ class SessionResult:
     file_lanes: dict[str, str] = field(default_factory=dict)  # sub-agent file -> its lane
     file_links: dict[str, str] = field(default_factory=dict)  # sub-agent file -> how it was linked
     session_id: str | None = None
+    drift: DriftReport | None = None  # a file of another format: its drift report (a session: none yet)
 
 
 def _basename(name: str) -> str:
@@ -215,17 +216,18 @@ def _prepare(name: str, content: Text, cache: _Prepared) -> tuple[list[bytes], _
 
 
 def translate_session(files: Mapping[str, Text], strategy: str = "lineage", *,
-                      trace: bool = False) -> SessionResult:
+                      trace: bool = False, drift: Drift | None = None) -> SessionResult:
     """Translate the files of ONE session together: ``{name or relative path: content}``.
 
     Files named ``agent-<id>.jsonl`` are sub-agent files, ``agent-<id>.meta.json`` their meta
     files, every other file a main file (usually one). Sub-agent files are linked to their
-    spawning call as the module doc says; the relays come in one seq space."""
-    return _translate_session(files, strategy, trace, {})
+    spawning call as the module doc says; the relays come in one seq space. ``drift``, when
+    given, counts the files' drift as they are decoded (each line with its file)."""
+    return _translate_session(files, strategy, trace, {}, drift)
 
 
 def _translate_session(files: Mapping[str, Text], strategy: str, trace: bool,
-                       cache: _Prepared) -> SessionResult:
+                       cache: _Prepared, drift: Drift | None = None) -> SessionResult:
     metas: dict[str, _Meta] = {}
     mains: list[str] = []
     agents: list[str] = []
@@ -260,6 +262,7 @@ def _translate_session(files: Mapping[str, Text], strategy: str, trace: bool,
                 prompts.setdefault(prompt, []).append(tool_id)
     taken = {spawn for spawn, _ in links.values()}
     t = SessionTranslator(strategy, trace=trace, links={a: sp for a, (sp, _) in links.items()})
+    t.drift = drift
     t.reserve_spawns(taken)  # an inline sidechain never takes a call a sub-agent file is linked to
     waiting: dict[str, list[_AgentFile]] = {}  # spawn id -> sub-agent files run right after it
     pending: list[_AgentFile] = []
@@ -397,13 +400,13 @@ def translate_files(files: Mapping[str, Text], strategy: str = "lineage", *, tra
         if g.format == "session":
             results.append(_translate_session(g.files, strategy, trace, cache))
             continue
-        a = Analyzer(strategy, g.format, trace=trace, file=g.name)
+        a = Analyzer(strategy, g.format, trace=trace, file=g.name, drift=True)
         a.feed_text(g.files[g.name])
         a.finish()
         results.append(SessionResult(
             name=g.name, format=g.format, files=[g.name], relays=a.relays, trace=a.trace,
             errors=[(g.name, line, message) for line, message in a.errors],
-            lanes=dict(a.lanes),
+            lanes=dict(a.lanes), drift=a.drift.report() if a.drift is not None else None,
         ))
     return results
 
