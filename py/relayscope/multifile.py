@@ -504,24 +504,21 @@ def _audit_stream(name: str | None, fmt: str, lines: list[bytes], names: list[st
     audits: list[StrategyAudit] = []
     errors = []
     counts: dict[str, int] = {}
+    drift = Drift()  # counted once, as the first strategy's translator decodes the lines
     for k, strategy in enumerate(names):
-        a = Analyzer(strategy, fmt)
+        a = Analyzer(strategy, fmt, drift=drift if k == 0 else False)
         for p in a.feed_steps(lines):
             yield start + share * (INVENTORY_SHARE + (1 - INVENTORY_SHARE) * (k + p) / len(names))
         audits.append(audit_relays(strategy, a.relays, items))
         counts[strategy] = len(a.relays)
         if k == 0 or strategy == "lineage":
             errors = [(name, line, message) for line, message in a.errors]
-    _with_drift(audits, {None: lines})
+    _with_drift(audits, drift)
     return InputAudit(name, fmt, files, audits, errors, counts, items)
 
 
-def _with_drift(audits: list[StrategyAudit], files: Mapping[str | None, Sequence[bytes]]) -> None:
+def _with_drift(audits: list[StrategyAudit], d: Drift) -> None:
     """Each audit carries the input's drift report (the same for every strategy): its counts."""
-    d = Drift()
-    for file, lines in files.items():
-        for number, line in enumerate(lines, 1):
-            d.add(number, line, file)
     report = d.report()
     counts = {"records": report.records, "types": report.types, "fields": report.fields, "version": report.version}
     for a in audits:
@@ -533,25 +530,25 @@ def _audit_session(g: FileGroup, names: list[str], cache: _Prepared, start: floa
     """One session's files: one inventory of every file's blocks (user text told apart by file
     and line), each strategy through :func:`translate_session`."""
     items: dict[Key, Item] = {}
-    read: dict[str | None, Sequence[bytes]] = {}
     for file, content in g.files.items():
         if AGENT_META.match(_basename(file)):
             continue
-        lines = read[file] = cache[file][0] if file in cache else split_lines(content)
+        lines = cache[file][0] if file in cache else split_lines(content)
         for key, item in inventory(lines, file=file).items():
             items.setdefault(key, item)
     yield start + share * INVENTORY_SHARE
     audits: list[StrategyAudit] = []
     errors: Errors = []
     counts: dict[str, int] = {}
+    drift = Drift()  # counted once, as the first strategy's translator decodes the files
     for k, strategy in enumerate(names):
-        result = _translate_session(g.files, strategy, False, cache)
+        result = _translate_session(g.files, strategy, False, cache, drift if k == 0 else None)
         audits.append(audit_relays(strategy, result.relays, items))
         counts[strategy] = len(result.relays)
         if k == 0 or strategy == "lineage":
             errors = result.errors
         yield start + share * (INVENTORY_SHARE + (1 - INVENTORY_SHARE) * (k + 1) / len(names))
-    _with_drift(audits, read)
+    _with_drift(audits, drift)
     return InputAudit(g.name, "session", list(g.files), audits, errors, counts, items)
 
 
