@@ -221,9 +221,9 @@ def report_drift(name: str, drift: Drift | DriftReport | None) -> None:
 
 
 def report_drift_files(files: dict[str, bytes], results: list[SessionResult]) -> None:
-    """``report_drift`` for each file read whole (a folder, several files; not a meta file): from
-    its translation where that counted it (a file of its own), else from its lines."""
-    counted = {r.name: r.drift for r in results if r.drift is not None}
+    """``report_drift`` for each file read whole (a folder, several files; not a meta file): as its
+    translation counted it, else (a file no translator decoded) from its lines."""
+    counted = {f: d for r in results for f, d in r.drift.items()}
     for name, content in files.items():
         if name.endswith(".meta.json"):
             continue

@@ -33,7 +33,7 @@ from . import __version__
 from .meaning import KNOWN_FIELDS, RECORDS, SYSTEM
 from .wire import Event, Frame, decode_line
 
-__all__ = ["Drift", "DriftReport", "Known", "describe", "drift_line", "drift_of"]
+__all__ = ["Drift", "DriftByFile", "DriftReport", "Known", "describe", "drift_line", "drift_of"]
 
 _keys: Final = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _text: Final = msgspec.json.Decoder(str)
@@ -134,6 +134,22 @@ class Drift:
     def report(self) -> DriftReport:
         return DriftReport(self.records, dict(self.types.most_common()), dict(self.fields.most_common()),
                            lines=list(self.lines), files=list(self.files) if self._several else [])
+
+
+class DriftByFile(Drift):
+    """A drift count per file, for a translator that reads several (a session's files, which the
+    command line reports file by file): ``by_file`` holds each file's ``Drift``, its lines
+    numbered in that file and no file named in it; this object's own counts stay empty."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.by_file: dict[str | None, Drift] = {}
+
+    def decode(self, text: str | bytes, line: int, file: str | None = None) -> Frame:
+        d = self.by_file.get(file)
+        if d is None:
+            d = self.by_file[file] = Drift()
+        return d.decode(text, line)
 
 
 def drift_line(text: str | bytes) -> tuple[list[str], list[str]] | None:

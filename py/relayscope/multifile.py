@@ -44,7 +44,7 @@ from . import relay as R
 from . import trace as T
 from .analysis import AUTO, SLICE_BYTES, Analyzer
 from .audit import Inventory, Item, Key, StrategyAudit, audit_relays, inventory
-from .drift import Drift, DriftReport
+from .drift import Drift, DriftByFile, DriftReport
 from .formats import detect
 from .formats.session import (
     AGENT_FILE,
@@ -142,7 +142,7 @@ class SessionResult:
     file_lanes: dict[str, str] = field(default_factory=dict)  # sub-agent file -> its lane
     file_links: dict[str, str] = field(default_factory=dict)  # sub-agent file -> how it was linked
     session_id: str | None = None
-    drift: DriftReport | None = None  # a file of another format: its drift report (a session: none yet)
+    drift: dict[str, DriftReport] = field(default_factory=dict)  # file -> its drift report
 
 
 def _basename(name: str) -> str:
@@ -398,7 +398,10 @@ def translate_files(files: Mapping[str, Text], strategy: str = "lineage", *, tra
     cache: _Prepared = {}
     for g in group_files(files, fmt, cache):
         if g.format == "session":
-            results.append(_translate_session(g.files, strategy, trace, cache))
+            by_file = DriftByFile()
+            result = _translate_session(g.files, strategy, trace, cache, by_file)
+            result.drift = {f: d.report() for f, d in by_file.by_file.items() if f is not None}
+            results.append(result)
             continue
         a = Analyzer(strategy, g.format, trace=trace, file=g.name, drift=True)
         a.feed_text(g.files[g.name])
@@ -406,7 +409,7 @@ def translate_files(files: Mapping[str, Text], strategy: str = "lineage", *, tra
         results.append(SessionResult(
             name=g.name, format=g.format, files=[g.name], relays=a.relays, trace=a.trace,
             errors=[(g.name, line, message) for line, message in a.errors],
-            lanes=dict(a.lanes), drift=a.drift.report() if a.drift is not None else None,
+            lanes=dict(a.lanes), drift={g.name: a.drift.report()} if a.drift is not None else {},
         ))
     return results
 

@@ -138,3 +138,29 @@ def test_a_session_folder_on_the_page_counts_what_the_reference_counts() -> None
     assert got is not None and want.records > 0
     assert (got.records, got.types, got.fields) == (want.records, want.types, want.fields)
     assert sorted(zip(got.files, got.lines, strict=True), key=str) == sorted(zip(want.files, want.lines, strict=True), key=str)
+
+
+def test_translate_of_a_session_folder_says_each_files_drift_as_its_translation_counted_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files translated together (a session folder): each file's line on stderr, from the count
+    the session translator kept per file; only lines with something new are read again."""
+    folder = FIXTURES / "session-jsonl" / "d-kimuson__claude-code-viewer" / "mock-global-claude-dir" / "projects"
+    for p in folder.rglob("*.jsonl"):
+        lines = split_lines(p.read_bytes())
+        record = json.loads(lines[0])
+        record["zz_brand_new"] = 1
+        (tmp_path / p.name).write_bytes(b"\n".join([*lines, json.dumps(record).encode()]) + b"\n")
+    calls = []
+    real = drift.drift_line
+    monkeypatch.setattr(drift, "drift_line", lambda text: calls.append(text) or real(text))
+    from relayscope import cli
+    assert cli.main(["translate", str(tmp_path)]) == 0
+    read_again = len(calls)
+    err = capsys.readouterr().err
+    names = sorted(p.name for p in tmp_path.iterdir())
+    for name in names:
+        n = len(split_lines((tmp_path / name).read_bytes()))
+        assert f"{name}: records with fields new to relayscope" in err, err
+        assert drift_of(split_lines((tmp_path / name).read_bytes())).fields == {"zz_brand_new": 1}, n
+    total = sum(len(split_lines((tmp_path / name).read_bytes())) for name in names)
+    assert read_again <= 4 < total, (read_again, total)  # the new lines (and few others), not every line again
