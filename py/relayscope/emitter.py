@@ -10,7 +10,8 @@ translator's whole input; nothing resets (seqs and the trace span turns and file
 ``errors`` and ``warnings`` keep the first ``ERRORS_KEPT`` entries (a garbage file of millions
 of lines must not cost a gigabyte of messages), ``error_count`` and ``warning_count`` count them
 all, and every one still gets its relay. ``checkpoint`` / ``restore``: its part of a translator's
-checkpoint. Must not know any input
+checkpoint. ``drift``: a ``drift.Drift`` a caller gives, through which a line-decoding translator
+decodes (the input's drift report, counted as it goes; not part of a checkpoint). Must not know any input
 format or de-dup rule; must not import the translator or anything above it.
 """
 
