@@ -7,7 +7,9 @@ lines unless told (``formats.Sniffer``), and feeds a translator. Chunk boundarie
 the result.
 
 State: the lines held until the format is known, the unfinished last line of the chunks so
-far, the translator, and (with ``keep``) every relay; one Analyzer per input, never reset.
+far, the translator, and (with ``keep``) every relay; one Analyzer per input, never reset. With
+``drift``, the input's drift report is counted as its lines are decoded (``drift.Drift.decode``:
+no second pass over the lines; an Arbiter stream has none).
 Must not import ``audit``, ``multifile`` or anything above them.
 """
 
@@ -18,6 +20,7 @@ from typing import Final
 
 from . import relay as R
 from . import trace as T
+from .drift import Drift
 from .emitter import Emitter
 from .formats import FORMATS, Sniffer, make_translator
 from .lanes import Lane
@@ -28,7 +31,8 @@ SLICE_BYTES: Final = 512 * 1024  # input per progress step: a few ms in CPython,
 
 class Analyzer:
     def __init__(self, strategy: str = "lineage", fmt: str = AUTO, *, trace: bool = False,
-                 keep: bool = True, file: str | None = None, marks: bool = False) -> None:
+                 keep: bool = True, file: str | None = None, marks: bool = False,
+                 drift: bool | Drift = False) -> None:
         if fmt != AUTO and fmt not in FORMATS:
             raise ValueError(f"unknown input format {fmt!r}; choose from auto, {', '.join(FORMATS)}")
         self.strategy = strategy
@@ -39,6 +43,8 @@ class Analyzer:
         self.marking = marks and not trace
         self.keep = keep
         self.file = file
+        # what the input has that is new (a Drift given is shared: several files counted as one input)
+        self.drift: Drift | None = drift if isinstance(drift, Drift) else Drift() if drift else None
         self.relays: list[R.Relay] = []
         self.translator: Emitter | None = None
         self._held: list[str | bytes] = []  # lines seen before the format is known
@@ -54,6 +60,7 @@ class Analyzer:
                                           file=self.file)
         if light:
             self.translator.marks = T.Marks(self.file)
+        self.translator.drift = self.drift
 
     @property
     def trace(self) -> list[T.TraceStep]:

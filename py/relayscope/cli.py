@@ -40,14 +40,14 @@ from . import __version__, follow
 from . import relay as R
 from .analysis import AUTO, Analyzer
 from .audit import render
-from .drift import Drift, describe
+from .drift import Drift, DriftReport, describe
 from .emitter import Emitter
 from .export import FORMATS as EXPORT_FORMATS
 from .export import Run, export, figures, runs
 from .fates import Tracker
 from .formats import FORMATS, detect
 from .inputs import STDIN, Input, Problem, display_name, open_named, read_regular, walk
-from .multifile import audit_input, translate_files
+from .multifile import SessionResult, audit_input, translate_files
 from .redact import Redactor, redact_bytes
 from .spans import render_figures
 from .textout import Names, RelayText, TraceText
@@ -211,17 +211,24 @@ def report_warnings(name: str, warnings: list[tuple[int, str]], start: int = 0) 
         _err(f"{name}:{line}: warning: {message}")
 
 
-def report_drift(name: str, drift: Drift) -> None:
+def report_drift(name: str, drift: Drift | DriftReport | None) -> None:
     """Drift is never silent: one line on stderr naming what this version does not know."""
-    text = describe(name, drift.report())
+    if drift is None:
+        return
+    text = describe(name, drift.report() if isinstance(drift, Drift) else drift)
     if text is not None:
         _err(text)
 
 
-def report_drift_files(files: dict[str, bytes]) -> None:
-    """``report_drift`` for each file read whole (a folder, several files; not a meta file)."""
+def report_drift_files(files: dict[str, bytes], results: list[SessionResult]) -> None:
+    """``report_drift`` for each file read whole (a folder, several files; not a meta file): as its
+    translation counted it, else (a file no translator decoded) from its lines."""
+    counted = {f: d for r in results for f, d in r.drift.items()}
     for name, content in files.items():
         if name.endswith(".meta.json"):
+            continue
+        if name in counted:
+            report_drift(name, counted[name])
             continue
         d = Drift()
         for number, line in enumerate(content.split(b"\n"), 1):
@@ -457,12 +464,15 @@ def cmd_translate(args: argparse.Namespace) -> int:
         writer.text = relay_text(args, list(files)) or writer.text
         failed = report_problems(problems)
         _run.name, _run.line = next(iter(files), None), 0
+        results = []
         for result in translate_files(files, args.strategy, fmt=args.input_format):
             writer.write(result.relays)
             report_files(result.errors)
             failed = failed or bool(result.errors)
+            results.append(result)
+            result.relays = []  # written: not held to the end
         writer.close()
-        report_drift_files(files)
+        report_drift_files(files, results)
         report_redaction(args)
         return INPUT_ERRORS if failed else OK
     sources = [i for i in items if isinstance(i, Input)]
@@ -479,15 +489,13 @@ def cmd_translate(args: argparse.Namespace) -> int:
 def _stream(source: Input, args: argparse.Namespace, writer: Writer, several: bool) -> bool:
     """One input, line by line, relays out as they come. True when it had errors."""
     _run.name, _run.line = source.name, 0
-    a = Analyzer(args.strategy, args.input_format, keep=False, file=source.name if several else None)
-    drift = Drift()
+    a = Analyzer(args.strategy, args.input_format, keep=False, file=source.name if several else None, drift=True)
     reported = warned = 0
     try:
         writer.live = source.live
         for line in redacted_lines(args, source.lines()):
             _run.line += 1
             writer.write(a.feed_line(line))
-            drift.add(_run.line, line)
             if len(a.warnings) > warned:
                 report_warnings(source.name, a.warnings, warned)
                 warned = len(a.warnings)
@@ -503,7 +511,7 @@ def _stream(source: Input, args: argparse.Namespace, writer: Writer, several: bo
     writer.write(a.finish())
     report_warnings(source.name, a.warnings, warned)
     report(source.name, a.errors, reported)
-    report_drift(source.name, drift)
+    report_drift(source.name, a.drift)
     _unlisted(source.name, a.translator)
     return bool(a.errors)
 
@@ -546,22 +554,20 @@ def cmd_trace(args: argparse.Namespace) -> int:
         report_redaction(args)
         for r in results:
             report_files(r.errors)
-        report_drift_files(files)
+        report_drift_files(files, results)
         return INPUT_ERRORS if failed or any(r.errors for r in results) else OK
     lines = _read_one(args.file[0], args)
-    a = Analyzer(args.strategy, args.input_format, trace=True, keep=True)
-    drift = Drift()
+    a = Analyzer(args.strategy, args.input_format, trace=True, keep=True, drift=True)
     for line in lines:
         _run.line += 1
         a.feed_line(line)
-        drift.add(_run.line, line)
     a.finish()
     table = Table(args, names, None)
     _write_out(table.render(a.trace, a.relays, lambda step: lines[step.line - 1] if 0 < step.line <= len(lines) else b""))
     report_redaction(args)
     report_warnings(_run.name or "", a.warnings)
     report(_run.name or "", a.errors)
-    report_drift(_run.name or "", drift)
+    report_drift(_run.name or "", a.drift)
     _unlisted(_run.name or "", a.translator)
     return INPUT_ERRORS if a.errors else OK
 

@@ -10,7 +10,8 @@ translator's whole input; nothing resets (seqs and the trace span turns and file
 ``errors`` and ``warnings`` keep the first ``ERRORS_KEPT`` entries (a garbage file of millions
 of lines must not cost a gigabyte of messages), ``error_count`` and ``warning_count`` count them
 all, and every one still gets its relay. ``checkpoint`` / ``restore``: its part of a translator's
-checkpoint. Must not know any input
+checkpoint. ``drift``: a ``drift.Drift`` a caller gives, through which a line-decoding translator
+decodes (the input's drift report, counted as it goes; not part of a checkpoint). Must not know any input
 format or de-dup rule; must not import the translator or anything above it.
 """
 
@@ -21,6 +22,7 @@ from typing import Any, Final
 
 from . import relay as R
 from . import trace as T
+from .drift import Drift
 from .lanes import MAIN, Lane
 
 __all__ = ["ERRORS_KEPT", "Emitter"]
@@ -49,6 +51,9 @@ class Emitter:
         self._scratch = T.TraceStep(0, "")
         # Marks instead of a trace (``trace.Marks``; only where a translator says it keeps them)
         self.marks: T.Marks | None = None
+        # Set by a caller that wants the input's drift report: a translator that decodes lines
+        # (stream-json, session records) decodes them through it (``Drift.decode``), counting as it goes
+        self.drift: Drift | None = None
 
     def checkpoint(self) -> tuple[Any, ...]:
         """What this holds that decides what comes next, as immutable values: for a

@@ -44,7 +44,7 @@ from . import relay as R
 from . import trace as T
 from .analysis import AUTO, SLICE_BYTES, Analyzer
 from .audit import Inventory, Item, Key, StrategyAudit, audit_relays, inventory
-from .drift import Drift
+from .drift import Drift, DriftByFile, DriftReport
 from .formats import detect
 from .formats.session import (
     AGENT_FILE,
@@ -142,6 +142,7 @@ class SessionResult:
     file_lanes: dict[str, str] = field(default_factory=dict)  # sub-agent file -> its lane
     file_links: dict[str, str] = field(default_factory=dict)  # sub-agent file -> how it was linked
     session_id: str | None = None
+    drift: dict[str, DriftReport] = field(default_factory=dict)  # file -> its drift report
 
 
 def _basename(name: str) -> str:
@@ -215,17 +216,18 @@ def _prepare(name: str, content: Text, cache: _Prepared) -> tuple[list[bytes], _
 
 
 def translate_session(files: Mapping[str, Text], strategy: str = "lineage", *,
-                      trace: bool = False) -> SessionResult:
+                      trace: bool = False, drift: Drift | None = None) -> SessionResult:
     """Translate the files of ONE session together: ``{name or relative path: content}``.
 
     Files named ``agent-<id>.jsonl`` are sub-agent files, ``agent-<id>.meta.json`` their meta
     files, every other file a main file (usually one). Sub-agent files are linked to their
-    spawning call as the module doc says; the relays come in one seq space."""
-    return _translate_session(files, strategy, trace, {})
+    spawning call as the module doc says; the relays come in one seq space. ``drift``, when
+    given, counts the files' drift as they are decoded (each line with its file)."""
+    return _translate_session(files, strategy, trace, {}, drift)
 
 
 def _translate_session(files: Mapping[str, Text], strategy: str, trace: bool,
-                       cache: _Prepared) -> SessionResult:
+                       cache: _Prepared, drift: Drift | None = None) -> SessionResult:
     metas: dict[str, _Meta] = {}
     mains: list[str] = []
     agents: list[str] = []
@@ -260,6 +262,7 @@ def _translate_session(files: Mapping[str, Text], strategy: str, trace: bool,
                 prompts.setdefault(prompt, []).append(tool_id)
     taken = {spawn for spawn, _ in links.values()}
     t = SessionTranslator(strategy, trace=trace, links={a: sp for a, (sp, _) in links.items()})
+    t.drift = drift
     t.reserve_spawns(taken)  # an inline sidechain never takes a call a sub-agent file is linked to
     waiting: dict[str, list[_AgentFile]] = {}  # spawn id -> sub-agent files run right after it
     pending: list[_AgentFile] = []
@@ -395,15 +398,18 @@ def translate_files(files: Mapping[str, Text], strategy: str = "lineage", *, tra
     cache: _Prepared = {}
     for g in group_files(files, fmt, cache):
         if g.format == "session":
-            results.append(_translate_session(g.files, strategy, trace, cache))
+            by_file = DriftByFile()
+            result = _translate_session(g.files, strategy, trace, cache, by_file)
+            result.drift = {f: d.report() for f, d in by_file.by_file.items() if f is not None}
+            results.append(result)
             continue
-        a = Analyzer(strategy, g.format, trace=trace, file=g.name)
+        a = Analyzer(strategy, g.format, trace=trace, file=g.name, drift=True)
         a.feed_text(g.files[g.name])
         a.finish()
         results.append(SessionResult(
             name=g.name, format=g.format, files=[g.name], relays=a.relays, trace=a.trace,
             errors=[(g.name, line, message) for line, message in a.errors],
-            lanes=dict(a.lanes),
+            lanes=dict(a.lanes), drift={g.name: a.drift.report()} if a.drift is not None else {},
         ))
     return results
 
@@ -501,24 +507,21 @@ def _audit_stream(name: str | None, fmt: str, lines: list[bytes], names: list[st
     audits: list[StrategyAudit] = []
     errors = []
     counts: dict[str, int] = {}
+    drift = Drift()  # counted once, as the first strategy's translator decodes the lines
     for k, strategy in enumerate(names):
-        a = Analyzer(strategy, fmt)
+        a = Analyzer(strategy, fmt, drift=drift if k == 0 else False)
         for p in a.feed_steps(lines):
             yield start + share * (INVENTORY_SHARE + (1 - INVENTORY_SHARE) * (k + p) / len(names))
         audits.append(audit_relays(strategy, a.relays, items))
         counts[strategy] = len(a.relays)
         if k == 0 or strategy == "lineage":
             errors = [(name, line, message) for line, message in a.errors]
-    _with_drift(audits, {None: lines})
+    _with_drift(audits, drift)
     return InputAudit(name, fmt, files, audits, errors, counts, items)
 
 
-def _with_drift(audits: list[StrategyAudit], files: Mapping[str | None, Sequence[bytes]]) -> None:
+def _with_drift(audits: list[StrategyAudit], d: Drift) -> None:
     """Each audit carries the input's drift report (the same for every strategy): its counts."""
-    d = Drift()
-    for file, lines in files.items():
-        for number, line in enumerate(lines, 1):
-            d.add(number, line, file)
     report = d.report()
     counts = {"records": report.records, "types": report.types, "fields": report.fields, "version": report.version}
     for a in audits:
@@ -530,25 +533,25 @@ def _audit_session(g: FileGroup, names: list[str], cache: _Prepared, start: floa
     """One session's files: one inventory of every file's blocks (user text told apart by file
     and line), each strategy through :func:`translate_session`."""
     items: dict[Key, Item] = {}
-    read: dict[str | None, Sequence[bytes]] = {}
     for file, content in g.files.items():
         if AGENT_META.match(_basename(file)):
             continue
-        lines = read[file] = cache[file][0] if file in cache else split_lines(content)
+        lines = cache[file][0] if file in cache else split_lines(content)
         for key, item in inventory(lines, file=file).items():
             items.setdefault(key, item)
     yield start + share * INVENTORY_SHARE
     audits: list[StrategyAudit] = []
     errors: Errors = []
     counts: dict[str, int] = {}
+    drift = Drift()  # counted once, as the first strategy's translator decodes the files
     for k, strategy in enumerate(names):
-        result = _translate_session(g.files, strategy, False, cache)
+        result = _translate_session(g.files, strategy, False, cache, drift if k == 0 else None)
         audits.append(audit_relays(strategy, result.relays, items))
         counts[strategy] = len(result.relays)
         if k == 0 or strategy == "lineage":
             errors = result.errors
         yield start + share * (INVENTORY_SHARE + (1 - INVENTORY_SHARE) * (k + 1) / len(names))
-    _with_drift(audits, read)
+    _with_drift(audits, drift)
     return InputAudit(g.name, "session", list(g.files), audits, errors, counts, items)
 
 

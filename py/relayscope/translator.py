@@ -786,7 +786,8 @@ class Translator(Emitter):
 
     def feed_line(self, text: str | bytes) -> list[R.Relay]:
         self.lines += 1
-        return self.feed(decode_line(text, self.lines))
+        d = self.drift
+        return self.feed(decode_line(text, self.lines) if d is None else d.decode(text, self.lines, self.file))
 
     def feed(self, frame: Frame) -> list[R.Relay]:
         line, kind, ev = frame.line, frame.kind, frame.event

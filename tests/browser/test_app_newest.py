@@ -76,6 +76,25 @@ def test_the_drift_notice_filters_to_the_new_records_in_one_click_and_back(app: 
     assert not notice.is_visible()
 
 
+def test_the_drift_notice_of_several_files_and_after_another_strategy(app: AppDriver) -> None:
+    """Counted as each file is translated (no pass after the load): the notice names what the
+    files have together, its filter finds their rows, and another strategy counts it again."""
+    new = "\n".join(json.dumps(x) for x in TRANSCRIPT).encode()
+    known = json.dumps(INIT).encode()
+    app.open_files([{"name": "a.jsonl", "mimeType": "application/json", "buffer": known},
+                    {"name": "b.jsonl", "mimeType": "application/json", "buffer": new}])
+    want = ("2 records of 2 types new to relayscope 0.1.0: foo_event (1), system/brand_new (1); "
+            "2 new fields: x (1), detail (1)")
+    assert app.testid("drift-text").text_content() == want
+    app.testid("drift-filter").click()
+    app.page.wait_for_selector('[data-testid="drift-notice"][data-active="true"]')
+    app.page.wait_for_selector('html[data-inflight="0"]')
+    assert app.relay_count() == 2
+    app.strategy("none")
+    assert app.testid("drift-text").text_content() == want
+    assert app.testid("drift-notice").get_attribute("data-records") == "2"
+
+
 def _shots(page) -> None:
     """Screenshots for looking at (not assertions): 1280 and 390 wide, light and dark."""
     out = Path(os.environ.get("SHOTS_DIR", "/work/shots/newest"))

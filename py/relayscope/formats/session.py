@@ -192,7 +192,12 @@ class SessionTranslator(Translator):
     def feed_line(self, text: Text) -> list[R.Relay]:
         ctx = self._ctx
         ctx.lines += 1
-        return self.feed(decode_line(text, ctx.lines))
+        return self.feed(self._decode(text, ctx.lines))
+
+    def _decode(self, text: Text, line: int) -> Frame:
+        """The line's frame; through the drift count when there is one (each file its own lines)."""
+        d = self.drift
+        return decode_line(text, line) if d is None else d.decode(text, line, self.file)
 
     def feed(self, frame: Frame) -> list[R.Relay]:
         ctx = self._ctx
@@ -258,7 +263,7 @@ class SessionTranslator(Translator):
         self._ctx, self.file = ctx, name
         try:
             ctx.lines += 1
-            return self.feed(decode_line(text, ctx.lines))
+            return self.feed(self._decode(text, ctx.lines))
         finally:
             self._ctx, self.file = outer, outer_file
 
@@ -308,7 +313,7 @@ class SessionTranslator(Translator):
             out: list[R.Relay] = []
             for text in lines:
                 ctx.lines += 1
-                out.extend(self.feed(decode_line(text, ctx.lines)))
+                out.extend(self.feed(self._decode(text, ctx.lines)))
             return out + self._drain(final=True)
         finally:
             self._ctx, self.file = outer, outer_file

@@ -19,6 +19,7 @@ from .. import relay as R
 from .. import trace as T
 from ..analysis import SLICE_BYTES, Analyzer
 from ..audit import StrategyAudit
+from ..drift import Drift, DriftReport
 from ..live import LiveFiles
 from ..multifile import audit_steps, group_files, merge_audits, translate_session
 from ..translator import STRATEGIES
@@ -176,7 +177,8 @@ class Loader(Rows, Search):
         self._replay, self._step_cache, self._checkpoints = None, {}, None
         lazy = self.lazy_trace
         cps = Checkpoints(self.checkpoint_bytes) if lazy and self.checkpoint_bytes > 0 else None
-        return Analyzer(strategy, self._input.fmt, trace=not lazy, marks=lazy), cps
+        self._drift = Drift()  # counted as the lines are translated, slice by slice
+        return Analyzer(strategy, self._input.fmt, trace=not lazy, marks=lazy, drift=self._drift), cps
 
     def _single_done(self, analyzer: Analyzer, checkpoints: Checkpoints | None) -> None:
         """Take a single input's translation, finished, from ``analyzer``."""
@@ -205,15 +207,16 @@ class Loader(Rows, Search):
         self._lane_meta = {}
         total = sum(len(c) for c in files.values()) or 1
         done = 0
+        self._drift = drift = Drift()  # counted as each group is translated
         for g in groups:
             if g.format == "session":
-                result = translate_session(g.files, strategy, trace=True)
+                result = translate_session(g.files, strategy, trace=True, drift=drift)
                 formats.append("session")
                 self._lane_meta.update(result.lanes)
                 seqs_from, new_relays, new_steps = len(relays), result.relays, result.trace
                 errors.extend(ErrorView(f, line, msg) for f, line, msg in result.errors)
             else:
-                a = Analyzer(strategy, g.format, trace=True, file=g.name)
+                a = Analyzer(strategy, g.format, trace=True, file=g.name, drift=drift)
                 for _ in a.feed_steps(self._input.files[g.name], SLICE_BYTES):
                     pass
                 formats.append(a.format or g.format)
@@ -292,8 +295,26 @@ class Loader(Rows, Search):
     def _new_live(self, strategy: str) -> Analyzer | LiveFiles:
         assert self._input is not None
         if self._input.single:
-            return Analyzer(strategy, self._input.fmt, trace=True)
+            self._drift = Drift()
+            return Analyzer(strategy, self._input.fmt, trace=True, drift=self._drift)
+        self._drift = None  # a folder watched: counted when asked (drift_report)
         return LiveFiles(strategy, self._input.fmt, trace=True)
+
+    def drift_report(self) -> DriftReport | None:
+        """What the loaded input has that this version does not know (``drift``), as counted while
+        it was translated; None before a load. A watched folder's is counted from its lines when
+        asked (its files are translated elsewhere, ``live.LiveFiles``)."""
+        if self._input is None:
+            return None
+        if self._drift is not None:
+            return self._drift.report()
+        d = Drift()  # not kept: the folder may grow
+        for file, lines in self._input.files.items():
+            if file is not None and file.endswith(".meta.json"):
+                continue
+            for number, line in enumerate(lines, 1):
+                d.add(number, line, file)
+        return d.report()
 
     def _take_lines(self, key: str | None, data: bytes) -> bytes:
         """Keep the complete lines of ``data`` for raw views and re-runs; returns them."""

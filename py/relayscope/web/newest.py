@@ -2,7 +2,8 @@
 
 * The **drift notice**: what the loaded input has that this version does not know (``drift``),
   in one sentence, with a one-click filter to the rows those records became (their input lines'
-  relays). ``drift_view`` computes it from the workspace's lines; ``draw_notice`` draws it.
+  relays). ``drift_view`` takes it from the workspace (``Workspace.drift_report``: counted while
+  the input was translated, within the load's slices); ``draw_notice`` draws it.
 * **Lane state** (running, completed, failed) from a lane's task events and its end: ``lane_state``.
 
 Plain text only (``dom.h``, ``textContent``). Must not translate or decode relays itself beyond
@@ -14,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..drift import Drift, DriftReport, describe
+from ..drift import DriftReport, describe
 from .dom import Element, clear, fmt_int, h, show
 
 FILTER_ACTION = "drift-filter"
@@ -27,38 +28,19 @@ class DriftView:
     seqs: set[int] = field(default_factory=set)  # the rows of the records it counts
 
 
-_last: list[Any] = [None, None, None]  # the input, its line count and its relays the last view was of
-
-
 def drift_view(ws: Any) -> DriftView | None:
-    """The drift of the loaded input (its lines as the workspace keeps them), or None when it has
-    none or is an Arbiter stream (another vocabulary). Made once per input (another strategy
-    re-translates the same lines: only the rows are found again)."""
-    inp = ws._input
-    if inp is None or ws.format == "sse":
+    """The drift of the loaded input, or None when it has none or is an Arbiter stream (another
+    vocabulary). The report is the workspace's (made as it translated, again with another strategy);
+    only the rows of its lines are found here."""
+    if ws.format == "sse":
         return None
-    key = (inp, ws.lines_total)
-    if _last[0] is inp and _last[1] == ws.lines_total and _last[2] is not None:
-        report = _last[2]
-    else:
-        report = _report(inp)
-        _last[:] = [*key, report]
-    text = describe(None, report)
-    if text is None:
+    report = ws.drift_report()
+    text = None if report is None else describe(None, report)
+    if report is None or text is None:
         return None
     where = set(zip(report.files or [None] * len(report.lines), report.lines, strict=True))
     seqs = {r.seq for r in ws.relays if (r.file, r.line) in where}
     return DriftView(report, text, seqs)
-
-
-def _report(inp: Any) -> DriftReport:
-    d = Drift()
-    for file, lines in inp.files.items():
-        if file is not None and file.endswith(".meta.json"):
-            continue
-        for number, line in enumerate(lines, 1):
-            d.add(number, line, file)
-    return d.report()
 
 
 def draw_notice(box: Element, view: DriftView | None, active: bool) -> None:

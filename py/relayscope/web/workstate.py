@@ -14,6 +14,7 @@ from typing import Any
 from .. import relay as R
 from .. import trace as T
 from ..analysis import Analyzer
+from ..drift import Drift
 from ..lanes import Lane
 from ..live import LiveFiles
 from ..usage import Tally
@@ -118,6 +119,7 @@ class State:
     audit_error: str | None = None  # the audit failed (a bug): the translation stands, this says so
     lines_total: int = 0
     _input: Input | None = None
+    _drift: Drift | None = None  # counted as the input was translated (``Workspace.drift_report``)
     _lane_meta: dict[str, Lane] = field(default_factory=dict)  # lane id -> what the lanes layer knows
     _step_of_seq: list[int] = field(default_factory=list)
     _step_index_: dict[tuple[str | None, int], int] | None = None  # (file, line) -> first step; see _step_index
