@@ -3,12 +3,15 @@ mode, the <iframe> snippet, the Content-Security-Policy, ?src= from another site
 
 from __future__ import annotations
 
+import json
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from _app import SETTLED_RUN, wait_js
 from conftest import BOOT_TIMEOUT_MS, SETTLED, RequestLog, origin, recorded_page
+
+from relayscope.web.model import encode_share
 
 INDEX_BUG = "?example=index-bug&strategy=index&step=4&row=2"
 
@@ -256,6 +259,53 @@ def test_an_embed_shows_its_point_without_scrolling(cross_site, example: str, si
                  f'[data-testid="audit"] tr[data-strategy="{strategy}"]'):
         box = frame.locator(what).bounding_box()
         assert box and inside(box, width, height), (what, box)
+
+
+@pytest.mark.parametrize("size", [(360, 480), (640, 400)], ids=["360x480", "640x400"])
+def test_a_lanes_embed_shows_its_cards_and_the_audit_row(cross_site, size) -> None:
+    # the tour's section 4 without the timeline: who worked (every lane's card) and the audit's
+    # lineage row, in view as the frame opens; a card is its name, badges and relay count, and
+    # the whole run's tokens (issue 19, ~200 px under the cards) stay in the full app
+    width, height = size
+    app_frame, frame, _ = cross_site("?example=real-subagents&strategy=lineage&embed=1&panels=lanes,audit",
+                                     width, height)
+    assert frame.locator('[data-testid="lane"]').count() == 4
+    assert not by_id(frame, "run-tokens").is_visible()
+    assert not frame.locator('[data-testid="lane-tokens"]').first.is_visible()
+    assert not by_id(frame, "swimlanes").is_visible()  # the full app's, not a chosen panel
+    assert app_frame.evaluate(OWN_SCROLLERS) == []
+    for what in ('[data-testid="lane"] >> nth=-1', '[data-testid="audit"] tr[data-strategy="lineage"]'):
+        box = frame.locator(what).bounding_box()
+        assert box and inside(box, width, height), (what, box)
+
+
+DRIFTING = [  # a record type and a system subtype this version does not know: a drift notice
+    {"type": "system", "subtype": "init", "session_id": "s1", "model": "claude-opus-5", "tools": []},
+    {"type": "foo_event", "x": 1},
+    {"type": "assistant", "uuid": "u1", "parent_tool_use_id": None,
+     "message": {"id": "m1", "role": "assistant", "content": [{"type": "text", "text": "hi"}]}},
+    {"type": "system", "subtype": "brand_new", "detail": "?"},
+    {"type": "result", "subtype": "success", "is_error": False, "result": "ok"},
+]
+
+
+@pytest.mark.parametrize("panels", ["stepper,timeline,audit", "stepper,timeline,toolbar"])
+def test_an_embed_leaves_the_full_apps_chrome_out(cross_site, panels: str) -> None:
+    # The full app's newer chrome, in an embed only when the author chose the toolbar: the drift
+    # notice (it sits with the filter chips and filters); never the step scope's choice without
+    # it, the redact switch (the share section's), the swimlanes (not a panel one can choose).
+    text = "\n".join(json.dumps(x) for x in DRIFTING)
+    fragment = encode_share(text, {"name": "drift.ndjson"})
+    app_frame, frame, _ = cross_site(f"?embed=1&panels={panels}#{fragment}", 640, 400)
+    assert app_frame.get_attribute("html", "data-app-state") == "done"
+    assert by_id(frame, "drift-notice").get_attribute("hidden") is None  # the app drew it
+    toolbar = "toolbar" in panels
+    assert by_id(frame, "drift-notice").is_visible() == toolbar
+    assert by_id(frame, "step-scope").is_visible() == toolbar
+    for hidden in ("redact-switch", "share", "swimlanes", "help-toggle", "watch", "paste-input"):
+        assert not by_id(frame, hidden).is_visible(), hidden
+    box = frame.locator('dd[data-fact="decision"]').bounding_box()
+    assert box and inside(box, 640, 400)
 
 
 def test_an_embed_shows_only_the_chosen_panels_in_either_theme(cross_site) -> None:
