@@ -538,20 +538,25 @@ def reach_everything(page, controls: list[dict]) -> tuple[dict[str, dict], list[
     a widget's stop instead (KEYS_ON_A_STOP)."""
     reached, order = tab_walk(page, controls)
     missed = [c for c in controls if c["id"] not in reached]
+    ids = {c["id"] for c in controls}
     # controls inside a widget that is one Tab stop (chips, a toolbar's buttons: roving tabindex)
-    # are reached by arrows from the stop: walk each such widget from its stop
+    # are reached by arrows from the stop: walk each such widget from its stop (a stop MARK did
+    # not mark, e.g. a scrolling list the browser makes focusable, is no such widget's)
     for stop in order if missed else []:
+        if stop not in ids:
+            continue
         size = page.evaluate(GROUP_SIZE, stop)
         if size > 0:
-            page.focus(f'[data-a11y-id="{stop}"]')
-            for key in ("ArrowRight", "ArrowDown"):
+            # both ways from the stop: a roving stop is the control last used, not always the first
+            for key in ("ArrowRight", "ArrowDown", "ArrowLeft", "ArrowUp"):
+                page.focus(f'[data-a11y-id="{stop}"]')
                 for _ in range(size + 1):
                     page.keyboard.press(key)
                     now = page.evaluate(FOCUSED)
                     if now is not None and now["id"] is not None:
                         reached.setdefault(now["id"], now)
     missed_ids = [c["id"] for c in controls if c["id"] not in reached]
-    by_keys = page.evaluate(KEYS_ON_A_STOP, [missed_ids, [k for k in reached if k in {c["id"] for c in controls}]])
+    by_keys = page.evaluate(KEYS_ON_A_STOP, [missed_ids, [k for k in reached if k in ids]])
     return reached, order, by_keys
 
 
