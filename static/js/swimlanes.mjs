@@ -2,8 +2,10 @@
 // each lane's spans and marks in data attributes of its [data-testid=swimlane-track]) on one
 // canvas per track, and owns what must answer at once: zoom (wheel, pinch, + / - keys, buttons),
 // pan (shift+wheel, horizontal wheel, dragging the ruler, one finger), hover (name and duration),
-// the keyboard (the tracks are one Tab stop; ← → move between a track's spans, ↑ ↓ between tracks, Enter
-// selects, Home/End), and dragging a range. What the reader picks goes to the worker through two
+// the keyboard (the tracks are the view's one Tab stop; ← → move between a track's spans, ↑ ↓ between
+// tracks, Enter selects, Home/End, + / − / 0 zoom and fit, Esc clears the range: declared on each track
+// with aria-keyshortcuts and said in its aria-description, so the zoom buttons are for the pointer
+// and no Tab stops of their own), and dragging a range. What the reader picks goes to the worker through two
 // hidden inputs (#swimlanes-pick, #swimlanes-range) and the change events ui.mjs already forwards.
 //
 // Why a canvas: a 600 MB run has ~10^5 spans; as elements (SVG or DOM) every zoom step would
@@ -27,6 +29,10 @@ const ROW_H = 14;
 const GAP = 2;
 const MAX_ROWS = 6; // tool rows drawn per track; calls past them share the last row
 const MIN_SPAN = 1e-9;
+// What the focused track answers to (onKey), declared to assistive technology and said to the reader.
+const KEYSHORTCUTS = "ArrowLeft ArrowRight ArrowUp ArrowDown Home End Enter Shift+= = - 0 Escape";
+const KEYS_SAID = "Keys: ← → move between spans, ↑ ↓ between tracks, Home End the first and last, "
+  + "Enter selects the span's row, + and − zoom, 0 shows the whole run, Esc clears a dragged range.";
 
 let lanes = [];
 let full = [0, 1];
@@ -175,6 +181,8 @@ function load() {
     seen.observe(lane.box);
     // one Tab stop for all the tracks (a roving tabindex): ↑ ↓ go from track to track
     lane.box.tabIndex = li === 0 ? 0 : -1;
+    lane.box.setAttribute("aria-keyshortcuts", KEYSHORTCUTS);
+    lane.box.setAttribute("aria-description", KEYS_SAID);
     lane.box.addEventListener("keydown", (ev) => onKey(ev, li));
     lane.box.addEventListener("focus", () => {
       for (const other of lanes) other.box.tabIndex = other === lane ? 0 : -1;
@@ -662,7 +670,7 @@ function moveTo(li, i) {
   const r = lane.box.getBoundingClientRect();
   const x = r.left + ((Math.max(lane.s[i], view[0]) - view[0]) / (view[1] - view[0])) * r.width;
   const d = describe(lane, i);
-  lane.box.setAttribute("aria-description", `${d.kind}: ${d.text}`);
+  lane.box.setAttribute("aria-description", `${d.kind}: ${d.text}. ${KEYS_SAID}`);
   showTip(`${d.text}`, x, r.top + rowY(lane.row[i]));
   schedule();
 }
@@ -688,6 +696,10 @@ function onKey(ev, li) {
     "-": () => zoom(2),
     0: () => setView(full[0], full[1]),
     Escape: () => {
+      if (!clearRange.hidden) {
+        clearRange.click(); // the worker shows every row again; the observer below unshades
+        return;
+      }
       tip.hidden = true;
       cursor = null;
       schedule();

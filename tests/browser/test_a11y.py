@@ -509,6 +509,57 @@ GROUP_SIZE = """stop => {
 }"""
 
 
+# The controls among `missed` that are no Tab stop of their own (tabindex=-1) because a composite
+# widget does the same by keys: each names the widget it works (aria-controls) and its keys
+# (aria-keyshortcuts), and a Tab stop inside that widget, reached by the walk, declares every one
+# of those keys in its own aria-keyshortcuts. {missed id: the stop's id} (the swimlane view's zoom
+# buttons: the focused track takes + − 0 Esc). Anything short of that stays missed.
+KEYS_ON_A_STOP = """([missed, reached]) => {
+  const keys = el => new Set((el.getAttribute('aria-keyshortcuts') || '').toLowerCase().split(/\\s+/).filter(Boolean));
+  const out = {};
+  for (const id of missed) {
+    const el = document.querySelector(`[data-a11y-id="${id}"]`);
+    if (!el || el.tabIndex >= 0) continue;
+    const own = keys(el);
+    const widget = document.getElementById(el.getAttribute('aria-controls') || '');
+    if (!own.size || !widget) continue;
+    for (const stop of reached) {
+      const s = document.querySelector(`[data-a11y-id="${stop}"]`);
+      if (s && widget.contains(s) && [...own].every(k => keys(s).has(k))) { out[id] = stop; break; }
+    }
+  }
+  return out;
+}"""
+
+
+def reach_everything(page, controls: list[dict]) -> tuple[dict[str, dict], list[str], dict[str, str]]:
+    """Tab through the page, then arrows through each widget that is one Tab stop: what each
+    control reached looked like focused, the Tab order, and the controls reached by their keys on
+    a widget's stop instead (KEYS_ON_A_STOP)."""
+    reached, order = tab_walk(page, controls)
+    missed = [c for c in controls if c["id"] not in reached]
+    ids = {c["id"] for c in controls}
+    # controls inside a widget that is one Tab stop (chips, a toolbar's buttons: roving tabindex)
+    # are reached by arrows from the stop: walk each such widget from its stop (a stop MARK did
+    # not mark, e.g. a scrolling list the browser makes focusable, is no such widget's)
+    for stop in order if missed else []:
+        if stop not in ids:
+            continue
+        size = page.evaluate(GROUP_SIZE, stop)
+        if size > 0:
+            # both ways from the stop: a roving stop is the control last used, not always the first
+            for key in ("ArrowRight", "ArrowDown", "ArrowLeft", "ArrowUp"):
+                page.focus(f'[data-a11y-id="{stop}"]')
+                for _ in range(size + 1):
+                    page.keyboard.press(key)
+                    now = page.evaluate(FOCUSED)
+                    if now is not None and now["id"] is not None:
+                        reached.setdefault(now["id"], now)
+    missed_ids = [c["id"] for c in controls if c["id"] not in reached]
+    by_keys = page.evaluate(KEYS_ON_A_STOP, [missed_ids, [k for k in reached if k in ids]])
+    return reached, order, by_keys
+
+
 def ring_shows(now: dict, before: dict) -> bool:
     """A focus ring one can see: an outline (or the browser's own, `auto`), or a box-shadow the
     element does not have unfocused."""
@@ -552,21 +603,8 @@ def test_every_control_is_reached_by_tab_and_shows_a_focus_ring(keyboard_page: S
     page = keyboard_page.page
     controls = page.evaluate(MARK, NATIVE)
     assert len(controls) > 20, controls
-    reached, order = tab_walk(page, controls)
-    missed = [c for c in controls if c["id"] not in reached]
-    # controls inside a widget that is one Tab stop (chips, a toolbar's buttons: roving tabindex)
-    # are reached by arrows from the stop: walk each such widget from its stop
-    for stop in order if missed else []:
-        size = page.evaluate(GROUP_SIZE, stop)
-        if size > 0:
-            page.focus(f'[data-a11y-id="{stop}"]')
-            for key in ("ArrowRight", "ArrowDown"):
-                for _ in range(size + 1):
-                    page.keyboard.press(key)
-                    now = page.evaluate(FOCUSED)
-                    if now is not None and now["id"] is not None:
-                        reached.setdefault(now["id"], now)
-    missed = [c["what"] for c in controls if c["id"] not in reached]
+    reached, _order, by_keys = reach_everything(page, controls)
+    missed = [c["what"] for c in controls if c["id"] not in reached and c["id"] not in by_keys]
     assert not missed, f"{len(missed)} of {len(controls)} controls not reachable from the keyboard:\n" + "\n".join(missed)
     before = {c["id"]: c["ring"] for c in controls}
     ringless = [f"{r['what']}: {r['ring']}" for key, r in reached.items()
@@ -677,3 +715,60 @@ def test_swimlane_spans_are_reached_by_keys(pages: Pages) -> None:
             page.keyboard.press("ArrowDown")
     print(f"swimlanes: keys walked {walked} spans over {tracks.count()} tracks")
     assert walked > 0
+
+
+def test_the_swimlane_view_is_one_tab_stop_and_its_buttons_keys_work_there(pages: Pages) -> None:
+    """The swimlane view (a run with sub-agents) adds one Tab stop, its tracks; its zoom buttons
+    are for the pointer and reached by their keys on the focused track (KEYS_ON_A_STOP), and
+    each key does there what its button does."""
+    shown = state_swimlanes(pages)
+    shown.state = "keyboard"
+    show(shown, "light", 1280)
+    page = shown.page
+    controls = page.evaluate(MARK, NATIVE)
+    reached, order, by_keys = reach_everything(page, controls)
+    # the view's Tab stops: what in it is in the Tab order (tabIndex >= 0) and shows; the walk reached it
+    inside = page.evaluate("""sel => [...document.querySelector(sel).querySelectorAll('*')]
+        .filter(e => e.tabIndex >= 0 && !e.disabled && e.checkVisibility()).map(e => e.dataset.a11yId ?? e.outerHTML.slice(0, 120))""",
+                           SWIMLANES)
+    assert len(inside) == 1, f"{len(inside)} Tab stops in the swimlane view: {inside}"
+    assert inside[0] in order, "Tab never reaches the swimlane view"
+    stop = page.locator(f'[data-a11y-id="{inside[0]}"]')
+    assert stop.get_attribute("data-testid") == "swimlane-canvas"
+    buttons = page.locator(f'{SWIMLANES} button[aria-keyshortcuts]:visible')
+    assert buttons.count() == 3  # +, −, Fit (Clear range shows with a range: test_app_swimlanes)
+    for b in range(buttons.count()):
+        button = buttons.nth(b)
+        assert by_keys.get(button.get_attribute("data-a11y-id")) == inside[0], button.evaluate("e => e.outerHTML")
+    missed = [c["what"] for c in controls if c["id"] not in reached and c["id"] not in by_keys]
+    assert not missed, "\n".join(missed)
+
+    def width() -> float:
+        a, b = map(float, page.get_attribute(SWIMLANES, "data-view").split())
+        return b - a
+
+    def zoomed_in_once() -> None:  # from here each of the four changes the view
+        page.click('[data-testid="swimlane-fit"]')
+        page.wait_for_selector(f'{SWIMLANES}[data-view="{fit}"]', state="attached")
+        page.click('[data-testid="swimlane-zoom-in"]')
+        page.wait_for_selector(f'{SWIMLANES}:not([data-view="{fit}"])', state="attached")
+
+    def after(act: Callable[[], None], on_the_track: bool = False) -> float:
+        zoomed_in_once()
+        if on_the_track:
+            stop.focus()
+            page.wait_for_timeout(50)  # a frame: focus may bring the span it lands on into view
+        before = page.get_attribute(SWIMLANES, "data-view")
+        act()
+        page.wait_for_selector(f'{SWIMLANES}:not([data-view="{before}"])', state="attached")
+        return width()
+
+    page.click('[data-testid="swimlane-fit"]')
+    page.wait_for_timeout(100)  # a frame: data-view is written when the view is drawn
+    fit = page.get_attribute(SWIMLANES, "data-view")
+    for testid, key in (("swimlane-zoom-in", "+"), ("swimlane-zoom-in", "="), ("swimlane-zoom-out", "-"),
+                        ("swimlane-fit", "0")):
+        by_button = after(lambda t=testid: page.click(f'[data-testid="{t}"]'))
+
+        by_key = after(lambda k=key: page.keyboard.press(k), on_the_track=True)  # the key zooms about the span it is on, the button about the middle: the width
+        assert by_key == pytest.approx(by_button, rel=1e-3), f"{key} on the track: width {by_key}; {testid}: {by_button}"

@@ -1,6 +1,8 @@
 """Issue 20: the swimlane view in a real browser: one track per lane labelled as the lanes panel
 labels it, the axis named, a click selecting the row and the step, hover, the keyboard, zoom,
-a dragged range filtering the timeline, the exports byte for byte the CLI's, 390 px and dark."""
+a dragged range filtering the timeline, the exports byte for byte the CLI's (and with "Redact
+secrets" on, the CLI's `export --redact`), the view hidden when it would only repeat the rows,
+390 px and dark."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from _app import CORPUS, AppDriver
 
 SESSION_DIR = (CORPUS / "session-jsonl" / "handgemacht-ai__claude-code-log" / "test" / "test_data"
                / "real_projects" / "-experiments-worktrees")
+PLANTED = Path(__file__).parents[1] / "fixtures" / "redact" / "planted.jsonl"
 STREAM = CORPUS / "stream-json" / "ArturoKuang__sandbox_ai_compiler__.repomirror__claude_output.jsonl"
 AGENT_H, ROW_H, GAP = 8, 14, 2  # static/js/swimlanes.mjs's geometry
 
@@ -171,6 +174,46 @@ def test_dragging_a_range_filters_the_timeline_to_it(app, tmp_path: Path) -> Non
     assert 0 < lo < hi
     app.testid("swimlane-clear-range").click()
     assert app.relay_count() == total
+    # again, and Esc on the focused track clears it (the button is for the pointer: no Tab stop)
+    page.mouse.move(box["x"] + box["width"] * 0.20, y)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] * 0.35, y, steps=5)
+    page.mouse.up()
+    app.testid("swimlane-clear-range").wait_for(state="visible")
+    assert app.relay_count() == shown
+    assert app.testid("swimlane-clear-range").get_attribute("tabindex") == "-1"
+    page.keyboard.press("Escape")  # the press focused the track
+    app.testid("swimlane-clear-range").wait_for(state="hidden")
+    app.settle()
+    assert app.relay_count() == total and page.input_value("#swimlanes-range") == ""
+
+
+def test_the_tracks_declare_and_say_their_keys(app, tmp_path: Path) -> None:
+    open_session(app, tmp_path)
+    boxes = app.page.locator("[data-testid=swimlane-canvas]")
+    for k in range(boxes.count()):
+        keys = boxes.nth(k).get_attribute("aria-keyshortcuts").split()
+        assert {"ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "Enter", "Shift+=", "-", "0",
+                "Escape"} <= set(keys)
+        said = boxes.nth(k).get_attribute("aria-description")
+        assert all(word in said for word in ("+ and − zoom", "0 shows the whole run", "Esc clears")), said
+    for testid in ("swimlane-zoom-in", "swimlane-zoom-out", "swimlane-fit", "swimlane-clear-range"):
+        button = app.testid(testid)
+        assert button.get_attribute("tabindex") == "-1" and button.get_attribute("aria-keyshortcuts")
+
+
+def test_the_view_shows_only_when_it_shows_more_than_the_rows(app, tmp_path: Path) -> None:
+    """Lanes side by side, or tool calls in wall-clock time; not one lane in line order."""
+    section = app.page.locator("[data-testid=swimlanes]")
+    app.example("cumulative-dedup")  # one lane, one tool call, no timestamps: the rows say it all
+    assert section.is_hidden() and app.page.locator("[data-testid=swimlane-track]").count() == 0
+    app.example("real-subagents")
+    app.page.wait_for_selector("[data-testid=swimlanes]:not([hidden])", state="attached")
+    assert len(tracks(app)) > 1
+    app.example("cumulative-dedup")  # and it goes again with the next input
+    assert section.is_hidden()
+    open_session(app, tmp_path)
+    assert section.is_visible()
 
 
 @pytest.mark.parametrize("fmt", ["chrome-trace", "otlp"])
@@ -188,6 +231,36 @@ def test_exports_are_byte_for_byte_the_cli_s(app, tmp_path: Path, fmt: str) -> N
     with app.page.expect_download() as download:
         app.testid(f"export-{fmt}").click()
     assert Path(download.value.path()).read_bytes() == single
+
+
+@pytest.mark.parametrize("fmt", ["chrome-trace", "otlp"])
+def test_exports_honour_redact_secrets_as_the_cli_s_export_redact(app, fmt: str) -> None:
+    secrets = json.loads((PLANTED.parent / "planted-secrets.json").read_text()).values()
+    app.open_files(str(PLANTED))
+    button = app.page.locator(f'section.share [data-testid="export-{fmt}"]')  # with the other downloads
+
+    def got() -> bytes:
+        with app.page.expect_download() as download:
+            button.click()
+        return Path(download.value.path()).read_bytes()
+
+    def cli(*flags: str) -> bytes:
+        return subprocess.run([sys.executable, "-m", "relayscope", "export", "--format", fmt, *flags, str(PLANTED)],
+                              capture_output=True, check=True).stdout
+
+    plain = got()
+    assert plain == cli() and any(s in plain.decode() for s in secrets)  # a secret the switch must keep out
+    switch = app.testid("redact-switch")
+    switch.click()
+    app.page.wait_for_selector('[data-testid="redact-switch"][aria-checked="true"]')
+    try:
+        redacted = got()
+        assert redacted == cli("--redact")
+        assert not any(s in redacted.decode() for s in secrets) and "[redacted:" in redacted.decode()
+    finally:
+        switch.click()
+        app.page.wait_for_selector('[data-testid="redact-switch"][aria-checked="false"]')
+    assert got() == plain
 
 
 def test_usable_at_390_px_in_dark(app, tmp_path: Path) -> None:

@@ -12,8 +12,14 @@ labels (text the page only ever sets as ``textContent``). The page's own module
 keyboard: those never wait for the worker. What the reader picks comes back through two hidden
 inputs the page's ops already sync: ``#swimlanes-pick`` (a span or mark: select its row in the
 timeline and its line in the stepper) and ``#swimlanes-range`` (a dragged range: the timeline
-keeps the rows inside it, :meth:`Swimlanes.within`). The exports are the core's
-(``export.runs`` on the input's own bytes), so they are byte for byte the CLI's.
+keeps the rows inside it, :meth:`Swimlanes.within`). The view shows only when it has something
+to show the rows do not (:func:`worth_showing`): lanes side by side (more than one), or tool calls
+in wall-clock time (their durations). One lane in line order is the rows again, drawn as bars,
+and one more Tab stop on the way to them.
+
+The exports (their buttons are in the "Share and export" panel, with the other downloads) are the
+core's (``export.runs`` on the input's own bytes, or with "Redact secrets" on, the redacted bytes
+the switch keeps), so they are byte for byte the CLI's ``export``, or ``export --redact``.
 
 Must not: draw (the page does), hold the page's zoom, or parse input beyond ``spans``.
 """
@@ -94,7 +100,7 @@ class Swimlanes:
         self.tl, self.xs = tl, S.positions(relays, tl.axis, stamps)
         box = self.els["swimlanes-tracks"]
         clear(box)
-        if not tl.tracks:
+        if not worth_showing(tl):
             show(section, False)
             return
         with_labels = len(tl.spans) <= LABELS_UP_TO
@@ -138,7 +144,7 @@ class Swimlanes:
             track.append(head)
             lane_box = h("div", cls="sl-lane", attrs={
                 "tabindex": 0, "role": "group", "data-testid": "swimlane-canvas",
-                "aria-label": f"{label}: {len(own) - 1} tool call(s); arrows move between spans, Enter selects",
+                "aria-label": f"{label}: {len(own) - 1} tool call(s)",  # its keys: swimlanes.mjs says them
             })
             lane_box.setAttribute("data-spans", _json({"names": list(names), "labels": texts, "n": len(own),
                                                        "parts": -(-len(data) // PART_NUMBERS)}))
@@ -218,13 +224,19 @@ class Swimlanes:
         ws = self.app.ws
         if ws is None:
             return
-        parts = ws.source_parts()
+        parts = self.app.redaction.source_parts(ws)  # "Redact secrets" on: as `export --redact` reads it
         source: bytes | dict[str, bytes] = parts[0][1] if len(parts) == 1 and parts[0][0] is None else {
             str(k): v for k, v in parts}
         data = export.export(export.runs(source, ws.strategy), fmt)
         base = (ws.name or "relayscope").rstrip("/").rsplit("/", 1)[-1].split(" ", 1)[0] or "relayscope"
         stem = base.rsplit(".", 1)[0] if "." in base else base
         download(f"{stem}.{ws.strategy}.{'trace' if fmt == 'chrome-trace' else 'otlp'}.json", data, MIME)
+
+
+def worth_showing(tl: S.Timeline) -> bool:
+    """More than one lane, or a tool call on a wall-clock axis (how long it took): else the view
+    would repeat the rows (one lane in line order: its calls are the rows, in the rows' order)."""
+    return len(tl.tracks) > 1 or (tl.axis == S.TIME and any(s.kind == "tool" for s in tl.spans))
 
 
 def _json(value: Any) -> str:
