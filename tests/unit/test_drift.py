@@ -164,3 +164,23 @@ def test_translate_of_a_session_folder_says_each_files_drift_as_its_translation_
         assert drift_of(split_lines((tmp_path / name).read_bytes())).fields == {"zz_brand_new": 1}, n
     total = sum(len(split_lines((tmp_path / name).read_bytes())) for name in names)
     assert read_again <= 4 < total, (read_again, total)  # the new lines (and few others), not every line again
+
+
+def test_steps_made_again_from_checkpoints_do_not_count_drift_twice() -> None:
+    """A step looked at is made again by a fresh translator restored from a checkpoint; the drift the
+    load counted must stay what the input holds, however many steps are made again."""
+    lines = [json.dumps({"type": "system", "subtype": "init", "session_id": "s", "model": "m", "tools": []})]
+    for i in range(300):
+        lines.append(json.dumps({"type": "assistant", "message": {"id": f"msg_{i}", "role": "assistant", "content": [
+            {"type": "text", "text": f"t{i}"}]}, "session_id": "s", "future_field": i}))
+        if i % 7 == 0:
+            lines.append(json.dumps({"type": "brand_new_record", "n": i}))
+    ws = model.Workspace()
+    for _ in ws.load(("\n".join(lines) + "\n").encode()):
+        pass
+    before = ws.drift_report()
+    assert before is not None and before.types == {"brand_new_record": 43} and before.fields["future_field"] == 300
+    n = ws.step_count()
+    for i in (n - 1, 0, n // 2, 5, n - 2):
+        ws.step(i)
+    assert ws.drift_report() == before
