@@ -50,7 +50,7 @@ SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
 def draw(container: Element) -> None:
     clear(container)
     for title, entries in SECTIONS:
-        container.append(h("h3", title))
+        container.append(h("h2", title))  # the Help section sits right under the h1
         dl = h("dl", cls="help-list")
         for term, text in entries:
             dl.append(h("dt", term))
