@@ -16,7 +16,7 @@ from . import relay as R
 from .describe import WIDTH, clip
 from .meaning import relay_summary
 
-__all__ = ["WIDTH", "clip", "omitted_thinking", "summary", "text_line", "tool_input_summary"]
+__all__ = ["WIDTH", "clip", "omitted_thinking", "summary", "tool_input_summary"]
 
 _any: Final = msgspec.json.Decoder()
 
@@ -88,8 +88,3 @@ def summary(r: R.Relay) -> str:
     if isinstance(r, R.File):
         return f"{r.path} ({r.size} bytes)"
     return r.type
-
-
-def text_line(r: R.Relay) -> str:
-    where = f"{r.file}:{r.line}" if r.file else str(r.line)
-    return f"{r.seq:>6} {where:>7} {clip(r.lane, 16):<16} {r.type:<15} {summary(r)}"

@@ -54,7 +54,6 @@ LAYERS: dict[str, int] = {
     "relayscope.web.timeline": 6,
     "relayscope.web.app": 6,
     "relayscope.web.main": 6,
-    "relayscope.web.prices": 6,
     "relayscope.web.rowinfo": 6,
     "relayscope.web.legend": 6,
     "relayscope.web.help_panel": 6,

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from relayscope.web import loading, prices, rowinfo
+from relayscope import usage as prices
+from relayscope.web import loading, rowinfo
 from relayscope.web.model import FP_COLORS, Workspace, binary_reason
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "static" / "examples"

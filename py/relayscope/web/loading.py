@@ -15,6 +15,7 @@ from typing import Final
 
 import msgspec
 
+from .. import fates as F
 from .. import relay as R
 from .. import trace as T
 from ..analysis import SLICE_BYTES, Analyzer
@@ -24,7 +25,6 @@ from ..live import LiveFiles
 from ..multifile import audit_steps, group_files, merge_audits, translate_session
 from ..translator import STRATEGIES
 from ..usage import Tally
-from . import fates as F
 from .checkpoints import Checkpoints
 from .rows import Rows
 from .search import Search, searchable

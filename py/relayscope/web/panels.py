@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from .. import trace as T
-from . import prices, rowinfo
+from .. import usage as prices
+from . import rowinfo
 from .dom import Element, clear, fmt_int, h
 
 DECISIONS = T.DECISION_LABELS

@@ -16,12 +16,12 @@ from typing import Final
 
 import msgspec
 
+from .. import fates as F
 from .. import relay as R
 from .. import trace as T
 from ..lanes import MAIN, lane_label
 from ..meaning import BOOKKEEPING
 from ..present import clip, summary
-from . import fates as F
 from . import newest, rowinfo
 from .stepping import Steps
 from .workstate import LaneView

@@ -23,7 +23,6 @@ Must not: touch the DOM or fetch (embed.py and sources.py do); it only builds an
 from __future__ import annotations
 
 import hashlib
-import html
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final, Protocol
@@ -106,14 +105,6 @@ def embed_params(params: dict[str, str], *, theme: str = "", panels: str = "") -
 def full_params(params: dict[str, str]) -> dict[str, str]:
     """The query of the same view in the full app (what "Open in Relayscope" opens)."""
     return {k: v for k, v in params.items() if k not in EMBED_PARAMS}
-
-
-def iframe_snippet(src: str, title: str, height: int = 480) -> str:
-    """The ``<iframe>`` an author pastes into a page to show this view. Attribute values are
-    escaped: the title comes from a file name."""
-    return (f'<iframe src="{html.escape(src)}" title="{html.escape(title)}" '
-            f'width="100%" height="{height}" loading="lazy" style="border:1px solid #d1d9e0; '
-            'border-radius:8px"></iframe>')
 
 
 class Source(Protocol):

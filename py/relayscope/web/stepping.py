@@ -15,10 +15,10 @@ from typing import Any, Final
 
 import msgspec
 
+from .. import fates as F
 from .. import trace as T
 from ..analysis import SLICE_BYTES, Analyzer
 from ..translator import Translator
-from . import fates as F
 from .checkpoints import Replay
 from .workstate import State
 

@@ -35,8 +35,8 @@ from typing import Any, Final
 
 from .. import export
 from .. import spans as S
+from ..fates import Fates
 from .dom import clear, download, fmt_int, h, show
-from .fates import Fates
 from .remote import DOCUMENT as document
 
 KINDS: Final = {"agent": 0, "tool": 1}

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import fates as F
 from .. import relay as R
 from .. import trace as T
 from ..analysis import Analyzer
@@ -18,7 +19,6 @@ from ..drift import Drift
 from ..lanes import Lane
 from ..live import LiveFiles
 from ..usage import Tally
-from . import fates as F
 from . import rowinfo
 from .checkpoints import CHECKPOINT_BYTES, Checkpoints, Replay
 
