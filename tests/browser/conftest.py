@@ -170,6 +170,26 @@ def recorded_page(browser, log: RequestLog, **context_args):
     return context, page
 
 
+# The field focused and the text selected in it: what Ctrl+C would copy.
+SELECTION = """() => { const f = document.activeElement;
+    return [f.dataset.testid, f.value.slice(f.selectionStart, f.selectionEnd)] }"""
+
+
+@contextmanager
+def page_without_clipboard(browser, site: Site, query: str) -> Iterator[tuple]:
+    """The app as served over plain http on a host that is not localhost (no navigator.clipboard
+    at all), opened at `query` and settled: (page, its RequestLog)."""
+    log = RequestLog(origin=origin(site.url))
+    context, page = recorded_page(browser, log)
+    try:
+        page.add_init_script("Object.defineProperty(Navigator.prototype, 'clipboard', {get: () => undefined})")
+        page.goto(site.url + query)
+        page.wait_for_selector(SETTLED_RUN, state="attached", timeout=BOOT_TIMEOUT_MS)
+        yield page, log
+    finally:
+        context.close()
+
+
 @pytest.fixture
 def page(browser, request_log: RequestLog) -> Iterator:
     """A fresh recorded page (see `recorded_page`)."""

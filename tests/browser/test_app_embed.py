@@ -9,7 +9,15 @@ from pathlib import Path
 
 import pytest
 from _app import SETTLED_RUN, wait_js
-from conftest import BOOT_TIMEOUT_MS, SETTLED, RequestLog, origin, recorded_page
+from conftest import (
+    BOOT_TIMEOUT_MS,
+    SELECTION,
+    SETTLED,
+    RequestLog,
+    origin,
+    page_without_clipboard,
+    recorded_page,
+)
 
 from relayscope.web.model import encode_share
 
@@ -413,23 +421,14 @@ def test_the_embed_builder_makes_the_snippet_and_previews_it(app, browser, serve
 
 
 def test_the_builders_copy_falls_back_to_selecting_the_snippet(browser, site) -> None:
-    log = RequestLog(origin=origin(site.url))
-    context, page = recorded_page(browser, log)
-    try:
-        # plain http on a host that is not localhost: no navigator.clipboard at all
-        page.add_init_script("Object.defineProperty(Navigator.prototype, 'clipboard', {get: () => undefined})")
-        page.goto(site.url + "?example=index-bug")
-        page.wait_for_selector(SETTLED_RUN, state="attached", timeout=BOOT_TIMEOUT_MS)
+    with page_without_clipboard(browser, site, "?example=index-bug") as (page, log):
         by_id(page, "embed-view").click()
         by_id(page, "embed-copy").click()
-        selected = page.evaluate("""() => { const f = document.activeElement;
-            return [f.dataset.testid, f.value.slice(f.selectionStart, f.selectionEnd)] }""")
+        selected = page.evaluate(SELECTION)
         assert selected == ["embed-snippet", by_id(page, "embed-snippet").input_value()]
         assert selected[1].startswith("<iframe ")
         assert "Ctrl+C" in by_id(page, "embed-copy").text_content()
         assert not [c for c in log.console if "pageerror" in c or "AttributeError" in c], log.console
-    finally:
-        context.close()
 
 
 def test_the_builders_copy_puts_the_snippet_on_the_clipboard(browser, site) -> None:

@@ -7,7 +7,15 @@ import json
 import random
 
 from _app import EXAMPLES_DIR, SETTLED_RUN
-from conftest import BOOT_TIMEOUT_MS, SETTLED, RequestLog, origin, recorded_page
+from conftest import (
+    BOOT_TIMEOUT_MS,
+    SELECTION,
+    SETTLED,
+    RequestLog,
+    origin,
+    page_without_clipboard,
+    recorded_page,
+)
 
 
 def big_transcript(seed: int = 7, lines: int = 2500) -> bytes:
@@ -158,25 +166,16 @@ def test_a_large_transcript_link_carries_a_fingerprint_and_applies_the_view_to_t
 
 
 def test_copy_falls_back_to_selecting_the_link_without_a_clipboard_api(browser, site) -> None:
-    log = RequestLog(origin=origin(site.url))
-    context, page = recorded_page(browser, log)
-    try:
-        # plain http on a host that is not localhost: no navigator.clipboard at all
-        page.add_init_script("Object.defineProperty(Navigator.prototype, 'clipboard', {get: () => undefined})")
-        page.goto(site.url + "?example=index-bug")
-        page.wait_for_selector(SETTLED_RUN, state="attached", timeout=BOOT_TIMEOUT_MS)
+    with page_without_clipboard(browser, site, "?example=index-bug") as (page, log):
         assert page.evaluate("navigator.clipboard") is None
         by_id(page, "share").click()
         by_id(page, "copy-link").click()
         field = by_id(page, "share-link-text")
         assert field.is_visible()
-        selected = page.evaluate("""() => { const f = document.activeElement;
-            return [f.dataset.testid, f.value.slice(f.selectionStart, f.selectionEnd)] }""")
+        selected = page.evaluate(SELECTION)
         assert selected == ["share-link-text", by_id(page, "share-link").get_attribute("href")]
         assert "Ctrl+C" in by_id(page, "copy-link").text_content()
         assert not [c for c in log.console if "pageerror" in c or "AttributeError" in c], log.console
-    finally:
-        context.close()
 
 
 def test_broken_links_say_so_in_the_readers_words(browser, site) -> None:
