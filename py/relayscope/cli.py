@@ -23,36 +23,28 @@ from __future__ import annotations
 
 import argparse
 import errno
-import json
 import os
-import shutil
 import signal
 import sys
-import traceback
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, BinaryIO, Final
+from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
-import msgspec
-
-from . import __version__, follow
-from . import relay as R
-from .analysis import AUTO, Analyzer
-from .audit import render
-from .drift import Drift, DriftReport, describe
-from .emitter import Emitter
-from .export import FORMATS as EXPORT_FORMATS
-from .export import Run, export, figures, runs
-from .fates import Tracker
-from .formats import FORMATS, detect
+from . import __version__
 from .inputs import STDIN, Input, Problem, display_name, open_named, read_regular, walk
-from .multifile import SessionResult, audit_input, translate_files
-from .redact import Redactor, redact_bytes
-from .spans import render_figures
-from .textout import Names, RelayText, TraceText
-from .trace import TraceStep
-from .translator import STRATEGIES
+
+# Each command imports the modules it needs when it runs, not here: a run of one command (and
+# ``--version``) then loads none of the others' modules (start-up was most of a short run).
+if TYPE_CHECKING:
+    from . import relay as R
+    from .drift import Drift, DriftReport
+    from .emitter import Emitter
+    from .export import Run
+    from .multifile import SessionResult
+    from .redact import Redactor
+    from .textout import Names, RelayText
+    from .trace import TraceStep
 
 OK: Final = 0
 INPUT_ERRORS: Final = 1
@@ -60,7 +52,6 @@ USAGE: Final = 2
 INTERNAL: Final = 70  # EX_SOFTWARE: a bug of ours, never "your input was bad"
 OUTPUT_FAILED: Final = 74  # EX_IOERR: stdout could not be written
 INTERRUPTED: Final = 130  # 128 + SIGINT, what shells report for Ctrl-C
-_encoder: Final = msgspec.json.Encoder()
 
 
 class UsageError(Exception):
@@ -110,10 +101,15 @@ def stdout() -> BinaryIO:
 def _encode_safe(relays: list[R.Relay]) -> bytes:
     """NDJSON of relays msgspec cannot encode (a lone surrogate, ``"\\ud83d"`` in the input, is
     valid JSON but no UTF-8): each string escaped as JSON allows, nothing dropped."""
+    import json
+
+    import msgspec
+
+    encoder = msgspec.json.Encoder()
     out = []
     for r in relays:
         try:
-            out.append(_encoder.encode(r))
+            out.append(encoder.encode(r))
         except UnicodeEncodeError:
             plain = msgspec.to_builtins(r, builtin_types=(msgspec.Raw,))
             out.append(json.dumps(plain, separators=(",", ":"),
@@ -132,8 +128,11 @@ class Writer:
     HOLD: Final = 1 << 18
 
     def __init__(self, out: BinaryIO, fmt: str, live: bool, text: RelayText | None = None) -> None:
+        import msgspec
+
         self.out, self.fmt, self.live, self.count = out, fmt, live, 0
-        self.text = text if text is not None else RelayText(None, False)  # -f text: the columns
+        self.text = text  # -f text: the columns (plain ones when not given)
+        self.encoder = msgspec.json.Encoder()
         self.closed = False
         self._held: list[bytes] = []
         self._held_bytes = 0
@@ -166,7 +165,7 @@ class Writer:
             return
         if self.fmt == "ndjson":
             try:
-                data = _encoder.encode_lines(relays)
+                data = self.encoder.encode_lines(relays)
             except UnicodeEncodeError:
                 data = _encode_safe(relays)
         elif self.fmt == "json":
@@ -174,12 +173,16 @@ class Writer:
             for r in relays:
                 parts.append(b"[\n" if self.count == 0 else b",\n")
                 try:
-                    parts.append(_encoder.encode(r))
+                    parts.append(self.encoder.encode(r))
                 except UnicodeEncodeError:
                     parts.append(_encode_safe([r])[:-1])
                 self.count += 1
             data = b"".join(parts)
         else:
+            if self.text is None:
+                from .textout import RelayText
+
+                self.text = RelayText(None, False)
             rows = self.text.rows(relays)
             if self.count == 0:
                 rows = self.text.header() + "\n" + rows
@@ -215,6 +218,8 @@ def report_drift(name: str, drift: Drift | DriftReport | None) -> None:
     """Drift is never silent: one line on stderr naming what this version does not know."""
     if drift is None:
         return
+    from .drift import Drift, describe
+
     text = describe(name, drift.report() if isinstance(drift, Drift) else drift)
     if text is not None:
         _err(text)
@@ -223,6 +228,8 @@ def report_drift(name: str, drift: Drift | DriftReport | None) -> None:
 def report_drift_files(files: dict[str, bytes], results: list[SessionResult]) -> None:
     """``report_drift`` for each file read whole (a folder, several files; not a meta file): as its
     translation counted it, else (a file no translator decoded) from its lines."""
+    from .drift import Drift
+
     counted = {f: d for r in results for f, d in r.drift.items()}
     for name, content in files.items():
         if name.endswith(".meta.json"):
@@ -278,6 +285,8 @@ def terminal_width() -> int | None:
         return int(columns)
     try:
         if sys.stdout is not None and sys.stdout.isatty():
+            import shutil
+
             return shutil.get_terminal_size().columns
     except (AttributeError, ValueError, OSError):
         pass
@@ -286,6 +295,8 @@ def terminal_width() -> int | None:
 
 def names_of(paths: list[str]) -> Names:
     """How files are named in text output: relative to the folders and files named."""
+    from .textout import Names
+
     folders = [p for p in paths if p != STDIN and os.path.isdir(p)]
     files = [p for p in paths if p != STDIN and p not in folders]
     return Names(folders, files)
@@ -301,6 +312,8 @@ def where_width(names: Names, files: list[str] | None) -> int:
 def relay_text(args: argparse.Namespace, files: list[str] | None = None) -> RelayText | None:
     if args.format != "text":
         return None
+    from .textout import RelayText
+
     names = names_of(args.files)
     return RelayText(terminal_width(), use_color(args.color, sys.stdout), names, where_width(names, files))
 
@@ -337,6 +350,8 @@ def named(paths: list[str]) -> list[Named]:
 def is_batch(items: list[Named], fmt: str) -> bool:
     """Translate together (as sessions) rather than stream one by one: a directory, or several
     files at least one of which is a session transcript (a look at its first lines, kept)."""
+    from .analysis import AUTO
+
     if any(isinstance(i, str) for i in items):
         return True
     inputs = [i for i in items if isinstance(i, Input)]
@@ -347,6 +362,8 @@ def is_batch(items: list[Named], fmt: str) -> bool:
 
 def _sniff(source: Input) -> str | None:
     """The input's format, from as many first lines as the core's rule needs (kept for later)."""
+    from .formats import detect
+
     _run.name, _run.line = source.name, 0
     try:
         return detect(source.peek())
@@ -398,6 +415,8 @@ def redactor_of(args: argparse.Namespace) -> Redactor | None:
     placeholder), else None."""
     if not getattr(args, "redact", False):
         return None
+    from .redact import Redactor
+
     if getattr(args, "follow", False):
         raise UsageError("--redact does not work with --follow yet: redact the file, then follow that")
     found = getattr(args, "_redactor", None)
@@ -420,6 +439,8 @@ def redacted_files(args: argparse.Namespace, files: dict[str, bytes]) -> dict[st
     r = redactor_of(args)
     if r is None:
         return files
+    from .redact import redact_bytes
+
     return {name: redact_bytes(data, r) for name, data in files.items()}
 
 
@@ -444,6 +465,8 @@ def _follow(command: str, args: argparse.Namespace, paths: list[str]) -> int | N
     if not (os.path.isfile(paths[0]) or os.path.isdir(paths[0])):
         raise UsageError(f"{display_name(paths[0])}: --follow reads a regular file or a folder "
                          "(a pipe is read live without it)")
+    from . import follow
+
     folder = [paths[0]] if os.path.isdir(paths[0]) else None
     if command == "translate":
         outcome = follow.run(paths[0], args, Writer(stdout(), args.format, live=True, text=relay_text(args, folder)))
@@ -458,6 +481,8 @@ def cmd_translate(args: argparse.Namespace) -> int:
         return followed
     items = named(args.files)
     if is_batch(items, args.input_format):
+        from .multifile import translate_files
+
         writer = Writer(stdout(), args.format, live=False)  # first: Ctrl-C while reading still gives []
         files, problems = gather(items)
         files = redacted_files(args, files)
@@ -488,6 +513,8 @@ def cmd_translate(args: argparse.Namespace) -> int:
 
 def _stream(source: Input, args: argparse.Namespace, writer: Writer, several: bool) -> bool:
     """One input, line by line, relays out as they come. True when it had errors."""
+    from .analysis import Analyzer
+
     _run.name, _run.line = source.name, 0
     a = Analyzer(args.strategy, args.input_format, keep=False, file=source.name if several else None, drift=True)
     reported = warned = 0
@@ -535,6 +562,9 @@ def cmd_trace(args: argparse.Namespace) -> int:
     followed = _follow("trace", args, args.file)
     if followed is not None:
         return followed
+    from .analysis import Analyzer
+    from .multifile import translate_files
+
     names = names_of(args.file)
     if _many(args.file):
         files, problems = gather(named(args.file))
@@ -578,6 +608,13 @@ class Table:
     steps. ``--follow`` writes through it a few steps at a time: the same bytes."""
 
     def __init__(self, args: argparse.Namespace, names: Names, files: list[str] | None) -> None:
+        import msgspec
+
+        from . import relay as R
+        from .fates import Tracker
+        from .textout import TraceText
+
+        self.encode, self.lane_start = msgspec.json.encode, R.LaneStart
         self.json, self.lane = bool(args.json), args.lane
         self.text = TraceText(terminal_width(), use_color(args.color, sys.stdout), names, where_width(names, files))
         self.tracker = Tracker()
@@ -599,7 +636,7 @@ class Table:
             if not lane_matches(self.lane, step.lane, self.text.lane(step.lane)[0]):
                 continue
             if self.json:
-                out.append((b"[" if self.count == 0 else b",") + msgspec.json.encode(step))
+                out.append((b"[" if self.count == 0 else b",") + self.encode(step))
             else:
                 if self.count == 0:
                     out.append((self.text.header() + "\n").encode())
@@ -612,7 +649,7 @@ class Table:
 
     def _relay(self, relay: R.Relay) -> None:
         self.tracker.feed((relay,))
-        if isinstance(relay, R.LaneStart) and relay.label:
+        if isinstance(relay, self.lane_start) and relay.label:
             self.text.labels[relay.lane] = relay.label
 
     def end(self) -> bytes:
@@ -633,6 +670,11 @@ def _write_out(data: bytes) -> None:
 def cmd_audit(args: argparse.Namespace) -> int:
     if _many(args.file):
         return _audit_many(args)
+    import msgspec
+
+    from .audit import render
+    from .multifile import audit_input
+
     lines = _read_one(args.file[0], args)
     name = _run.name or ""
     (result,) = audit_input(lines, fmt=args.input_format, name=name)
@@ -646,6 +688,11 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 def _audit_many(args: argparse.Namespace) -> int:
     """Audit each session (a main file with its sub-agent files) or other transcript found."""
+    import msgspec
+
+    from .audit import render
+    from .multifile import audit_input
+
     files, problems = gather(named(args.file))
     files = redacted_files(args, files)
     failed = report_problems(problems)
@@ -724,10 +771,60 @@ class Parser(argparse.ArgumentParser):
     commands: dict[str, argparse.ArgumentParser]
 
 
+class _Later(Sequence[str]):
+    """An option's choices, from a module read when argparse first looks at them (to check a value
+    given, or to print help): building the parser then loads no command's modules."""
+
+    def __init__(self, load: Callable[[], Sequence[str]]) -> None:
+        self._load = load
+        self._names: Sequence[str] | None = None
+
+    def _all(self) -> Sequence[str]:
+        if self._names is None:
+            self._names = self._load()
+        return self._names
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._all()[i]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._all()
+
+
+def later(action: argparse.Action, load: Callable[[], Sequence[str]]) -> None:
+    """Give ``action`` choices read late (set after ``add_argument``, which formats them at once)."""
+    action.choices = _Later(load)
+
+
+def _strategies() -> list[str]:
+    from .translator import STRATEGIES
+
+    return list(STRATEGIES)
+
+
+def _input_formats() -> list[str]:
+    from .analysis import AUTO
+    from .formats import FORMATS
+
+    return [AUTO, *FORMATS]
+
+
+def _export_formats() -> list[str]:
+    from .export import FORMATS
+
+    return list(FORMATS)
+
+
 # -- issue 20: the run as a trace (export) and where its time went (stats) ---------------------
 
 def _runs(args: argparse.Namespace) -> tuple[list[Run], bool]:
     """The input's sessions in time, and whether some of it could not be read (said on stderr)."""
+    from . import relay as R
+    from .export import runs
+
     failed = False
     if _many(args.file):
         files, problems = gather(named(args.file))
@@ -745,12 +842,19 @@ def _runs(args: argparse.Namespace) -> tuple[list[Run], bool]:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from .export import export
+
     found, failed = _runs(args)
     _write_out(export(found, args.format))
     return INPUT_ERRORS if failed else OK
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
+    import msgspec
+
+    from .export import figures
+    from .spans import render_figures
+
     found, failed = _runs(args)
     figs = figures(found)
     if args.json:
@@ -789,10 +893,10 @@ def build_parser() -> Parser:
 
     def common(sp: argparse.ArgumentParser, strategy: bool = True) -> None:
         if strategy:
-            sp.add_argument("-s", "--strategy", choices=list(STRATEGIES), default="lineage",
-                            help="de-dup strategy (default: lineage)")
-        sp.add_argument("-i", "--input-format", choices=[AUTO, *FORMATS], default=AUTO,
-                        help="input format (default: detected from the first lines)")
+            later(sp.add_argument("-s", "--strategy", default="lineage", help="de-dup strategy (default: lineage)"),
+                  _strategies)
+        later(sp.add_argument("-i", "--input-format", default="auto",
+                              help="input format (default: detected from the first lines)"), _input_formats)
 
     t = sub.add_parser("translate", help="relay events, NDJSON by default, streaming",
                        description="Translate input to relay events. Reads stdin for '-' or no file, "
@@ -857,7 +961,7 @@ def build_parser() -> Parser:
                         "(tool_use to tool_result), on the input's timestamps (else its line order): "
                         "chrome-trace opens in Perfetto UI and chrome://tracing, otlp in Jaeger, Phoenix, Langfuse.")
     ex.add_argument("file", nargs="+", metavar="FILE", help="a transcript; or a session's files, or a directory")
-    ex.add_argument("--format", choices=list(EXPORT_FORMATS), required=True, help="trace format")
+    later(ex.add_argument("--format", required=True, help="trace format"), _export_formats)
     common(ex)
     redact_option(ex)
     ex.set_defaults(run=cmd_export)
@@ -878,6 +982,10 @@ def _crash_site(tb: TracebackType | None) -> tuple[str | None, int]:
     """The input line a translator was reading when it failed: the innermost translator on the
     stack (its file and line count; a session file's own count when it has one), else what the
     command line was reading."""
+    import traceback
+
+    from .emitter import Emitter
+
     name, line = _run.name, _run.line
     for frame, _ in traceback.walk_tb(tb):
         me = frame.f_locals.get("self")
