@@ -8,7 +8,10 @@ import os
 import subprocess
 import sys
 
+import pytest
 from _corpus import FIXTURE_STREAM_JSON, ROOT
+
+from relayscope.cli import main
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "py")}
 ONE_SESSION = str(FIXTURE_STREAM_JSON / "GuhyupLee__waifu-agent__tests__fixtures__claude-multiturn.jsonl")
@@ -60,3 +63,12 @@ def test_choices_read_late_still_check_values_and_show_in_help() -> None:
     assert b"{none,index,fingerprint,lineage}" in p.stdout and b"{auto,stream-json,sse,session}" in p.stdout
     p, _ = run("export", "-s", "index", "--format", "otlp", ONE_SESSION)
     assert p.returncode == 0 and p.stdout.startswith(b"{")
+
+
+def test_version_answered_before_the_cli_loads_says_what_argparse_says(capsys: pytest.CaptureFixture[str]) -> None:
+    p, loaded = run("--version")
+    assert ours(loaded) <= {"relayscope", "relayscope.__main__"}
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert p.stdout.decode() == capsys.readouterr().out
