@@ -32,7 +32,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
 from . import __version__
-from .inputs import STDIN, Input, Problem, display_name, open_named, read_regular, walk
+from .inputs import STDIN, Input, Problem, Window, display_name, open_named, read_regular, walk
 
 # Each command imports the modules it needs when it runs, not here: a run of one command (and
 # ``--version``) then loads none of the others' modules (start-up was most of a short run).
@@ -72,7 +72,7 @@ class _Run:
 
     name: str | None = None  # the input being read
     line: int = 0  # its last line handed to the translator (0: read whole)
-    writer: Writer | None = None
+    writer: Held | None = None
 
 
 _run = _Run()
@@ -117,26 +117,25 @@ def _encode_safe(relays: list[R.Relay]) -> bytes:
     return b"\n".join(out) + b"\n"
 
 
-class Writer:
-    """Relays to stdout as NDJSON, a JSON array, or text lines. ``close`` ends a JSON array
-    (``[]`` when nothing came) and may be called again.
-
-    Live input (a pipe) is written and flushed line by line. Input read whole (files) is written
-    in pieces of ``HOLD`` bytes: a write per input line cost about a tenth of ``translate``.
-    ``drain`` (and ``close``) write what is held; every exit of ``main`` goes through one."""
+class Held:
+    """Output to stdout as it comes, held in pieces of ``HOLD`` bytes: a write per input line cost
+    about a tenth of ``translate``. Live input (a pipe) is written and flushed line by line.
+    ``drain`` (and ``close``) write what is held; every exit of ``main`` goes through one. ``close``
+    writes what the output ends with (``end``), and may be called again."""
 
     HOLD: Final = 1 << 18
 
-    def __init__(self, out: BinaryIO, fmt: str, live: bool, text: RelayText | None = None) -> None:
-        import msgspec
-
-        self.out, self.fmt, self.live, self.count = out, fmt, live, 0
-        self.text = text  # -f text: the columns (plain ones when not given)
-        self.encoder = msgspec.json.Encoder()
+    def __init__(self, out: BinaryIO, live: bool, end: Callable[[], bytes] | None = None) -> None:
+        self.out, self.live, self.count, self.end = out, live, 0, end
         self.closed = False
         self._held: list[bytes] = []
         self._held_bytes = 0
         _run.writer = self
+
+    def put(self, data: bytes) -> None:
+        if data:
+            self.count += 1
+            self._put(data)
 
     def _put(self, data: bytes) -> None:
         self._held.append(data)
@@ -159,6 +158,34 @@ class Writer:
         except OSError as exc:
             self.closed = True  # nothing more can reach the reader, not even the array's end
             raise OutputError(exc) from exc
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        if self.end is not None:
+            self._put(self.end())
+        self.drain()
+        self.closed = True
+        try:
+            self.out.flush()
+        except OSError as exc:
+            raise OutputError(exc) from exc
+
+
+class Writer(Held):
+    """Relays to stdout as NDJSON, a JSON array, or text lines. ``close`` ends a JSON array
+    (``[]`` when nothing came)."""
+
+    def __init__(self, out: BinaryIO, fmt: str, live: bool, text: RelayText | None = None) -> None:
+        import msgspec
+
+        super().__init__(out, live, self._array_end if fmt == "json" else None)
+        self.fmt = fmt
+        self.text = text  # -f text: the columns (plain ones when not given)
+        self.encoder = msgspec.json.Encoder()
+
+    def _array_end(self) -> bytes:
+        return b"[]\n" if self.count == 0 else b"\n]\n"
 
     def write(self, relays: list[R.Relay]) -> None:
         if not relays:
@@ -189,18 +216,6 @@ class Writer:
             self.count += len(relays)
             data = rows.encode("utf-8", "backslashreplace")
         self._put(data)
-
-    def close(self) -> None:
-        if self.closed:
-            return
-        if self.fmt == "json":
-            self._put(b"[]\n" if self.count == 0 else b"\n]\n")
-        self.drain()
-        self.closed = True
-        try:
-            self.out.flush()
-        except OSError as exc:
-            raise OutputError(exc) from exc
 
 
 def report(name: str, errors: list[tuple[int, str]], start: int = 0) -> None:
@@ -544,12 +559,26 @@ def _stream(source: Input, args: argparse.Namespace, writer: Writer, several: bo
 
 
 def _read_one(path: str, args: argparse.Namespace) -> list[bytes]:
+    return list(_lines_of(_one(path), args))
+
+
+def _one(path: str) -> Input:
     (source,) = [i for i in named([path]) if isinstance(i, Input)]
     _run.name, _run.line = source.name, 0
+    return source
+
+
+def _lines_of(source: Input, args: argparse.Namespace) -> Iterator[bytes]:
+    """One input's lines (redacted with ``--redact``), read as they are taken: a command that takes
+    them one by one holds none it has passed. A read that fails is a usage error."""
     try:
-        return list(redacted_lines(args, source.lines()))
+        for line in redacted_lines(args, source.lines()):
+            _run.line += 1
+            yield line
     except OSError as exc:
         raise UsageError(f"{source.name}: {exc.strerror or exc}") from exc
+    finally:
+        source.close()
 
 
 def _many(paths: list[str]) -> bool:
@@ -586,14 +615,24 @@ def cmd_trace(args: argparse.Namespace) -> int:
             report_files(r.errors)
         report_drift_files(files, results)
         return INPUT_ERRORS if failed or any(r.errors for r in results) else OK
-    lines = _read_one(args.file[0], args)
-    a = Analyzer(args.strategy, args.input_format, trace=True, keep=True, drift=True)
-    for line in lines:
-        _run.line += 1
-        a.feed_line(line)
-    a.finish()
+    source = _one(args.file[0])
+    a = Analyzer(args.strategy, args.input_format, trace=True, keep=False, drift=True)
     table = Table(args, names, None)
-    _write_out(table.render(a.trace, a.relays, lambda step: lines[step.line - 1] if 0 < step.line <= len(lines) else b""))
+    out = Held(stdout(), source.live, table.end)  # a pipe: each step out as its line comes
+    lines = _lines_of(source, args)
+    raws = Window()
+    for line in lines:
+        raws.add(line)
+        relays = a.feed_line(line)
+        steps = a.trace
+        if steps or relays:  # written as they come: a line is let go once its step is out
+            out.put(table.part(steps, relays, raws.get))
+            if steps:
+                raws.keep_from(table.oldest or steps[-1].line)
+                del steps[:]
+    relays = a.finish()  # first: an input whose format nothing proved has its steps only now
+    out.put(table.part(a.trace, relays, raws.get))
+    out.close()
     report_redaction(args)
     report_warnings(_run.name or "", a.warnings)
     report(_run.name or "", a.errors)
@@ -613,19 +652,37 @@ class Table:
         from . import relay as R
         from .fates import Tracker
         from .textout import TraceText
+        from .trace import CONSUMED
 
-        self.encode, self.lane_start = msgspec.json.encode, R.LaneStart
+        self.encode, self.lane_start, self.consumed = msgspec.json.encode, R.LaneStart, CONSUMED
         self.json, self.lane = bool(args.json), args.lane
         self.text = TraceText(terminal_width(), use_color(args.color, sys.stdout), names, where_width(names, files))
         self.tracker = Tracker()
         self.count = 0  # steps written
+        self.waiting: list[R.Relay] = []  # relays after the last step written: the next steps' to feed
+        self.unsettled: list[TraceStep] = []  # steps of an event still being read (SSE): worded when it ends
+        self._raw: Any = None
 
     def render(self, steps: list[TraceStep], relays: list[R.Relay], raw: Any) -> bytes:
         """The whole output of a finished input."""
         return self.part(steps, relays, raw) + self.end()
 
     def part(self, steps: list[TraceStep], relays: list[R.Relay], raw: Any) -> bytes:
-        """Steps (and the relays they emitted, in seq order), after those written before."""
+        """Steps (and the relays they emitted, in seq order), after those written before. A relay
+        after the last step waits for the steps that come next, as it would in the whole input."""
+        if self.waiting:
+            relays, self.waiting = self.waiting + relays, []
+        if self.unsettled:
+            steps, self.unsettled = self.unsettled + steps, []
+        cut = len(steps)
+        while cut and steps[cut - 1].decision == self.consumed:
+            cut -= 1
+        if cut < len(steps):  # an SSE event's lines get their reason when the event ends
+            steps, self.unsettled = steps[:cut], steps[cut:]
+        self._raw = raw
+        return self._write(steps, relays, raw)
+
+    def _write(self, steps: list[TraceStep], relays: list[R.Relay], raw: Any) -> bytes:
         out: list[bytes] = []
         at = 0
         for step in steps:
@@ -643,8 +700,8 @@ class Table:
                 fates = self.tracker.blocks(step, raw(step)) if raw is not None else None
                 out.append((self.text.step(step, fates) + "\n").encode("utf-8", "backslashreplace"))
             self.count += 1
-        for relay in relays[at:]:
-            self._relay(relay)
+        self.waiting = relays[at:]
+        self.tracker.done()
         return b"".join(out)
 
     def _relay(self, relay: R.Relay) -> None:
@@ -652,10 +709,18 @@ class Table:
         if isinstance(relay, self.lane_start) and relay.label:
             self.text.labels[relay.lane] = relay.label
 
+    @property
+    def oldest(self) -> int | None:
+        """The first line of the steps not yet written, if any."""
+        return self.unsettled[0].line if self.unsettled else None
+
     def end(self) -> bytes:
+        """What is left (an event the input ended in) and the output's end."""
+        left, self.unsettled = self.unsettled, []
+        out = self._write(left, self.waiting, self._raw) if left else b""
         if self.json:
-            return b"]\n" if self.count else b"[]\n"
-        return b"" if self.count else (self.text.header() + "\n").encode()
+            return out + (b"]\n" if self.count else b"[]\n")
+        return out + (b"" if self.count else (self.text.header() + "\n").encode())
 
 
 def _write_out(data: bytes) -> None:
@@ -675,9 +740,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from .audit import render
     from .multifile import audit_input
 
-    lines = _read_one(args.file[0], args)
+    lines = _lines_of(_one(args.file[0]), args)
     name = _run.name or ""
-    (result,) = audit_input(lines, fmt=args.input_format, name=name)
+    (result,) = audit_input(lines, fmt=args.input_format, name=name, items=False)
     if not result.comparable:
         raise UsageError(f"{name}: audit compares de-dup strategies; an Arbiter SSE stream has no duplicates to compare")
     _write_out(msgspec.json.encode(result.audits) + b"\n" if args.json else render(result.audits).encode())

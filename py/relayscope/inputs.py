@@ -26,7 +26,7 @@ import stat
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import BinaryIO, Final
+from typing import Any, BinaryIO, Final
 
 STDIN: Final = "-"
 STDIN_NAME: Final = "<stdin>"
@@ -174,6 +174,29 @@ class Input:
         if self._stream is not None and self.path != STDIN:
             self._stream.close()
         self._stream = None
+
+
+class Window:
+    """The lines of one input from a line on, numbered from 1 as they are added: what a command
+    still needs of the lines it has passed (``trace``: the lines whose steps are not written)."""
+
+    def __init__(self) -> None:
+        self.lines: list[bytes] = []
+        self.base = 0  # the number of the line before lines[0]
+
+    def add(self, line: bytes) -> None:
+        self.lines.append(line)
+
+    def get(self, step: Any) -> bytes:
+        """The line of a trace step (``step.line``), or b"" once let go."""
+        at = step.line - 1 - self.base
+        return self.lines[at] if 0 <= at < len(self.lines) else b""
+
+    def keep_from(self, number: int) -> None:
+        """Let go of the lines before line ``number``."""
+        done = min(max(0, number - 1 - self.base), len(self.lines))
+        del self.lines[:done]
+        self.base += done
 
 
 def open_named(path: str) -> Input:
