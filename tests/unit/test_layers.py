@@ -1,7 +1,7 @@
 """The package's layers (issue 8): every import points down, no cycles, no imports hidden in
 functions. Read from the source with ``ast``, so a new module or import is checked as it lands.
 
-    wire, relay, _bounded, redact -> trace, lanes, describe, present, meaning, drift, usage -> emitter,
+    wire, relay, _bounded, redact -> trace, lanes, describe, present, meaning, drift, usage, subagents -> emitter,
     translator -> formats -> analysis, audit -> multifile, live, fates, textout, spans, export -> cli
     (and its inputs, follow), web
 """
@@ -30,6 +30,7 @@ LAYERS: dict[str, int] = {
     "relayscope.drift": 1,  # what an input has that the meaning table and the wire do not know
     "relayscope.usage": 1,  # tokens and cost, once per API message, per lane and run
     "relayscope.describe": 1,  # a tool call in words and as plain data (present's summaries, the page's detail)
+    "relayscope.subagents": 1,  # sub-agents' states (heartbeats, task events) and the CLI's count held against them
     "relayscope.emitter": 2,
     "relayscope.translator": 2,
     "relayscope.formats": 3,
