@@ -34,7 +34,7 @@ import heapq
 import statistics
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Final
 
 import msgspec
@@ -527,6 +527,14 @@ def _model_intervals(relays: Sequence[R.Relay], xs: Sequence[float],
     return {k: [(a, b) for a, b in v if b > a] for k, v in out.items()}
 
 
+def busy(tl: Timeline, relays: Sequence[R.Relay], xs: Sequence[float]) -> list[tuple[float, float]]:
+    """Where something was in flight in any lane, merged, in order: a tool call, a sub-agent, the
+    model answering (what the figures count as not idle); ``xs`` the relays' ``positions``."""
+    waits = _model_intervals(relays, xs, {t.id: t.agent.start for t in tl.tracks if t.agent is not None})
+    flights = [(s.start, s.end) for s in tl.spans if s.kind == "tool" or s.lane != MAIN]
+    return _union(flights + [iv for lane in waits.values() for iv in lane])
+
+
 def figures(tl: Timeline, relays: Sequence[R.Relay], stamps: Stamps, top: int = TOP_TOOLS) -> dict[str, Any]:
     """Where the time went, per lane and for the run, in the axis' unit (seconds on ``time``,
     lines or relays otherwise). Plain JSON values, in a fixed order."""
@@ -637,8 +645,27 @@ def timing_words(timing: Mapping[str, float], results: int) -> str:
     return words + (f" (median of {results} results)" if results > 1 else "")
 
 
+def _utc(t: float) -> str:
+    try:
+        return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d %H:%M:%S")
+    except (OverflowError, OSError, ValueError):
+        return f"{t:g}"
+
+
+def folded_lines(folds: Mapping[str, Any]) -> list[str]:
+    """The folded gaps (``folds.Fold.to_json``) as ``stats`` lists them: true times, in UTC."""
+    breaks = folds.get("breaks") or []
+    if not breaks:
+        return []
+    total = sum(b["folded_ms"] for b in breaks) / 1000
+    head = (f"folded: {len(breaks)} idle gap{'s' if len(breaks) != 1 else ''} over "
+            f"{duration_words(folds['threshold_s'], TIME)}, {duration_words(total, TIME)} in all")
+    return [head] + [f"     {_utc(b['start'])} → {_utc(b['end'])} UTC  {b['label']}" for b in breaks]
+
+
 def render_figures(fig: Mapping[str, Any]) -> str:
-    """The figures as a short text report (``relayscope stats``)."""
+    """The figures as a short text report (``relayscope stats``); the folded gaps when the figures
+    carry them (``export.figures`` adds them)."""
     unit = fig["unit"]
 
     def q(v: float) -> str:
@@ -660,4 +687,5 @@ def render_figures(fig: Mapping[str, Any]) -> str:
                    + (f" · {ln['status']}" if ln.get("status") else ""))
         if ln.get("timing"):
             out.append(f"{'  ' * ln['depth']}  timing: {timing_words(ln['timing'], ln['timing_results'])}")
+    out += folded_lines(fig.get("folds") or {})
     return "\n".join(out) + "\n"

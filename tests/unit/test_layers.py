@@ -2,7 +2,7 @@
 functions. Read from the source with ``ast``, so a new module or import is checked as it lands.
 
     wire, relay, _bounded, redact -> trace, lanes, describe, present, meaning, drift, usage, subagents -> emitter,
-    translator -> formats -> analysis, audit -> multifile, live, fates, textout, spans, export -> cli
+    translator -> formats -> analysis, audit -> multifile, live, fates, textout, spans, folds, export -> cli
     (and its inputs, follow), web
 """
 
@@ -43,6 +43,7 @@ LAYERS: dict[str, int] = {
     "relayscope.textout": 5,  # the CLI's text for people (it words nothing itself: present, fates)
     "relayscope.fates": 5,  # blocks' fates (the audit's words), for the page's stepper and `trace`
     "relayscope.spans": 5,  # the run in time: relays + timestamps -> spans, marks, figures (issue 20)
+    "relayscope.folds": 5,  # the swimlanes' time axis with idle gaps folded: breaks and the map both ways
     "relayscope.export": 5,  # spans as Chrome Trace Event Format / OTLP JSON; translates via multifile
     "relayscope.cli": 6,
     "relayscope.inputs": 6,  # the command line's file reading: I/O, so nothing in the core may use it
