@@ -134,7 +134,7 @@ from . import trace as T
 from ._bounded import Recent, RecentMap
 from .emitter import Emitter
 from .lanes import MAIN, Lane, LaneTracker
-from .meaning import task_state
+from .meaning import RECORDS, task_state
 from .wire import (
     Block,
     Event,
@@ -933,8 +933,10 @@ class Translator(Emitter):
             lane = _explicit_lane(ev) or MAIN
             if lane not in self.lanes.spawns and lane in self.lanes.tool_lane:  # about an ordinary call (its
                 lane = self.lanes.tool_lane[lane]  # progress): where the call ran, not a lane of its own
+            step.lane = lane
             self.emit(step, R.Passthrough, f.line, lane, event_type=kind, data=_raw_line(f))
-            step.decision, step.reason = T.EMIT, f"unknown event type {kind!r} passed through"
+            step.decision, step.reason = T.EMIT, (f"{kind} record passed through" if kind in RECORDS
+                                                  else f"unknown event type {kind!r} passed through")
 
     def _assistant(self, step: T.TraceStep, f: Frame, ev: Event) -> None:
         step.kind = "assistant"

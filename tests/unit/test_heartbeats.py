@@ -24,6 +24,7 @@ from relayscope import relay as R
 from relayscope import spans as S
 from relayscope.present import summary
 from relayscope.subagents import LaneStates, status_words
+from relayscope.translator import Translator
 
 
 def test_a_heartbeat_is_bookkeeping_in_its_agents_lane_about_the_agent_call() -> None:
@@ -103,3 +104,12 @@ def test_text_output_shows_the_heartbeat_on_its_agents_call() -> None:
     assert "Explore: map" in row  # the sub-agent's lane
     (kept,) = [x for x in map(json.loads, cli("translate", data=text(lines)).splitlines()) if x["type"] == "passthrough"]
     assert kept["data"] == lines[-1] and kept["lane"] == AGENT  # the whole line, as it came
+
+
+def test_the_trace_keeps_the_heartbeat_as_a_known_record_in_its_agents_lane() -> None:
+    t = Translator("lineage", trace=True)
+    for line in [init(), call("a-1", "m1", AGENT, "Agent", {"subagent_type": "Explore", "description": "map"}),
+                 heartbeat(AGENT, 0, 30)]:
+        t.feed_line(json.dumps(line))
+    step = t.trace[-1]
+    assert (step.kind, step.lane, step.reason) == ("passthrough:tool_progress", AGENT, "tool_progress record passed through")
