@@ -37,6 +37,7 @@ import bisect
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, Final
 
 from . import relay as R
@@ -92,29 +93,11 @@ class Fold:
 
     def to_axis(self, t: float) -> float:
         """A true time's place on the folded axis."""
-        segs = self.segments
-        if not segs:
-            return t - self.start
-        k = bisect.bisect_right(_starts(segs, 0), t) - 1
-        t0, t1, x0, x1 = segs[max(k, 0)]
-        if t <= t0 or t1 == t0:
-            return x0 + (t - t0)
-        if t >= t1:
-            return x1 + (t - t1) if k == len(segs) - 1 else x1
-        return x0 + (t - t0) * (x1 - x0) / (t1 - t0)
+        return _along(self.segments, t, 0, 2) if self.segments else t - self.start
 
     def to_time(self, x: float) -> float:
         """The true time at a place on the folded axis (the inverse of :meth:`to_axis`)."""
-        segs = self.segments
-        if not segs:
-            return x + self.start
-        k = bisect.bisect_right(_starts(segs, 2), x) - 1
-        t0, t1, x0, x1 = segs[max(k, 0)]
-        if x <= x0 or x1 == x0:
-            return t0 + (x - x0)
-        if x >= x1:
-            return t1 + (x - x1) if k == len(segs) - 1 else t1
-        return t0 + (x - x0) * (t1 - t0) / (x1 - x0)
+        return _along(self.segments, x, 2, 0) if self.segments else x + self.start
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON values for the page, a snapshot or ``stats --json``: true times in seconds
@@ -133,8 +116,17 @@ def _r(x: float) -> float:
     return round(x, 3)
 
 
-def _starts(segs: Sequence[tuple[float, float, float, float]], i: int) -> list[float]:
-    return [s[i] for s in segs]
+def _along(segs: Sequence[tuple[float, float, float, float]], v: float, src: int, dst: int) -> float:
+    """``v`` on the segments' ``src`` side (0: true time, 2: axis) carried to the ``dst`` side,
+    linearly within its segment and at slope 1 off the ends."""
+    k = max(bisect.bisect_right(segs, v, key=itemgetter(src)) - 1, 0)
+    seg = segs[k]
+    lo, hi, out_lo, out_hi = seg[src], seg[src + 1], seg[dst], seg[dst + 1]
+    if v <= lo or hi == lo:
+        return out_lo + (v - lo)
+    if v >= hi:  # past the last segment (any other holds v or ends where the next begins)
+        return out_hi + (v - hi)
+    return out_lo + (v - lo) * (out_hi - out_lo) / (hi - lo)
 
 
 def idle_gaps(points: Iterable[float], busy: Iterable[tuple[float, float]], start: float, end: float,
