@@ -15,8 +15,9 @@ growth suffixes - are joined to the block they continue), and every block is cou
 emitted once, lost (never emitted) or duplicated (emitted more than once). A block of a message
 a ``system/model_refusal_fallback`` withdraws (``retracted_message_uuids``: the lines' uuids, or
 message ids) is counted as **retracted**, neither lost nor emitted: withdrawn on purpose. Each
-audit also carries the translation's token totals (``usage.usage_report``: the one rule the CLI
-and the page share).
+audit also carries the translation's token totals (``usage.Tally``: the one rule the CLI
+and the page share) and, where the CLI counted its sub-agents or a session's sub-agent
+transcripts are missing, that count held against the lanes found (``subagents.check``).
 
 An :class:`Audit` counts every strategy's relays against one inventory as the lines and the
 relays come (one pass over the input, all strategies at once): of each block it keeps a 16-byte
@@ -37,7 +38,7 @@ the formats or anything above this layer.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from hashlib import blake2b
 from typing import Any, Final
 
@@ -45,6 +46,8 @@ import msgspec
 
 from . import relay as R
 from ._bounded import RecentMap
+from .lanes import Lane
+from .subagents import LaneStates, check_states
 from .usage import Tally
 from .wire import repair_escapes
 
@@ -75,6 +78,7 @@ class StrategyAudit(msgspec.Struct):
     retracted: int = 0  # blocks of withdrawn messages: neither lost nor emitted
     tokens: dict[str, Any] = {}  # usage.UsageReport of this translation: per lane and for the run
     drift: dict[str, Any] = {}  # drift.DriftReport of the input: what this version does not know
+    subagents: dict[str, Any] = {}  # subagents.SubagentCheck of this translation, when there is one
 
 
 def describe(key: Key) -> str:
@@ -372,6 +376,8 @@ class Audit:
         self._waiting: list[list[tuple[Key, int]]] = [[] for _ in range(n)]
         self._relays = [0] * n
         self._tokens = [Tally() for _ in range(n)]
+        self._states = [LaneStates() for _ in range(n)]  # sub-agent lanes as the relays tell (subagents)
+        self._results: list[list[R.TurnComplete]] = [[] for _ in range(n)]  # with the CLI's sub-agent count
         self._shifts = [_SEQ * (k + 1) for k in range(n)]
 
     def take(self, inventory: Inventory) -> None:
@@ -400,7 +406,11 @@ class Audit:
         keys, count = self._keys[k], self._count
         self._relays[k] += len(relays)
         self._tokens[k].feed(relays)
+        states, results = self._states[k], self._results[k]
         for relay in relays:
+            states.add(relay)
+            if type(relay) is R.TurnComplete and "subagent_stats" in relay.extra:
+                results.append(relay)
             found = keys.feed(relay)
             if keys.ended:
                 for key, first in keys.ended:
@@ -429,8 +439,9 @@ class Audit:
         else:
             dup[2].append(seq)
 
-    def finish(self) -> list[StrategyAudit]:
-        """End of the input (the inventories taken and finished before)."""
+    def finish(self, lanes: Sequence[Mapping[str, Lane] | None] = ()) -> list[StrategyAudit]:
+        """End of the input (the inventories taken and finished before); ``lanes``: each strategy's
+        translator's, whose sub-agent transcripts the input lacks (a session's) are named."""
         out = []
         for k, keys in enumerate(self._keys):
             keys.end()
@@ -445,7 +456,10 @@ class Audit:
                     self._count(k, key, seq)
                 else:
                     unmatched += 1
-            out.append(self._audit(k, strategy, unmatched))
+            found = check_states(self._states[k], self._results[k], lanes[k] if k < len(lanes) else None)
+            audit = self._audit(k, strategy, unmatched)
+            audit.subagents = msgspec.to_builtins(found) if found is not None else {}
+            out.append(audit)
         return out
 
     def _audit(self, k: int, strategy: str, unmatched: int) -> StrategyAudit:
@@ -484,12 +498,14 @@ class Audit:
         )
 
 
-def audit_relays(strategy: str, relays: list[R.Relay], items: dict[Key, Item]) -> StrategyAudit:
-    """One strategy's relays against an inventory kept whole."""
+def audit_relays(strategy: str, relays: list[R.Relay], items: dict[Key, Item],
+                 lanes: Mapping[str, Lane] | None = None) -> StrategyAudit:
+    """One strategy's relays against an inventory kept whole; ``lanes`` (a session's) name the
+    sub-agent transcripts the input lacks."""
     audit = Audit([strategy])
     audit.add_items(items)
     audit.feed(0, relays)
-    (result,) = audit.finish()
+    (result,) = audit.finish([lanes])
     return result
 
 
@@ -511,6 +527,7 @@ def render(results: list[StrategyAudit]) -> str:
             rows.append(f"{a.strategy}: {a.retracted} block(s) retracted by a model_refusal_fallback (withdrawn on "
                         "purpose: neither lost nor emitted)")
     rows.extend(_tokens_line(a.tokens) for a in results[-1:] if a.tokens.get("run", {}).get("messages"))
+    rows.extend(f"sub-agents: {w}" for a in results[-1:] for w in a.subagents.get("words", ()))
     return "\n".join(rows) + "\n"
 
 

@@ -319,6 +319,9 @@ def _translate_session(files: Mapping[str, Text], strategy: str, trace: bool,
         if not af.done:
             relays.extend(run(af))
     relays.extend(t.finish())
+    for agent, (spawn, _) in links.items():  # whose transcript to look for (lanes.missing_transcripts)
+        if spawn in t.lanes.lanes:
+            t.lanes.describe(spawn, agent_id=agent)
     first = (mains or agents or list(files) or [""])[0]
     session_id = next((scans[n].session_id for n in (mains + agents) if scans[n].session_id), None)
     return SessionResult(
@@ -345,7 +348,8 @@ def group_files(files: Mapping[str, Text], fmt: str = "auto", _cache: _Prepared 
     """Sort a set of files (a folder, a drop) into sessions: each main ``<session>.jsonl`` with
     the sub-agent files of ``<session>/subagents/`` beside it, the sub-agent files one of its tool
     results names (``toolUseResult.agentId``), and the ``agent-*.jsonl`` whose records carry its
-    ``sessionId``; each with its ``agent-<id>.meta.json``. Sub-agent files with no main file form
+    ``sessionId``; each with its ``agent-<id>.meta.json`` (one whose transcript is not given still
+joins the session of its ``subagents/`` folder). Sub-agent files with no main file form
     one group per sessionId. A file that is no session transcript (detected; every file when
     ``fmt`` names another format) is a group of its own. Groups come in input order."""
     cache: _Prepared = {} if _cache is None else _cache
@@ -390,6 +394,11 @@ def group_files(files: Mapping[str, Text], fmt: str = "auto", _cache: _Prepared 
         for meta in metas:
             if _dirname(meta) == folder and _basename(meta) == f"agent-{agent}.meta.json":
                 group.files[meta] = files[meta]
+    for meta in metas:  # a meta file without its transcript: its session still names the sub-agent
+        folder = _dirname(meta)
+        group = mains.get(_dirname(folder) + ".jsonl") if _basename(folder) == "subagents" else None
+        if group is not None and meta not in group.files:
+            group.files[meta] = files[meta]
     return groups
 
 
@@ -545,7 +554,7 @@ def _audit_stream(name: str | None, fmt: str, lines: Iterable[bytes], names: lis
         audit.feed(k, a.finish())
     found = inv.finish()
     audit.take(inv)
-    audits = audit.finish()
+    audits = audit.finish([a.lanes for a in analyzers])
     k = names.index("lineage") if "lineage" in names else 0
     errors = [(name, line, message) for line, message in analyzers[k].errors] if analyzers else []
     _with_drift(audits, drift)
@@ -578,15 +587,17 @@ def _audit_session(g: FileGroup, names: list[str], cache: _Prepared, start: floa
     yield start + share * INVENTORY_SHARE
     errors: Errors = []
     counts: dict[str, int] = {}
+    lanes: list[Mapping[str, Lane]] = []
     drift = Drift()  # counted once, as the first strategy's translator decodes the files
     for k, strategy in enumerate(names):
         result = _translate_session(g.files, strategy, False, cache, drift if k == 0 else None)
         audit.feed(k, result.relays)
+        lanes.append(result.lanes)
         counts[strategy] = len(result.relays)
         if k == 0 or strategy == "lineage":
             errors = result.errors
         yield start + share * (INVENTORY_SHARE + (1 - INVENTORY_SHARE) * (k + 1) / len(names))
-    audits = audit.finish()
+    audits = audit.finish(lanes)
     _with_drift(audits, drift)
     return InputAudit(g.name, "session", list(g.files), audits, errors, counts, items)
 

@@ -110,6 +110,9 @@ async function readSnapshot(key) {
 function keepSnapshot(key, pyodide) {
   let snapshot;
   try {
+    // Standard modules the app imports that Pyodide's boot does not (all built into the runtime,
+    // none a dynamic library): in the snapshot, they are imported once for every later visit.
+    pyodide.runPython("import datetime, decimal, difflib, hashlib, html, ipaddress, urllib.parse, uuid");
     snapshot = pyodide.makeMemorySnapshot();
   } catch (error) {
     console.warn("relayscope: no boot snapshot:", error);
