@@ -59,7 +59,7 @@ from .formats.session import (
     first_text,
 )
 from .lanes import Lane, is_spawn_tool, spawn_input
-from .translator import STRATEGIES
+from .translator import STRATEGIES, Translator
 from .wire import iter_lines, split_lines
 
 __all__ = [
@@ -519,7 +519,7 @@ def _format_of(lines: Iterable[bytes], fmt: str) -> tuple[str, Iterable[bytes]]:
 
 def _audit_stream(name: str | None, fmt: str, lines: Iterable[bytes], names: list[str], start: float, share: float,
                   *, grouped: bool, items: bool = True) -> Generator[float, None, InputAudit]:
-    """One stream, in one pass: each line to the inventory, then to each strategy's ``Analyzer``.
+    """One stream, in one pass: each line to the inventory, then to each strategy's translator.
     Relays and inventory carry no file name (a stream is one file), so user text matches."""
     files = [name] if name is not None and grouped else []
     total = sum(map(len, lines)) if isinstance(lines, Sequence) else 0
@@ -533,16 +533,20 @@ def _audit_stream(name: str | None, fmt: str, lines: Iterable[bytes], names: lis
         return InputAudit(name, fmt, files, [], errors, dict.fromkeys(names, count))
     inv = Inventory(keep=items)
     audit = Audit(names)
-    drift = Drift()  # counted once, as the first strategy's translator decodes the lines
-    analyzers = [Analyzer(strategy, fmt, keep=False, drift=drift if k == 0 else False)
-                 for k, strategy in enumerate(names)]
-    feeds = list(enumerate(a.feed_line for a in analyzers))
+    drift = Drift()  # counted once, as each line is decoded (below)
+    analyzers = [Analyzer(strategy, fmt, keep=False) for strategy in names]
+    # Each line decoded once, its frame fed to every strategy's translator (they only read it):
+    # the ids the translators remember are then one string each, not one per strategy.
+    translators = [a.translator for a in analyzers]
+    feeds = list(enumerate(t.feed for t in translators if isinstance(t, Translator)))  # SSE went above
+    decode = drift.decode
     budget = done = 0
     for number, line in enumerate(lines, 1):
         inv.add_line(number, line)
         audit.take(inv)
+        frame = decode(line, number)
         for k, feed in feeds:
-            relays = feed(line)
+            relays = feed(frame)
             if relays:
                 audit.feed(k, relays)
         budget += len(line)
