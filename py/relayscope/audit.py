@@ -45,7 +45,7 @@ from typing import Any, Final
 import msgspec
 
 from . import relay as R
-from ._bounded import RecentMap
+from ._bounded import WITHDRAW_WINDOW, RecentMap
 from .lanes import Lane
 from .subagents import LaneStates, check_states
 from .usage import Tally
@@ -126,8 +126,8 @@ class Inventory:
         self.current: dict[Any, str] = {}  # parent_tool_use_id -> message id being streamed
         # what a model_refusal_fallback may withdraw: recent messages' blocks (a window, as the
         # translator's: a fallback names the message just refused, never one from long ago)
-        self.by_message: RecentMap[str, list[Digest]] = RecentMap()  # message id (or line uuid) -> its blocks
-        self.uuid_message: RecentMap[str, str] = RecentMap()  # assistant line uuid -> its message id
+        self.by_message: RecentMap[str, list[Digest]] = RecentMap(WITHDRAW_WINDOW)  # message id (or uuid) -> blocks
+        self.uuid_message: RecentMap[str, str] = RecentMap(WITHDRAW_WINDOW)  # assistant line uuid -> its message id
         self.retracted: set[str] = set()  # uuids (or message ids) a model_refusal_fallback withdraws
         self.withdrawn: set[Digest] = set()  # the blocks of those messages
 

@@ -835,6 +835,22 @@ def _write_some(out: BinaryIO, data: bytes) -> None:
 class Parser(argparse.ArgumentParser):
     commands: dict[str, argparse.ArgumentParser]
 
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # argparse's own asks shutil for the width (shutil imports bz2 and lzma: 3 ms of every
+        # run, for a formatter add_argument makes and throws away); the same width, read here
+        return self.formatter_class(prog=self.prog, width=_columns())  # type: ignore[call-arg]
+
+
+def _columns() -> int:
+    """The terminal's width as shutil.get_terminal_size() gives it (COLUMNS, else stdout's, else 80)."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
 
 class _Later(Sequence[str]):
     """An option's choices, from a module read when argparse first looks at them (to check a value

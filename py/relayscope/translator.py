@@ -131,7 +131,7 @@ from msgspec import UNSET, Raw
 
 from . import relay as R
 from . import trace as T
-from ._bounded import Recent, RecentMap
+from ._bounded import WITHDRAW_WINDOW, Recent, RecentMap
 from .emitter import Emitter
 from .lanes import MAIN, Lane, LaneTracker
 from .meaning import RECORDS, task_state
@@ -738,8 +738,8 @@ class Translator(Emitter):
         self._flushed: Recent[str] = Recent()
         # For model_refusal_fallback: the content relays of each message (by message id, or the
         # line's uuid without one) and the message of each assistant line's uuid.
-        self._content: RecentMap[str, tuple[int, ...]] = RecentMap()
-        self._uuid_msg: RecentMap[str, str] = RecentMap()
+        self._content: RecentMap[str, tuple[int, ...]] = RecentMap(WITHDRAW_WINDOW)
+        self._uuid_msg: RecentMap[str, str] = RecentMap(WITHDRAW_WINDOW)
         self._thinking_est: dict[str, int] = {}  # lane -> the last system/thinking_tokens estimate
 
     def lane_map(self) -> Mapping[str, Lane]:

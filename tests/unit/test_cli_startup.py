@@ -43,6 +43,7 @@ def test_translate_loads_no_other_commands_modules() -> None:
     others = {"export", "spans", "describe", "present", "redact", "follow", "live", "multifile", "audit", "fates",
               "textout", "usage"}
     assert ours(loaded) & {f"relayscope.{m}" for m in others} == set()
+    assert "shutil" not in loaded  # argparse's formatter asks shutil for the width (and so imports bz2, lzma)
 
 
 def test_redact_loads_no_translator() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import os
 import subprocess
 import sys
@@ -18,6 +19,8 @@ import pytest
 from _corpus import FIXTURE_STREAM_JSON, REAL_FILES, ROOT, SEEDS, SESSION_FILES, sweep
 
 from relayscope import cli
+from relayscope import relay as R
+from relayscope._bounded import WITHDRAW_WINDOW
 from relayscope.analysis import Analyzer
 from relayscope.audit import Audit, Inventory, StrategyAudit, digest
 from relayscope.multifile import audit_input
@@ -146,7 +149,7 @@ def test_audit_command_reads_a_pipe_without_holding_it_and_says_the_same() -> No
     named = subprocess.run([sys.executable, "-m", "relayscope", "audit", "--json", str(STREAMING)],
                            capture_output=True, env=ENV, timeout=60, check=False)
     assert piped.returncode == named.returncode == 0 and piped.stdout == named.stdout
-    assert [a["strategy"] for a in __import__("json").loads(piped.stdout)] == list(STRATEGIES)
+    assert [a["strategy"] for a in json.loads(piped.stdout)] == list(STRATEGIES)
 
 
 def test_trace_ended_by_ctrl_c_mid_way_closes_its_json_array() -> None:
@@ -164,4 +167,30 @@ def test_trace_ended_by_ctrl_c_mid_way_closes_its_json_array() -> None:
     assert proc.wait(timeout=30) == 130
     out = io.BytesIO(first + rest).getvalue()
     assert out.startswith(b"[") and out.endswith(b"]\n")
-    __import__("json").loads(out)
+    json.loads(out)
+
+
+def test_a_refusal_fallback_withdraws_recent_messages_only_in_translator_and_audit() -> None:
+    """What a fallback may withdraw is remembered for the last WITHDRAW_WINDOW messages (it names
+    the request just refused), by the translator and the audit alike: the memory of 64 K messages'
+    relays per translator was the largest part of the commands' peak."""
+
+    def asst(n: int) -> dict[str, object]:
+        return {"type": "assistant", "uuid": f"u-{n}", "parent_tool_use_id": None, "session_id": "s",
+                "message": {"id": f"msg_{n}", "role": "assistant", "content": [{"type": "text", "text": f"t{n}"}]}}
+
+    old, recent = 0, WITHDRAW_WINDOW + 1
+    lines = [json.dumps(x).encode() for x in [
+        {"type": "system", "subtype": "init", "session_id": "s", "model": "m", "tools": []},
+        *(asst(n) for n in range(recent + 1)),
+        {"type": "system", "subtype": "model_refusal_fallback", "retracted_message_uuids": [f"u-{old}", f"u-{recent}"]},
+    ]]
+    a = Analyzer("lineage", keep=True)
+    for line in lines:
+        a.feed_line(line)
+    a.finish()
+    (fallback,) = [r for r in a.relays if isinstance(r, R.System)]
+    texts = {r.seq: r.text for r in a.relays if isinstance(r, R.TextDelta)}
+    assert [texts[q] for q in fallback.retracts] == [f"t{recent}"]
+    (lineage,) = audit_input(lines, ["lineage"], items=False)[0].audits
+    assert lineage.retracted == 1 and lineage.lost == 0
