@@ -132,16 +132,18 @@ def prepare(files: Mapping[str, bytes], view: Mapping[str, Any] | None = None,
     be refused on reading, or two that become one), and with a ``redactor``, secrets replaced in
     the files, in their paths (a user name in a project folder's name) and in the view's values
     (a search for a key), one redactor for all, so a secret has the same placeholder everywhere."""
-    out: dict[str, bytes] = {}
+    checked: list[tuple[str, bytes]] = []
     for name, data in files.items():
         path, why = check_path(name)
         if why is not None:
             raise ValueError(f"{name!r} cannot be shared under that name: {why}")
-        if redactor is not None:
-            path, data = redactor.text(path), redact_bytes(bytes(data), redactor)
+        checked.append((path, bytes(data) if redactor is None else redact_bytes(bytes(data), redactor)))
+    out: dict[str, bytes] = {}
+    for path, data in checked:  # after every file: a user name found in one is known in all paths
+        path = path if redactor is None else redactor.text(path)
         if path in out:
             raise ValueError(f"two files would be shared as {path!r}")
-        out[path] = bytes(data)
+        out[path] = data
     shown: dict[str, str] = {}
     for key, value in (view or {}).items():
         if not isinstance(key, str) or isinstance(value, bool) or not isinstance(value, str | int):
@@ -470,7 +472,7 @@ def decode_link(fragment: str) -> tuple[dict[str, bytes], dict[str, str]]:
     if d.unconsumed_tail:
         raise ValueError(f"This link would unpack to more than {LINK_MAX_BYTES >> 20} MB, more than any link "
                          "Relayscope makes, so it was not opened.")
-    if not d.eof:
+    if not d.eof or d.unused_data:
         raise ValueError(damaged)
     line, _, rest = raw.partition(b"\n")
     try:
