@@ -866,11 +866,11 @@ def view_of(args: argparse.Namespace, shares: Mapping[str, Opened]) -> dict[str,
     return view
 
 
-def _gather_shared(args: argparse.Namespace) -> tuple[dict[str, bytes], dict[str, str], bool]:
+def _gather_shared(args: argparse.Namespace, items: list[Named]) -> tuple[dict[str, bytes], dict[str, str], bool]:
     """The input's files under their shared paths and the view (not redacted yet), and whether
     some of it could not be read (said on stderr)."""
     shares: dict[str, Opened] = {}
-    files, problems = gather(named(args.files), shares)
+    files, problems = gather(items, shares)
     failed = report_problems(problems)
     if not files:
         raise UsageError("nothing to share: no file of the input could be read")
@@ -893,7 +893,7 @@ def _write_file(path: str, data: bytes, inputs: list[str]) -> None:
 
 
 def cmd_pack(args: argparse.Namespace) -> int:
-    files, view, failed = _gather_shared(args)
+    files, view, failed = _gather_shared(args, named(args.files))
     try:
         data = sharefile.pack(files, view, redactor_of(args))
     except ValueError as exc:
@@ -902,6 +902,30 @@ def cmd_pack(args: argparse.Namespace) -> int:
     size = sum(map(len, files.values()))
     _err(f"relayscope: packed {len(files)} file(s), {size:,} bytes, into {display_name(args.output)} "
          f"({len(data):,} bytes)")
+    report_redaction(args)
+    return INPUT_ERRORS if failed else OK
+
+
+def cmd_html(args: argparse.Namespace) -> int:
+    """``relayscope html``: the snapshot, one self-contained page (``snapshot.render``)."""
+    from . import snapshot  # only this command needs it
+
+    items = named(args.files)
+    r = redactor_of(args)
+    if _many(items):
+        files, view, failed = _gather_shared(args, items)
+        try:
+            shared, view = sharefile.prepare(files, view, r)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from exc
+        source: bytes | dict[str, bytes] = shared
+        name = next(iter(shared)) if len(shared) == 1 else None
+    else:
+        source, view, failed = b"".join(_read_one(items[0], args)), view_of(args, {}), False
+        name = os.path.basename(args.files[0]) if args.files[0] != STDIN else "stdin"
+    page = snapshot.render(source, strategy=args.strategy, fmt=args.input_format, name=name,
+                           view=view, redacted=r.summary() if r is not None else None)
+    _write_file(args.output, page.encode("utf-8"), args.files)
     report_redaction(args)
     return INPUT_ERRORS if failed else OK
 
@@ -1030,7 +1054,24 @@ def build_parser() -> Parser:
                     "row=12 (repeat; default: the view of a shareable file packed again)")
     redact_option(pk)
     pk.set_defaults(run=cmd_pack)
-    p.commands = {"translate": t, "trace": tr, "audit": au, "redact": rd, "export": ex, "stats": st, "pack": pk}
+    ht = sub.add_parser("html", help="a snapshot anyone can read: one self-contained HTML page",
+                        description="Write the input as one HTML page that needs nothing else: the rows (each "
+                        "relay in words, its whole content one click away), the swimlanes and the figures of "
+                        "each session. It runs no script and loads nothing (a strict Content-Security-Policy "
+                        "says so), so it opens offline in any browser and can be mailed or attached.")
+    ht.add_argument("files", nargs="+", metavar="INPUT",
+                    help="a transcript, a session's files, a folder or a shareable file")
+    ht.add_argument("-o", "--output", metavar="FILE", default=STDIN, help="the page to write (default: stdout)")
+    ht.add_argument("-s", "--strategy", choices=list(STRATEGIES), default=None,
+                    help="de-dup strategy (default: a shareable file's view, else lineage)")
+    ht.add_argument("-i", "--input-format", choices=[AUTO, *FORMATS], default=AUTO,
+                    help="input format (default: detected from the first lines)")
+    ht.add_argument("--view", action="append", metavar="KEY=VALUE",
+                    help="row=N opens that row; strategy=NAME (as in the page's address)")
+    redact_option(ht)
+    ht.set_defaults(run=cmd_html)
+    p.commands = {"translate": t, "trace": tr, "audit": au, "redact": rd, "export": ex, "stats": st, "pack": pk,
+                  "html": ht}
     return p
 
 
