@@ -910,6 +910,8 @@ def cmd_html(args: argparse.Namespace) -> int:
     """``relayscope html``: the snapshot, one self-contained page (``snapshot.render``)."""
     from . import snapshot  # only this command needs it
 
+    if args.detail_chars is not None and args.detail_chars < 0:
+        raise UsageError("--detail-chars takes 0 or more")
     items = named(args.files)
     r = redactor_of(args)
     if _many(items):
@@ -924,7 +926,8 @@ def cmd_html(args: argparse.Namespace) -> int:
         source, view, failed = b"".join(_read_one(items[0], args)), view_of(args, {}), False
         name = os.path.basename(args.files[0]) if args.files[0] != STDIN else "stdin"
     page = snapshot.render(source, strategy=args.strategy, fmt=args.input_format, name=name,
-                           view=view, redacted=r.summary() if r is not None else None)
+                           view=view, redacted=r.summary() if r is not None else None,
+                           detail_chars=args.detail_chars)
     _write_file(args.output, page.encode("utf-8"), args.files)
     report_redaction(args)
     return INPUT_ERRORS if failed else OK
@@ -1068,6 +1071,9 @@ def build_parser() -> Parser:
                     help="input format (default: detected from the first lines)")
     ht.add_argument("--view", action="append", metavar="KEY=VALUE",
                     help="row=N opens that row; strategy=NAME (as in the page's address)")
+    ht.add_argument("--detail-chars", type=int, metavar="N", default=None,
+                    help="characters of each row's content kept (default: 20000 for an input up to 10 MB, "
+                    "else 0); 0: the rows' one-line summaries only, so the page of a large input opens fast")
     redact_option(ht)
     ht.set_defaults(run=cmd_html)
     p.commands = {"translate": t, "trace": tr, "audit": au, "redact": rd, "export": ex, "stats": st, "pack": pk,

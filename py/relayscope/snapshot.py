@@ -52,7 +52,11 @@ from .present import summary
 from .translator import STRATEGIES
 from .wire import split_lines
 
-DETAIL_CHARS: Final = 200_000  # of one row's content; past it, a note (the shareable file has it all)
+DETAIL_CHARS: Final = 20_000  # of one row's content, by default; past it, a note saying how much more
+# Rows keep their content for inputs up to this size; past it, summaries only (unless asked):
+# a 10 MB session makes a page of about 13 MB that Chromium opens in 2-4 s; a 50 MB one, about
+# 67 MB with content (over a minute to open) and 18 MB without (5 s). bench/share_bench.py --open.
+FULL_UP_TO: Final = 10_000_000
 SUMMARY_CHARS: Final = 240  # of a row's one line (its detail has the rest)
 TRACK_ROWS: Final = 6  # tool-call rows drawn per track; calls past them share the last
 LANE_COLORS: Final = 8
@@ -61,18 +65,23 @@ TEXT_TYPES: Final = (R.TextDelta, R.ThinkingDelta, R.UserMessage, R.SubAgentResp
 SIGN: Final = {"context": " ", "del": "-", "add": "+"}
 TODO_MARK: Final = {"completed": "☑", "in_progress": "◐", "pending": "☐"}
 _any: Final = msgspec.json.Decoder()
-# C0 controls (but tab and newline), DEL and C1 as visible pictures; a lone surrogate (valid JSON,
-# no UTF-8) as U+FFFD: a transcript never puts a raw control character on the reader's screen.
-_CONTROLS: Final = {**{c: 0x2400 + c for c in range(32) if c not in (9, 10)}, 0x7F: 0x2421,
-                    **{c: 0xFFFD for c in range(0x80, 0xA0)}}
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+# C0 controls (but tab and newline) and DEL as their visible pictures (␛ for ESC), C1 controls and
+# lone surrogates (valid JSON, no UTF-8) as U+FFFD: a transcript never puts a raw control
+# character on the reader's screen. Looked for first: most strings have none.
+_CONTROL: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def _picture(m: re.Match[str]) -> str:
+    c = ord(m.group())
+    return chr(0x2400 + c) if c < 32 else "\u2421" if c == 0x7F else "\ufffd"
 
 
 def esc(text: str) -> str:
     """Transcript text as HTML text: escaped, control characters made visible."""
-    text = text.replace("\r\n", "\n").translate(_CONTROLS)
-    if not text.isascii():
-        text = _SURROGATE.sub("\ufffd", text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    if _CONTROL.search(text):
+        text = _CONTROL.sub(_picture, text)
     return html.escape(text, quote=True)
 
 
@@ -168,8 +177,8 @@ def content(r: R.Relay) -> str:
 class _Session:
     """One run's lookups: tool calls and results by id, lane labels and colours, raw lines."""
 
-    def __init__(self, run: Run, lines: Mapping[str | None, Sequence[bytes]], k: int) -> None:
-        self.run, self.lines, self.k = run, lines, k
+    def __init__(self, run: Run, lines: Mapping[str | None, Sequence[bytes]], k: int, limit: int) -> None:
+        self.run, self.lines, self.k, self.limit = run, lines, k, limit
         self.uses = {r.id: r for r in run.relays if isinstance(r, R.ToolUse)}
         self.results = {r.tool_use_id: r for r in run.relays if isinstance(r, R.ToolResult)}
         tracks = run.timeline.tracks
@@ -229,16 +238,17 @@ def _row(s: _Session, first: int, last: int, open_seq: int | None) -> str:
             f'<span class="sum">{esc(D.clip(s.summary(r, joined), SUMMARY_CHARS))}</span></summary>')
     body = [f'<p class="where">{esc(where)} · lane {esc(label)}'
             + (f" · {len(range(first, last + 1))} fragments" if joined is not None else "") + "</p>"]
-    body.append(_detail(s, r, joined))
+    if s.limit > 0:
+        body.append(_detail(s, r, joined))
     return head + "".join(body) + "</details>\n"
 
 
 def _detail(s: _Session, r: R.Relay, joined: str | None) -> str:
     if joined is not None or isinstance(r, TEXT_TYPES):
-        return _prose(joined if joined is not None else content(r))
+        return _prose(joined if joined is not None else content(r), s.limit)
     pair = s.pair(r)
     if pair is None:
-        return f"<pre>{_clip(content(r))}</pre>"
+        return f"<pre>{_clip(content(r), s.limit)}</pre>"
     use, result = pair
     out = []
     if isinstance(r, R.ToolUse) and result is not None:
@@ -251,13 +261,13 @@ def _detail(s: _Session, r: R.Relay, joined: str | None) -> str:
         out.append(f'<h4>{esc(use.name)}: {"what it did" if result is not None else "what it asks"}</h4>')
         out.append(_tool(s, detail))
     out.append(f'<h4>{"Input (JSON)" if isinstance(r, R.ToolUse) else "Result, whole"}</h4>'
-               f"<pre>{_clip(content(r))}</pre>")
+               f"<pre>{_clip(content(r), s.limit)}</pre>")
     return "".join(out)
 
 
-def _prose(text: str) -> str:
+def _prose(text: str, limit: int) -> str:
     parts = []
-    budget = DETAIL_CHARS
+    budget = limit
     for seg in D.prose(text):
         piece = _clip(seg.text, max(budget, 0))
         budget -= len(seg.text)
@@ -424,7 +434,7 @@ rect.mark.error{fill:var(--bad)}rect.mark.lost{fill:var(--warn)}
 .l0{color:var(--c0)}.l1{color:var(--c1)}.l2{color:var(--c2)}.l3{color:var(--c3)}
 .l4{color:var(--c4)}.l5{color:var(--c5)}.l6{color:var(--c6)}.l7{color:var(--c7)}
 .rows{border-top:1px solid var(--line)}
-details.row{border-bottom:1px solid var(--line);color:var(--fg)}
+details.row{border-bottom:1px solid var(--line);color:var(--fg);content-visibility:auto;contain-intrinsic-size:auto 30px}
 details.row>summary{display:grid;grid-template-columns:5.5em 5.5em minmax(60px,9em) 8.5em 1fr;gap:8px;
 padding:4px 6px;cursor:pointer;list-style:none;align-items:baseline}
 details.row>summary::-webkit-details-marker{display:none}
@@ -485,11 +495,14 @@ def _section(s: _Session, axis_of: AxisOf, open_seq: int | None, several: bool) 
 
 def render(source: bytes | Mapping[str, bytes], *, strategy: str | None = None, fmt: str = AUTO,
            name: str | None = None, view: Mapping[str, str] | None = None, redacted: str | None = None,
-           axis: AxisOf = linear) -> str:
+           axis: AxisOf = linear, detail_chars: int | None = None) -> str:
     """The snapshot of ``source`` (one transcript's bytes, or ``{relative path: bytes}`` as
     ``sharefile`` holds them), translated under ``strategy`` (else the view's), as one HTML
     document. ``name`` titles it; ``view`` may open a row (``row``, a relay's seq);
-    ``redacted`` says what was replaced (the caller redacts ``source``; this only reports it)."""
+    ``redacted`` says what was replaced (the caller redacts ``source``; this only reports it).
+    ``detail_chars`` bounds each row's content (0: the rows' summaries only); None: DETAIL_CHARS
+    for an input up to FULL_UP_TO bytes, else 0, so that the page of a large input still opens
+    in seconds (docs/share-format.md has sizes and opening times)."""
     view = view or {}
     strategy = strategy or (view["strategy"] if view.get("strategy") in STRATEGIES else "lineage")
     row = view.get("row", "")
@@ -498,12 +511,19 @@ def render(source: bytes | Mapping[str, bytes], *, strategy: str | None = None, 
     split: dict[str | None, list[bytes]] = (
         {None: split_lines(bytes(source))} if isinstance(source, bytes | bytearray)
         else {k: split_lines(v) for k, v in source.items()})
-    sessions = [_Session(run, split, k) for k, run in enumerate(found, 1)]
+    size = sum(len(line) + 1 for lines in split.values() for line in lines)
+    auto = detail_chars is None
+    limit = (DETAIL_CHARS if size <= FULL_UP_TO else 0) if detail_chars is None else detail_chars
+    sessions = [_Session(run, split, k, limit) for k, run in enumerate(found, 1)]
     relays = sum(len(r.relays) for r in found)
     book = sum(1 for r in found for x in r.relays if is_bookkeeping(x))
     title = name or (found[0].name if found and found[0].name else "transcript")
     facts = (f"{relays:,} relays in {len(found)} session(s) · strategy {strategy}"
              + (f" · redacted: {redacted}" if redacted else "") + f" · made by relayscope {__version__}")
+    left_out = ("" if limit else
+                f'<p class="note">The rows\' content is left out{f" (the input is {size / 1e6:.0f} MB)" if auto else ""}: '
+                "each row has its summary and where it came from; the transcript, or its shareable file, "
+                "has the rest (relayscope html --detail-chars N keeps N characters of each).</p>")
     toc = ("<nav><ol>" + "".join(f'<li><a href="#s{s.k}">{esc(s.run.name or "transcript")}</a> '
                                  f'<span class="muted">{len(s.run.relays):,} relays</span></li>' for s in sessions)
            + "</ol></nav>") if len(sessions) > 1 else ""
@@ -517,7 +537,7 @@ def render(source: bytes | Mapping[str, bytes], *, strategy: str | None = None, 
         '<input type="checkbox" id="book">'
         f'<header><h1>{esc(title)}</h1><p class="muted">Relayscope snapshot · {esc(facts)}. '
         "This page runs no script and loads nothing: open a row to read it whole; a bar in the "
-        "swimlanes leads to its row.</p>" + toc
+        "swimlanes leads to its row.</p>" + left_out + toc
         + f'<label class="toggle" for="book">show {book:,} bookkeeping record(s)</label></header>\n'
         f"<main>{body}</main>"
         f"<footer>Made by relayscope {__version__} (relayscope html). The rows are the relays of the "
