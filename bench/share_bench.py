@@ -12,10 +12,12 @@ Inputs, all built from real captures:
 
 For each: pack (size, time), unpack (time), snapshot (size, time). In the browser the worker
 runs the same Python, several times slower; bench/web_load.py measures that ratio for loading.
-With --open, each snapshot is also opened in Chromium (every request blocked; none is made)
-and the time to its load event printed, against a blank page's in the same browser.
+With --open, each snapshot is also opened in Chromium (from a file, every other request blocked)
+and the time to load and paint it printed, beside a blank page's in the same browser. With
+--pyodide, pack and snapshot are also timed in Pyodide (the built site's, as the page's worker
+loads it: run `make site` first) on the smaller inputs, as ratios to CPython's time in this run.
 
-    python bench/share_bench.py [--mb 50] [--runs 3] [--open]
+    python bench/share_bench.py [--mb 50] [--runs 3] [--open] [--pyodide]
 """
 
 from __future__ import annotations
@@ -108,23 +110,77 @@ class Opener:
         self.pw.stop()
 
 
+PYODIDE_PAGE = """<!doctype html><meta charset="utf-8"><pre id="out"></pre><script type="module">
+import { loadPyodide } from "./static/js/pyodide-local.mjs";
+const py = await loadPyodide({ packages: ["relayscope"] });
+document.documentElement.dataset.ready = "1";
+window.run = (code) => py.runPython(code);
+</script>"""
+PYODIDE_RUN = """
+import base64, json, time
+from relayscope import sharefile, snapshot
+files = {k: base64.b64decode(v) for k, v in json.loads(INPUT).items()}
+out = {}
+for name, fn in (("pack", lambda: sharefile.pack(files)), ("html", lambda: snapshot.render(files))):
+    t = time.perf_counter(); fn(); out[name] = time.perf_counter() - t
+json.dumps(out)
+"""
+
+
+def pyodide_times(inputs: list[tuple[str, dict[str, bytes]]], runs: int) -> None:
+    """Pack and snapshot in Pyodide (in a page of the built site) against CPython, same inputs."""
+    import base64
+    import json
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    from browser import launch
+    from playwright.sync_api import sync_playwright
+    from serve import serving
+
+    with serving(ROOT) as url, sync_playwright() as pw:
+        browser = launch(pw)
+        page = browser.new_page()
+        page.route(url + "__bench.html", lambda r: r.fulfill(body=PYODIDE_PAGE, content_type="text/html"))
+        page.goto(url + "__bench.html")
+        page.wait_for_selector("html[data-ready]", state="attached", timeout=120_000)
+        for name, files in inputs:
+            given = json.dumps({k: base64.b64encode(v).decode() for k, v in files.items()})
+            page.evaluate("x => { window.INPUT = x }", given)
+            code = "INPUT = __import__('js').INPUT\n" + PYODIDE_RUN
+            there = [json.loads(page.evaluate("c => window.run(c)", code)) for _ in range(runs)]
+            t_pack, _ = best(lambda f=files: sharefile.pack(f), runs)
+            t_html, _ = best(lambda f=files: snapshot.render(f), runs)
+            p, h = min(x["pack"] for x in there), min(x["html"] for x in there)
+            print(f"{name:<14} in Pyodide: pack {p:6.2f} s = {p / t_pack:4.1f}x CPython | "
+                  f"html {h:6.2f} s = {h / t_html:4.1f}x CPython", flush=True)
+        browser.close()
+
+
 def measure(name: str, files: dict[str, bytes], runs: int, opener: Opener | None = None) -> None:
     size = sum(map(len, files.values()))
     base, _ = best(lambda: list(translate_files(files)), runs)
     t_pack, packed = best(lambda: sharefile.pack(files), runs)
     assert isinstance(packed, bytes)
     t_unpack, _ = best(lambda: sharefile.unpack(packed), runs)
-    t_html, page = best(lambda: snapshot.render(files), max(1, runs - 1))
-    assert isinstance(page, str)
-    html = len(page.encode("utf-8"))
     print(f"{name:<14} {size / 1e6:6.1f} MB {len(files):4d} files | translate {base:6.2f} s | "
           f"pack {len(packed) / 1e6:6.2f} MB ({len(packed) / size:4.0%}) {t_pack:5.2f} s = {t_pack / base:4.2f}x | "
-          f"unpack {t_unpack:5.2f} s = {t_unpack / base:4.2f}x | "
-          f"html {html / 1e6:6.1f} MB ({html / size:4.2f}x input) {t_html:6.2f} s = {t_html / base:4.2f}x")
-    if opener is not None:
-        blank = min(opener.seconds("<!doctype html><p>blank") for _ in range(runs))
-        opened = min(opener.seconds(page) for _ in range(runs))
-        print(f"{'':<14} opened in Chromium: {opened:6.2f} s to load and paint (a blank page: {blank:5.2f} s)")
+          f"unpack {t_unpack:5.2f} s = {t_unpack / base:4.2f}x")
+    kinds = [("html", None)]  # as relayscope html makes it: content only up to FULL_UP_TO
+    if size > snapshot.FULL_UP_TO:
+        kinds.append(("html, content", snapshot.DETAIL_CHARS))  # past it: what keeping the content costs
+    for label, chars in kinds:
+        t_html, page = best(lambda c=chars: snapshot.render(files, detail_chars=c), max(1, runs - 1))
+        assert isinstance(page, str)
+        html = len(page.encode("utf-8"))
+        line = (f"{'':<14} {label:<13} {html / 1e6:6.1f} MB ({html / size:4.2f}x input) "
+                f"{t_html:6.2f} s = {t_html / base:5.2f}x translate")
+        if opener is not None:
+            try:
+                line += f" | opened in Chromium: {min(opener.seconds(page) for _ in range(runs)):6.2f} s to load and paint"
+            except Exception as exc:  # the renderer gave up: that is the finding
+                line += f" | Chromium failed to open it: {type(exc).__name__}"
+        print(line, flush=True)
+    del page
 
 
 def main() -> None:
@@ -132,16 +188,22 @@ def main() -> None:
     ap.add_argument("--mb", type=float, default=50)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--open", action="store_true", help="also time opening each snapshot in Chromium")
+    ap.add_argument("--pyodide", action="store_true", help="also time pack and html in Pyodide (1 and 10 MB)")
     args = ap.parse_args()
     opener = Opener() if args.open else None
+    if opener is not None:
+        print(f"a blank page opens in {min(opener.seconds('<!doctype html><p>blank') for _ in range(args.runs)):.2f} s")
     print(f"Python {sys.version.split()[0]}; best of {args.runs} (html: of {max(1, args.runs - 1)}); "
           "ratios to translate_files of the same input in the same run")
     for name, files in (("ef958aa1", session), ("sessions-1", lambda: sessions(1)), ("stream-1", lambda: stream(1)),
+                        ("sessions-10", lambda: sessions(10)), ("sessions-20", lambda: sessions(20)),
                         (f"sessions-{args.mb:g}", lambda: sessions(args.mb)),
                         (f"stream-{args.mb:g}", lambda: stream(args.mb))):
         measure(name, files(), args.runs, opener)
     if opener is not None:
         opener.close()
+    if args.pyodide:
+        pyodide_times([("ef958aa1", session()), ("sessions-1", sessions(1)), ("sessions-10", sessions(10))], args.runs)
 
 
 if __name__ == "__main__":

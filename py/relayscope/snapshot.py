@@ -53,9 +53,10 @@ from .translator import STRATEGIES
 from .wire import split_lines
 
 DETAIL_CHARS: Final = 20_000  # of one row's content, by default; past it, a note saying how much more
-# Rows keep their content for inputs up to this size; past it, summaries only (unless asked):
-# a 10 MB session makes a page of about 13 MB that Chromium opens in 2-4 s; a 50 MB one, about
-# 67 MB with content (over a minute to open) and 18 MB without (5 s). bench/share_bench.py --open.
+# Rows keep their content for inputs up to this size; past it, summaries only (unless asked), so
+# the page stays small enough to mail and quick to open: 10 MB of sessions make a 13 MB page that
+# Chromium opens in about 2 s; 50 MB make 64-95 MB with content (14-19 s to open) and 12-18 MB
+# without (4-8 s). Measured by bench/share_bench.py --open.
 FULL_UP_TO: Final = 10_000_000
 SUMMARY_CHARS: Final = 240  # of a row's one line (its detail has the rest)
 TRACK_ROWS: Final = 6  # tool-call rows drawn per track; calls past them share the last
