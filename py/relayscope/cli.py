@@ -759,7 +759,7 @@ def _redact_share(args: argparse.Namespace, items: list[Named], r: Redactor) -> 
     opened = next(iter(shares.values()))
     out = stdout()
     if args.list:
-        sharefile.prepare(opened.files, opened.view, r)
+        sharefile.prepare(opened.files, opened.view, r)  # the findings are what --list shows
         _list_findings(out, r)
     else:
         if sys.stdout is not None and sys.stdout.isatty():
@@ -917,11 +917,12 @@ def cmd_html(args: argparse.Namespace) -> int:
     if _many(items):
         files, view, failed = _gather_shared(args, items)
         try:
-            shared, view = sharefile.prepare(files, view, r)
+            shared = sharefile.prepare(files, view, r)
         except ValueError as exc:
             raise UsageError(str(exc)) from exc
-        source: bytes | dict[str, bytes] = shared
-        name = next(iter(shared)) if len(shared) == 1 else None
+        source: bytes | dict[str, bytes] = shared.files
+        view = shared.view
+        name = next(iter(shared.files)) if len(shared.files) == 1 else None
     else:
         source, view, failed = b"".join(_read_one(items[0], args)), view_of(args, {}), False
         name = os.path.basename(args.files[0]) if args.files[0] != STDIN else "stdin"

@@ -126,12 +126,23 @@ def is_sharefile(head: bytes) -> bool:
 # -- writing ----------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class Shared:
+    """An input as it leaves: the files under their paths, the view, and what redaction replaced
+    (counted by kind; None when not redacted). One value for the file, the link and the snapshot,
+    so all three carry the same bytes and a secret has the same placeholder in each."""
+
+    files: dict[str, bytes]
+    view: dict[str, str]
+    redacted: dict[str, Any] | None = None
+
+
 def prepare(files: Mapping[str, bytes], view: Mapping[str, Any] | None = None,
-            redactor: Redactor | None = None) -> tuple[dict[str, bytes], dict[str, str]]:
+            redactor: Redactor | None = None) -> Shared:
     """The files and view as they are shared: paths checked (ValueError names a path that would
     be refused on reading, or two that become one), and with a ``redactor``, secrets replaced in
     the files, in their paths (a user name in a project folder's name) and in the view's values
-    (a search for a key), one redactor for all, so a secret has the same placeholder everywhere."""
+    (a search for a key), one redactor for all; its findings are then what a preview lists."""
     checked: list[tuple[str, bytes]] = []
     for name, data in files.items():
         path, why = check_path(name)
@@ -151,7 +162,14 @@ def prepare(files: Mapping[str, bytes], view: Mapping[str, Any] | None = None,
         shown[key] = str(value) if redactor is None else redactor.text(str(value))
     if len(out) > MAX_FILES or sum(map(len, out.values())) > MAX_BYTES:
         raise ValueError(f"a shareable file holds at most {MAX_FILES:,} files and {MAX_BYTES >> 20:,} MiB")
-    return out, shown
+    return Shared(out, shown, None if redactor is None else _redaction(redactor))
+
+
+def _redaction(redactor: Redactor) -> dict[str, Any]:
+    kinds: dict[str, int] = {}
+    for kind, _ in redactor.numbers:
+        kinds[kind] = kinds.get(kind, 0) + 1
+    return {"secrets": len(redactor.numbers), "places": redactor.count, "kinds": dict(sorted(kinds.items()))}
 
 
 def _member(name: str) -> zipfile.ZipInfo:
@@ -161,38 +179,33 @@ def _member(name: str) -> zipfile.ZipInfo:
     return info
 
 
-def manifest(files: Mapping[str, bytes], view: Mapping[str, str],
-             redactor: Redactor | None = None) -> dict[str, Any]:
-    """The manifest of files and view as :func:`prepare` returned them."""
-    redacted = None
-    if redactor is not None:
-        kinds: dict[str, int] = {}
-        for kind, _ in redactor.numbers:
-            kinds[kind] = kinds.get(kind, 0) + 1
-        redacted = {"secrets": len(redactor.numbers), "places": redactor.count, "kinds": dict(sorted(kinds.items()))}
+def manifest(shared: Shared) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "version": VERSION,
         "generator": f"relayscope {__version__}",
-        "files": [{"path": p, "size": len(d), "sha256": hashlib.sha256(d).hexdigest()} for p, d in files.items()],
-        "view": dict(view),
-        "redacted": redacted,
+        "files": [{"path": p, "size": len(d), "sha256": hashlib.sha256(d).hexdigest()} for p, d in shared.files.items()],
+        "view": dict(shared.view),
+        "redacted": shared.redacted,
     }
+
+
+def write(shared: Shared, *, level: int = LEVEL) -> bytes:
+    """The shareable file of what :func:`prepare` made. The same input always gives the same bytes."""
+    head = json.dumps(manifest(shared), indent=2, ensure_ascii=False) + "\n"
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=level) as z:
+        z.writestr(_member(MANIFEST), head.encode("utf-8"), compresslevel=level)
+        for path, data in shared.files.items():
+            z.writestr(_member(FILES + path), data, compresslevel=level)
+    return buffer.getvalue()
 
 
 def pack(files: Mapping[str, bytes], view: Mapping[str, Any] | None = None,
          redactor: Redactor | None = None, *, level: int = LEVEL) -> bytes:
     """The shareable file of ``files`` ({relative path: bytes}, main file first) at ``view``,
-    redacted through ``redactor`` when given (see :func:`prepare`). The same arguments always
-    give the same bytes."""
-    shared, shown = prepare(files, view, redactor)
-    head = json.dumps(manifest(shared, shown, redactor), indent=2, ensure_ascii=False) + "\n"
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=level) as z:
-        z.writestr(_member(MANIFEST), head.encode("utf-8"), compresslevel=level)
-        for path, data in shared.items():
-            z.writestr(_member(FILES + path), data, compresslevel=level)
-    return buffer.getvalue()
+    redacted through ``redactor`` when given: :func:`write` of :func:`prepare`."""
+    return write(prepare(files, view, redactor), level=level)
 
 
 # -- reading ----------------------------------------------------------------------------------
@@ -434,17 +447,22 @@ def _check(path: str, content: bytes, listed: Mapping[str, tuple[int, str]], cut
 def encode_link(files: Mapping[str, bytes], view: Mapping[str, Any] | None = None,
                 redactor: Redactor | None = None, limit: int = LINK_LIMIT) -> str | None:
     """A URL fragment (without ``#``) carrying ``files`` and ``view`` (as :func:`pack` takes
-    them), or None when it would be longer than ``limit`` characters. The payload: one JSON line
-    ``{"view": {...}, "files": [[path, size], ...]}``, then the files' bytes one after another,
-    deflated (zlib, level 9) and in base64url."""
-    shared, shown = prepare(files, view, redactor)
-    head = json.dumps({"view": shown, "files": [[p, len(d)] for p, d in shared.items()]},
+    them), or None when it would be longer than ``limit`` characters: :func:`link` of
+    :func:`prepare`."""
+    return link(prepare(files, view, redactor), limit)
+
+
+def link(shared: Shared, limit: int = LINK_LIMIT) -> str | None:
+    """The fragment of what :func:`prepare` made, or None past ``limit`` characters. The
+    payload: one JSON line ``{"view": {...}, "files": [[path, size], ...]}``, then the files'
+    bytes one after another, deflated (zlib, level 9), in base64url after ``v2.``."""
+    head = json.dumps({"view": shared.view, "files": [[p, len(d)] for p, d in shared.files.items()]},
                       ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
     budget = (limit - len(LINK_PREFIX)) * 3 // 4  # base64 makes 4 characters of 3 bytes
     z = zlib.compressobj(9)
     parts: list[bytes] = []
     size = 0
-    for data in (head, *shared.values()):
+    for data in (head, *shared.files.values()):
         for start in range(0, len(data), _CHUNK):  # give up as soon as it cannot fit
             parts.append(z.compress(data[start:start + _CHUNK]))
             size += len(parts[-1])

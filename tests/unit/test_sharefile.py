@@ -116,6 +116,23 @@ def test_packed_redacted_no_planted_secret_is_left_in_files_paths_view_or_bytes(
     assert set(opened.redacted["kinds"]) >= {"anthropic-key", "aws-key", "user"}
 
 
+def test_one_redaction_serves_the_file_the_link_and_the_snapshot() -> None:
+    from relayscope import snapshot
+
+    r = Redactor()
+    shared = S.prepare({"-Users-janedoe-x/s.jsonl": PLANTED.read_bytes()}, {"q": SECRETS["slack-token"]}, r)
+    listed = (r.count, list(r.findings))  # what a preview shows
+    data, fragment = S.write(shared), S.link(shared, limit=10**7)
+    page = snapshot.render(shared.files, view=shared.view)
+    assert (r.count, list(r.findings)) == listed  # nothing redacted again, nothing new found
+    assert fragment is not None and S.decode_link(fragment) == (shared.files, shared.view)
+    opened = S.unpack(data)
+    assert (opened.files, opened.view, opened.redacted) == (shared.files, shared.view, shared.redacted)
+    for value in (SECRETS["slack-token"], SECRETS["anthropic-key"], "janedoe"):
+        assert value not in page and value.encode() not in data and value not in fragment
+        assert value.encode() not in b"".join(opened.files.values())
+
+
 @pytest.mark.parametrize(("name", "expected", "why"), [
     ("a/b.jsonl", "a/b.jsonl", None),
     ("a\\b.jsonl", "a/b.jsonl", None),  # a Windows tool's separator
