@@ -961,6 +961,9 @@ def build_parser() -> Parser:
                         help="replace secrets, e-mail addresses and home-folder user names in the input with "
                         "[redacted:KIND:N] before anything else reads it (see: relayscope redact --help)")
 
+    def view_option(sp: argparse.ArgumentParser, text: str) -> None:
+        sp.add_argument("--view", action="append", metavar="KEY=VALUE", help=text)
+
     def common(sp: argparse.ArgumentParser, strategy: bool = True) -> None:
         if strategy:
             sp.add_argument("-s", "--strategy", choices=list(STRATEGIES), default="lineage",
@@ -1053,9 +1056,8 @@ def build_parser() -> Parser:
     pk.add_argument("files", nargs="+", metavar="INPUT", help="files, folders or shareable files to pack")
     pk.add_argument("-o", "--output", metavar="FILE", required=True,
                     help=f"the shareable file to write (name it *{sharefile.SUFFIX}; - for stdout)")
-    pk.add_argument("--view", action="append", metavar="KEY=VALUE",
-                    help="the view the page opens it at, as in the page's address: strategy=index, step=40, "
-                    "row=12 (repeat; default: the view of a shareable file packed again)")
+    view_option(pk, "the view the page opens it at, as in the page's address: strategy=index, step=40, row=12 "
+                "(repeat; default: the view of a shareable file packed again)")
     redact_option(pk)
     pk.set_defaults(run=cmd_pack)
     ht = sub.add_parser("html", help="a snapshot anyone can read: one self-contained HTML page",
@@ -1070,8 +1072,8 @@ def build_parser() -> Parser:
                     help="de-dup strategy (default: a shareable file's view, else lineage)")
     ht.add_argument("-i", "--input-format", choices=[AUTO, *FORMATS], default=AUTO,
                     help="input format (default: detected from the first lines)")
-    ht.add_argument("--view", action="append", metavar="KEY=VALUE",
-                    help="row=N opens that row; strategy=NAME (as in the page's address)")
+    view_option(ht, "row=N opens that row; strategy=NAME (as in the page's address; default: a shareable "
+                "file's view)")
     ht.add_argument("--detail-chars", type=int, metavar="N", default=None,
                     help="characters of each row's content kept (default: 20000 for an input up to 10 MB, "
                     "else 0); 0: the rows' one-line summaries only, so the page of a large input opens fast")
