@@ -19,8 +19,10 @@ Transcript text is data: every string goes through :func:`esc` (``html.escape``,
 characters as their visible pictures, ␛ for ESC, lone surrogates as U+FFFD) and nothing from a
 transcript becomes markup or an unescaped attribute.
 
-The swimlanes' time axis is an :class:`Axis`: :func:`linear` (true time) by default; a folded
-axis (long idle gaps drawn narrow, with the true times in titles) plugs in through ``axis=``.
+The swimlanes' time axis is an :class:`Axis`: by default :func:`folded`, the page's folded axis
+(``folds``: idle gaps over 5 minutes drawn narrow, as shaded bands whose titles, and a line
+under the lanes, give their true times); :func:`linear` is true time; any other plugs in through
+``axis=``.
 
 Pure: no I/O and no clock: the same input gives the same bytes, in the CLI and the page's worker.
 Must not: emit script, event handler attributes or any URL outside the page; import the web layer.
@@ -46,6 +48,7 @@ from . import relay as R
 from . import spans as S
 from .analysis import AUTO
 from .export import Run, runs
+from .folds import Fold, of_run
 from .lanes import MAIN
 from .meaning import BOOKKEEPING
 from .present import summary
@@ -58,7 +61,7 @@ DETAIL_CHARS: Final = 20_000  # of one row's content, by default; past it, a not
 # Chromium opens in about 2 s; 50 MB make 64-95 MB with content (14-19 s to open) and 12-18 MB
 # without (4-8 s). Measured by bench/share_bench.py --open.
 FULL_UP_TO: Final = 10_000_000
-SUMMARY_CHARS: Final = 240  # of a row's one line (its detail has the rest)
+SUMMARY_CHARS: Final = D.WIDTH  # of a row's one line, as on the page (its detail has the rest)
 TRACK_ROWS: Final = 6  # tool-call rows drawn per track; calls past them share the last
 LANE_COLORS: Final = 8
 WIDTH: Final = 1000  # the SVG's user units across; it is drawn at the page's width
@@ -97,11 +100,14 @@ def _clip(text: str, limit: int = DETAIL_CHARS) -> str:
 
 
 class Axis(Protocol):
-    """Where a time falls across the swimlanes (0 to 1), and the labels under them."""
+    """Where a time falls across the swimlanes (0 to 1), the labels under them, and the breaks
+    (from, to, in 0 to 1, and what each stands for)."""
 
     def x(self, t: float) -> float: ...
 
     def labels(self) -> list[tuple[float, str]]: ...
+
+    def breaks(self) -> list[tuple[float, float, str]]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,13 +125,41 @@ class Linear:
             return [(0.0, f"{unit} {self.start:g}"), (1.0, f"{unit} {self.end:g}")]
         return [(0.0, _clock(self.start)), (1.0, _clock(self.end))]
 
+    def breaks(self) -> list[tuple[float, float, str]]:
+        return []
 
-def linear(tl: S.Timeline) -> Axis:
+
+@dataclass(frozen=True, slots=True)
+class Folded:
+    fold: Fold
+
+    def x(self, t: float) -> float:
+        end = self.fold.axis_end
+        return self.fold.to_axis(t) / end if end > 0 else 0.0
+
+    def labels(self) -> list[tuple[float, str]]:
+        return [(0.0, _clock(self.fold.start)), (1.0, _clock(self.fold.end))]
+
+    def breaks(self) -> list[tuple[float, float, str]]:
+        end = self.fold.axis_end
+        return [(b.at / end, (b.at + b.width) / end, f"{b.label}: {_clock(b.start)} to {_clock(b.end)} UTC")
+                for b in self.fold.breaks] if end > 0 else []
+
+
+def linear(run: Run) -> Axis:
     """True time (or line order) from the run's first span to its last."""
+    tl = run.timeline
     return Linear(tl.start, tl.end, tl.axis)
 
 
-AxisOf = Callable[[S.Timeline], Axis]
+def folded(run: Run) -> Axis:
+    """The page's folded axis (``folds.of_run``) on wall-clock time; else :func:`linear`."""
+    if run.timeline.axis != S.TIME:
+        return linear(run)
+    return Folded(of_run(run.timeline, run.relays, run.stamps))
+
+
+AxisOf = Callable[[Run], Axis]
 
 
 def _clock(t: float) -> str:
@@ -364,7 +398,8 @@ def _lanes(s: _Session, axis: Axis) -> str:
         label, color = s.lane(tr.id)
         rows = min(max(tr.rows, 1), TRACK_ROWS)
         height = 8 + rows * 8
-        shapes = []
+        shapes = [f'<rect class="fold" x="{a * WIDTH:.1f}" y="0" width="{max((b - a) * WIDTH, 1.5):.1f}" '
+                  f'height="{height}"><title>{esc(text)}</title></rect>' for a, b, text in axis.breaks()]
         if tr.agent is not None:
             shapes.append(_bar(s, axis, tr.agent, 1, 5, "agent", f"{label} · {words(tr.agent.duration)}"))
         for span in tools.get(tr.id, []):
@@ -382,6 +417,9 @@ def _lanes(s: _Session, axis: Axis) -> str:
                    f'height="{height * 2}" role="img" aria-label="{esc(label)}">{"".join(shapes)}</svg></div>')
     ticks = "".join(f"<span>{esc(text)}</span>" for _, text in axis.labels())
     out.append(f'<div class="axis"><span class="tl">{esc(tl.axis_words)}</span><div class="ticks">{ticks}</div></div>')
+    folds = [text for _, _, text in axis.breaks()]
+    if folds:
+        out.append(f'<p class="folds">{len(folds)} idle gap(s) folded (the shaded bands): {esc("; ".join(folds))}</p>')
     out.append("</div>")
     return "\n".join(out)
 
@@ -432,6 +470,8 @@ border-bottom:1px dashed var(--line)}
 .ticks{display:flex;justify-content:space-between}
 svg a{color:inherit}rect.agent{fill:currentColor;opacity:.35}rect.tool{fill:currentColor}rect.tool.bad{fill:var(--bad)}
 rect.mark.error{fill:var(--bad)}rect.mark.lost{fill:var(--warn)}
+rect.fold{fill:var(--muted);opacity:.25}
+.folds{font-size:11px;color:var(--muted);margin:4px 0 0}
 .l0{color:var(--c0)}.l1{color:var(--c1)}.l2{color:var(--c2)}.l3{color:var(--c3)}
 .l4{color:var(--c4)}.l5{color:var(--c5)}.l6{color:var(--c6)}.l7{color:var(--c7)}
 .rows{border-top:1px solid var(--line)}
@@ -490,13 +530,13 @@ def _section(s: _Session, axis_of: AxisOf, open_seq: int | None, several: bool) 
                else "")
             + (f'<details class="figs"><summary>where the time went</summary><pre class="figures">{esc(figures)}</pre>'
                "</details>" if figures else "")
-            + _lanes(s, axis_of(tl))
+            + _lanes(s, axis_of(run))
             + f'<div class="rows" data-testid="rows">\n{rows}</div></section>\n')
 
 
 def render(source: bytes | Mapping[str, bytes], *, strategy: str | None = None, fmt: str = AUTO,
            name: str | None = None, view: Mapping[str, str] | None = None, redacted: str | None = None,
-           axis: AxisOf = linear, detail_chars: int | None = None) -> str:
+           axis: AxisOf = folded, detail_chars: int | None = None) -> str:
     """The snapshot of ``source`` (one transcript's bytes, or ``{relative path: bytes}`` as
     ``sharefile`` holds them), translated under ``strategy`` (else the view's), as one HTML
     document. ``name`` titles it; ``view`` may open a row (``row``, a relay's seq);

@@ -20,7 +20,8 @@ from _corpus import FIXTURE_STREAM_JSON
 from test_sharefile import ENV, FOLDER, PLANTED, SECRETS, SESSION, run, session_files
 
 from relayscope import snapshot
-from relayscope import spans as S
+from relayscope.export import Run, runs
+from relayscope.folds import of_run
 
 STREAMED = FIXTURE_STREAM_JSON / "foksa__open-claude-agent-sdk__tests__snapshots__streaming-haiku.jsonl"
 LANE = 'toolu_1" onfocus="alert(5)'
@@ -198,16 +199,41 @@ def test_the_time_axis_is_a_seam_another_axis_plugs_into() -> None:
             return 0.5
 
         def labels(self) -> list[tuple[float, str]]:
-            return [(0.0, "folded start"), (1.0, "folded end")]
+            return [(0.0, "middle start"), (1.0, "middle end")]
 
-    def middle(tl: S.Timeline) -> snapshot.Axis:
+        def breaks(self) -> list[tuple[float, float, str]]:
+            return []
+
+    def middle(run: Run) -> snapshot.Axis:
         return Middle()
 
     text = snapshot.render(session_files(), axis=middle)
     xs = {a["x"] for t, a in Page(text).tags if t == "rect" and "tool" in (a.get("class") or "")}
-    assert xs == {"500.0"} and "folded start" in text
+    assert xs == {"500.0"} and "middle start" in text and 'class="fold"' not in text
     default = {a["x"] for t, a in Page(snapshot.render(session_files())).tags if t == "rect"}
     assert len(default) > 10
+
+
+def test_the_swimlanes_fold_idle_gaps_as_the_page_does_and_say_their_true_times() -> None:
+    files = session_files()
+    (run,) = runs(files)
+    fold = of_run(run.timeline, run.relays, run.stamps)
+    assert [b.label for b in fold.breaks] == ["7m 51s idle", "7m 10s idle"]
+    page = Page(snapshot.render(files))
+    bands = [a for t, a in page.tags if t == "rect" and a.get("class") == "fold"]
+    assert len(bands) == 2 * 3  # each break, across the three tracks
+    for b in fold.breaks:
+        x = f"{b.at / fold.axis_end * snapshot.WIDTH:.1f}"
+        assert any(a["x"] == x for a in bands)
+    text = "".join(page.text)
+    assert "2 idle gap(s) folded" in text and "7m 51s idle: 13:" in text
+    true = Page(snapshot.render(files, axis=snapshot.linear))
+    assert not [a for t, a in true.tags if t == "rect" and a.get("class") == "fold"]
+
+    def tool_width(p: Page) -> float:
+        return sum(float(a["width"] or 0) for t, a in p.tags if t == "rect" and (a.get("class") or "").startswith("tool"))
+
+    assert tool_width(page) > 1.2 * tool_width(true)  # the work gets the width the idle gaps had
 
 
 # -- relayscope html --------------------------------------------------------------------------
