@@ -36,7 +36,7 @@ from typing import Any, BinaryIO, Final
 
 import msgspec
 
-from . import __version__, follow, sharefile
+from . import __version__, follow, sharefile, snapshot
 from . import relay as R
 from .analysis import AUTO, Analyzer
 from .audit import render
@@ -908,8 +908,6 @@ def cmd_pack(args: argparse.Namespace) -> int:
 
 def cmd_html(args: argparse.Namespace) -> int:
     """``relayscope html``: the snapshot, one self-contained page (``snapshot.render``)."""
-    from . import snapshot  # only this command needs it
-
     if args.detail_chars is not None and args.detail_chars < 0:
         raise UsageError("--detail-chars takes 0 or more")
     items = named(args.files)
