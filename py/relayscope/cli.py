@@ -380,7 +380,8 @@ def gather(items: list[Named], shares: dict[str, Opened] | None = None) -> tuple
     for item in items:
         if isinstance(item, Input):
             if item.path == STDIN and not (len(items) == 1 and is_share(item)):
-                raise UsageError("- (stdin) cannot be read together with other files or a directory")
+                raise UsageError("- (stdin) cannot be read together with other files or a directory" if len(items) > 1
+                                 else "- (stdin): this reads files and folders; save the transcript to a file")
             _run.name, _run.line = item.name, 0
             try:
                 data = item.read()
@@ -900,7 +901,8 @@ def cmd_pack(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from exc
     _write_file(args.output, data, args.files)
     size = sum(map(len, files.values()))
-    _err(f"relayscope: packed {len(files)} file(s), {size:,} bytes, into {display_name(args.output)} "
+    where = "<stdout>" if args.output == STDIN else display_name(args.output)
+    _err(f"relayscope: packed {len(files)} file(s), {size:,} bytes, into {where} "
          f"({len(data):,} bytes)")
     report_redaction(args)
     return INPUT_ERRORS if failed else OK
