@@ -31,6 +31,7 @@ Must not: emit script, event handler attributes or any URL outside the page; imp
 from __future__ import annotations
 
 import base64
+import bisect
 import hashlib
 import html
 import json
@@ -212,14 +213,17 @@ def content(r: R.Relay) -> str:
 class _Session:
     """One run's lookups: tool calls and results by id, lane labels and colours, raw lines."""
 
-    def __init__(self, run: Run, lines: Mapping[str | None, Sequence[bytes]], k: int, limit: int) -> None:
-        self.run, self.lines, self.k, self.limit = run, lines, k, limit
+    def __init__(self, run: Run, lines: Mapping[str | None, Sequence[bytes]], k: int, limit: int,
+                 strategy: str) -> None:
+        self.run, self.lines, self.k, self.limit, self.strategy = run, lines, k, limit, strategy
         self.uses = {r.id: r for r in run.relays if isinstance(r, R.ToolUse)}
         self.results = {r.tool_use_id: r for r in run.relays if isinstance(r, R.ToolResult)}
         tracks = run.timeline.tracks
         self.label = {t.id: t.label for t in tracks}
         self.color = {t.id: n % LANE_COLORS for n, t in enumerate(tracks)}
         self.lanes_opened = {t.id for t in tracks if t.id != MAIN}
+        self.lost = [m for m in run.timeline.marks if m.kind == "lost"]
+        self.lost_id = {id(m): f"s{k}-lost-{n}" for n, m in enumerate(self.lost, 1)}
 
     def anchor(self, seq: int) -> str:
         return f"s{self.k}-{seq}"
@@ -276,6 +280,35 @@ def _row(s: _Session, first: int, last: int, open_seq: int | None) -> str:
     if s.limit > 0:
         body.append(_detail(s, r, joined))
     return head + "".join(body) + "</details>\n"
+
+
+def lost_after(relays: Sequence[R.Relay], lost: Sequence[S.Mark]) -> dict[int, list[S.Mark]]:
+    """Where each lost block's row goes: after the relay (its index) that comes last among those
+    of its file at or before its line, as ``spans`` places its mark (-1: before every row)."""
+    last: dict[tuple[str | None, int], int] = {}
+    for n, r in enumerate(relays):
+        last[(r.file, r.line)] = n
+    by_file: dict[str | None, tuple[list[int], list[int]]] = {}  # lines in order; the latest relay up to each
+    for (file, line), n in sorted(last.items(), key=lambda kv: (kv[0][0] or "", kv[0][1])):
+        lines, latest = by_file.setdefault(file, ([], []))
+        lines.append(line)
+        latest.append(max(n, latest[-1]) if latest else n)
+    out: dict[int, list[S.Mark]] = {}
+    for m in lost:
+        lines, latest = by_file.get(m.file) or by_file.get(None) or ([], [])
+        k = bisect.bisect_right(lines, m.line) - 1
+        out.setdefault(latest[k] if k >= 0 else -1, []).append(m)
+    return out
+
+
+def _lost_row(s: _Session, m: S.Mark) -> str:
+    label, color = s.lane(m.lane)
+    where = f"{m.file}:{m.line}" if m.file else f"line {m.line}"
+    return (f'<details id="{s.lost_id[id(m)]}" class="row lost l{color}" data-type="lost" data-lane="{esc(m.lane)}">'
+            f'<summary><span class="seq">lost</span><span class="time"></span><span class="lane">{esc(label)}</span>'
+            f'<span class="type">lost block</span><span class="sum">{esc(D.clip(m.text, SUMMARY_CHARS))}</span></summary>'
+            f'<p class="where">{esc(where)} · lane {esc(label)}</p><p>This block is in the input and in no relay of '
+            f"the {esc(s.strategy)} strategy: the audit counts it as lost.</p></details>\n")
 
 
 def _detail(s: _Session, r: R.Relay, joined: str | None) -> str:
@@ -408,7 +441,8 @@ def _lanes(s: _Session, axis: Axis) -> str:
                                f"{span.label} · {words(span.duration)}"))
         for m in marks.get(tr.id, []):
             x = round(axis.x(m.at) * WIDTH, 1)
-            target = f' href="#{s.anchor(m.seq)}"' if m.seq is not None else ""
+            where = s.anchor(m.seq) if m.seq is not None else s.lost_id.get(id(m))
+            target = f' href="#{where}"' if where else ""
             shapes.append(f'<a{target}><rect class="mark {m.kind}" x="{x}" y="0" width="2" height="{height}">'
                           f"<title>{esc(m.kind)}: {esc(m.text)}</title></rect></a>")
         out.append(f'<div class="track d{min(tr.depth, 4)}" id="{s.lane_anchor(tr.id)}">')
@@ -487,7 +521,7 @@ details.row>*:not(summary){margin-left:12px;margin-right:6px}
 .row.l0 .lane{color:var(--c0)}.row.l1 .lane{color:var(--c1)}.row.l2 .lane{color:var(--c2)}.row.l3 .lane{color:var(--c3)}
 .row.l4 .lane{color:var(--c4)}.row.l5 .lane{color:var(--c5)}.row.l6 .lane{color:var(--c6)}.row.l7 .lane{color:var(--c7)}
 .sum{overflow-wrap:anywhere}
-.row.err .sum,.status.bad{color:var(--bad)}.status.ok{color:var(--ok)}
+.row.err .sum,.status.bad{color:var(--bad)}.row.lost .sum,.row.lost .seq{color:var(--warn)}.status.ok{color:var(--ok)}
 .facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:4px 0;font-size:13px}
 .facts dt{color:var(--muted)}.facts dd{margin:0;overflow-wrap:anywhere}
 .scroll{overflow-x:auto}
@@ -523,7 +557,10 @@ def _section(s: _Session, axis_of: AxisOf, open_seq: int | None, several: bool) 
               + (f" · {len(files)} file(s)" if files else "")
               + f" · {sum(1 for r in run.relays if is_bookkeeping(r)):,} bookkeeping")
     figures = S.render_figures(S.figures(tl, run.relays, run.stamps)) if tl.tracks else ""
-    rows = "".join(_row(s, a, b, open_seq) for a, b in groups(run.relays))
+    lost = lost_after(run.relays, s.lost)
+    rows = "".join(_lost_row(s, m) for m in lost.get(-1, []))
+    for a, b in groups(run.relays):
+        rows += _row(s, a, b, open_seq) + "".join(_lost_row(s, m) for n in range(a, b + 1) for m in lost.get(n, []))
     return (f'<section class="run" id="s{s.k}" data-relays="{len(run.relays)}">'
             f'<h2>{esc(title)}</h2><p class="muted">{esc(counts)}</p>'
             + (f"<details><summary>files</summary><pre>{esc(chr(10).join(files))}</pre></details>" if files and several
@@ -555,7 +592,7 @@ def render(source: bytes | Mapping[str, bytes], *, strategy: str | None = None, 
     size = sum(len(line) + 1 for lines in split.values() for line in lines)
     auto = detail_chars is None
     limit = (DETAIL_CHARS if size <= FULL_UP_TO else 0) if detail_chars is None else detail_chars
-    sessions = [_Session(run, split, k, limit) for k, run in enumerate(found, 1)]
+    sessions = [_Session(run, split, k, limit, strategy) for k, run in enumerate(found, 1)]
     relays = sum(len(r.relays) for r in found)
     book = sum(1 for r in found for x in r.relays if is_bookkeeping(x))
     title = name or (found[0].name if found and found[0].name else "transcript")

@@ -64,7 +64,7 @@ def session_page() -> bytes:
 def test_it_opens_offline_asking_for_nothing_and_shows_the_rows_of_the_cli(browser, session_page: bytes) -> None:
     relays = [json.loads(line) for line in cli("translate", str(FOLDER)).splitlines()]
     with opened(browser, session_page) as (page, made, blocked):
-        rows = page.locator("details.row").evaluate_all(ROWS)
+        rows = page.locator("details.row[data-seq]").evaluate_all(ROWS)
         assert made == [URL] and blocked == []
         assert page.evaluate("window.__csp") == []
         assert [(q, t) for q, t, _ in rows] == [(r["seq"], r["type"]) for r in relays]
@@ -72,7 +72,7 @@ def test_it_opens_offline_asking_for_nothing_and_shows_the_rows_of_the_cli(brows
         assert len(hidden) == 22 and all(page.locator(f'[data-seq="{q}"]').get_attribute("class").endswith(" bk")
                                          for q in hidden)
         page.click("label[for=book]")
-        assert all(seen for _, _, seen in page.locator("details.row").evaluate_all(ROWS))
+        assert all(seen for _, _, seen in page.locator("details.row[data-seq]").evaluate_all(ROWS))
         assert page.locator(".track").count() == 3  # main and its two sub-agents
 
 

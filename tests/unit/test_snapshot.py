@@ -56,8 +56,10 @@ class Page(HTMLParser):
         else:
             self.text.append(data)
 
-    def rows(self) -> list[dict[str, str | None]]:
-        return [a for t, a in self.tags if t == "details" and "row" in (a.get("class") or "")]
+    def rows(self, lost: bool = False) -> list[dict[str, str | None]]:
+        """The relays' rows (with ``lost``: the lost blocks' rows instead)."""
+        return [a for t, a in self.tags if t == "details" and "row" in (a.get("class") or "")
+                and ("data-seq" not in a) == lost]
 
 
 def cli_relays(*args: str) -> list[dict]:
@@ -157,6 +159,28 @@ def test_the_views_row_is_open_and_its_strategy_used() -> None:
     count = lambda p: int(next(a["data-relays"] for t, a in p.tags if t == "section") or 0)  # noqa: E731
     assert count(page) == count(index) < count(lineage)
     assert "strategy index" in "".join(page.text)
+
+
+def test_the_blocks_a_strategy_loses_are_rows_where_they_were_as_the_audit_counts_them() -> None:
+    audit = json.loads(run("audit", "--json", str(FOLDER)).stdout)[0]["audit"]
+    lost = {a["strategy"]: a["lost"] for a in audit}
+    files = session_files()
+    text = snapshot.render(files, strategy="index")
+    page = Page(text)
+    rows = page.rows(lost=True)
+    assert len(rows) == lost["index"] > 0 and lost["lineage"] == 0
+    assert Page(snapshot.render(files)).rows(lost=True) == []
+    marks = [a for t, a in page.tags if t == "a" and (a.get("href") or "").startswith("#s1-lost-")]
+    assert {(a["href"] or "")[1:] for a in marks} == {r["id"] for r in rows}  # every lost tick leads to its row
+    # each sits after the last row (in the page's order) of its file's lines up to its own
+    (relays,) = [r.relays for r in runs(files, "index")]
+    order = [a.get("data-seq") or a.get("id") for t, a in page.tags if t == "details" and "row" in (a.get("class") or "")]
+    for row in rows[:20]:
+        cut = text[text.index(f'id="{row["id"]}"'):]
+        file, line = re.search(r'<p class="where">(.+?):(\d+) ·', cut).groups()  # type: ignore[union-attr]
+        before = [r.seq for r in relays if r.file == file and r.line <= int(line)]
+        previous = next(x for x in reversed(order[: order.index(row["id"])]) if x and not x.startswith("s1-"))
+        assert int(previous) == max(before)
 
 
 def test_a_tool_call_shows_what_it_did_and_links_its_result() -> None:
