@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
-from . import __version__, sharefile
+from . import __version__
 from .inputs import (
     STDIN,
     Input,
@@ -40,6 +40,7 @@ from .inputs import (
     display_name,
     is_share,
     is_share_path,
+    is_zip,
     open_named,
     read_regular,
     read_share,
@@ -65,6 +66,9 @@ USAGE: Final = 2
 INTERNAL: Final = 70  # EX_SOFTWARE: a bug of ours, never "your input was bad"
 OUTPUT_FAILED: Final = 74  # EX_IOERR: stdout could not be written
 INTERRUPTED: Final = 130  # 128 + SIGINT, what shells report for Ctrl-C
+# sharefile.SUFFIX (test_cli_startup holds them equal), written here so that building the parser
+# loads no zip reader
+SHARE_SUFFIX: Final = ".relayscope.zip"
 
 
 class UsageError(Exception):
@@ -421,7 +425,7 @@ def gather(items: list[Named], shares: dict[str, Opened] | None = None) -> tuple
             except OSError as exc:
                 problems.append(Problem(item.name, f"{exc.strerror or exc}; skipped"))
                 continue
-            if sharefile.is_sharefile(data[:4]):
+            if is_zip(data[:4]):
                 _open_share(item.name, data, files, problems, shares)
                 continue
             files.setdefault(item.name, data)
@@ -867,6 +871,8 @@ def cmd_redact(args: argparse.Namespace) -> int:
 
 def _redact_share(args: argparse.Namespace, items: list[Named], r: Redactor) -> int:
     """One shareable file in, the same redacted out (its files, their paths and its view)."""
+    from . import sharefile
+
     shares: dict[str, Opened] = {}
     _, problems = gather(items, shares)
     failed = report_problems(problems)
@@ -1080,6 +1086,8 @@ def _write_file(path: str, data: bytes, inputs: list[str]) -> None:
 
 
 def cmd_pack(args: argparse.Namespace) -> int:
+    from . import sharefile
+
     files, view, failed = _gather_shared(args, named(args.files))
     try:
         data = sharefile.pack(files, view, redactor_of(args))
@@ -1098,6 +1106,8 @@ def cmd_html(args: argparse.Namespace) -> int:
     """``relayscope html``: the snapshot, one self-contained page (``snapshot.render``)."""
     if args.detail_chars is not None and args.detail_chars < 0:
         raise UsageError("--detail-chars takes 0 or more")
+    from . import sharefile
+
     items = named(args.files)
     r = redactor_of(args)
     if _many(items):
@@ -1247,10 +1257,10 @@ def build_parser() -> Parser:
                         "holding every file under its path relative to the others (a session's main file, its "
                         "sub-agent files and their meta files), and a manifest (each file's size and SHA-256, the "
                         f"view the page opens it at). Every command reads it as it reads the folder. Name it "
-                        f"*{sharefile.SUFFIX}; the format is described in docs/share-format.md.")
+                        f"*{SHARE_SUFFIX}; the format is described in docs/share-format.md.")
     pk.add_argument("files", nargs="+", metavar="INPUT", help="files, folders or shareable files to pack")
     pk.add_argument("-o", "--output", metavar="FILE", required=True,
-                    help=f"the shareable file to write (name it *{sharefile.SUFFIX}; - for stdout)")
+                    help=f"the shareable file to write (name it *{SHARE_SUFFIX}; - for stdout)")
     view_option(pk, "the view the page opens it at, as in the page's address: strategy=index, step=40, row=12 "
                 "(repeat; default: the view of a shareable file packed again)")
     redact_option(pk)

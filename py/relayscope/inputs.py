@@ -15,6 +15,8 @@ folders) into named byte streams, and say plainly what could not be read.
 * A shareable file (``sharefile``: a zip of an input's files) is read like a folder: its files
   are named ``FILE/PATH`` (PATH as stored in it), and what is wrong with it (a file cut short, a
   hash that does not match, a zip that is not ours) is a :class:`Problem` each, the rest read.
+  Its reader (``sharefile``: zipfile, the redactor) is loaded only for bytes that start as a zip
+  does: a transcript never loads it (it was a third of a short run's start-up).
 * Names are shown as text whatever their bytes: :func:`display_name` escapes what is not UTF-8
   (``bad\\xff.jsonl``), so messages and the ``file`` field of relays never fail to encode.
 
@@ -29,9 +31,10 @@ import stat
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, BinaryIO, Final
+from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
-from . import sharefile
+if TYPE_CHECKING:
+    from . import sharefile
 
 STDIN: Final = "-"
 STDIN_NAME: Final = "<stdin>"
@@ -274,7 +277,7 @@ def is_share(source: Input) -> bool:
         return False  # reported when read
     finally:
         source.park()
-    return sharefile.is_sharefile(head[:4])
+    return is_zip(head)
 
 
 def is_share_path(path: str) -> bool:
@@ -283,14 +286,25 @@ def is_share_path(path: str) -> bool:
         if not os.path.isfile(path):
             return False
         with open(path, "rb") as f:
-            return sharefile.is_sharefile(f.read(4))
+            return is_zip(f.read(4))
     except OSError:
         return False
+
+
+def is_zip(head: bytes) -> bool:
+    """``sharefile.is_sharefile``, asked only of bytes that start as a zip does (``PK``)."""
+    if head[:2] != b"PK":
+        return False
+    from . import sharefile
+
+    return sharefile.is_sharefile(head[:4])
 
 
 def read_share(name: str, data: bytes) -> tuple[dict[str, bytes], list[Problem], sharefile.Opened]:
     """The files of the shareable file ``name`` (its bytes ``data``) as ``NAME/PATH``, what is
     wrong with it as problems (``NAME: ...`` or ``NAME/PATH: ...``), and all it held."""
+    from . import sharefile
+
     opened = sharefile.unpack(data)
     files = {f"{name}/{path}": content for path, content in opened.files.items()}
     problems = [Problem(f"{name}/{i.path}" if i.path else name, i.message) for i in opened.issues]

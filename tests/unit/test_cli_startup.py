@@ -41,7 +41,7 @@ def test_translate_loads_no_other_commands_modules() -> None:
     p, loaded = run("translate", ONE_SESSION)
     assert p.returncode == 0 and p.stdout.count(b"\n") > 10
     others = {"export", "spans", "describe", "present", "redact", "follow", "live", "multifile", "audit", "fates",
-              "textout", "usage"}
+              "textout", "usage", "sharefile", "snapshot"}
     assert ours(loaded) & {f"relayscope.{m}" for m in others} == set()
     assert "shutil" not in loaded  # argparse's formatter asks shutil for the width (and so imports bz2, lzma)
 
@@ -73,3 +73,9 @@ def test_version_answered_before_the_cli_loads_says_what_argparse_says(capsys: p
         main(["--version"])
     assert done.value.code == 0
     assert p.stdout.decode() == capsys.readouterr().out
+
+
+def test_the_parser_names_the_shareable_files_suffix_sharefile_uses() -> None:
+    from relayscope import cli, sharefile
+
+    assert cli.SHARE_SUFFIX == sharefile.SUFFIX
