@@ -541,6 +541,7 @@ def _audit_stream(name: str | None, fmt: str, lines: Iterable[bytes], names: lis
     feeds = list(enumerate(t.feed for t in translators if isinstance(t, Translator)))  # SSE went above
     decode = drift.decode
     budget = done = 0
+    passes = len(feeds) + 1  # a line's work: the inventory's and each translator's
     for number, line in enumerate(lines, 1):
         inv.add_line(number, line)
         audit.take(inv)
@@ -549,9 +550,9 @@ def _audit_stream(name: str | None, fmt: str, lines: Iterable[bytes], names: lis
             relays = feed(frame)
             if relays:
                 audit.feed(k, relays)
-        budget += len(line)
-        if budget >= SLICE_BYTES:
-            done, budget = done + budget, 0
+        budget += len(line) * passes
+        if budget >= SLICE_BYTES:  # a slice of work as long as one translator's over SLICE_BYTES
+            done, budget = done + budget // passes, 0
             if total:
                 yield start + share * done / total
     for k, a in enumerate(analyzers):

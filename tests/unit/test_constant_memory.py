@@ -194,3 +194,22 @@ def test_a_refusal_fallback_withdraws_recent_messages_only_in_translator_and_aud
     assert [texts[q] for q in fallback.retracts] == [f"t{recent}"]
     (lineage,) = audit_input(lines, ["lineage"], items=False)[0].audits
     assert lineage.retracted == 1 and lineage.lost == 0
+
+
+def test_one_pass_audit_pauses_as_often_as_one_translator_would() -> None:
+    """The page pauses the audit between slices to answer the reader: with every strategy fed each
+    line in one pass, a slice is SLICE_BYTES of one translator's work, not of four at once."""
+    from relayscope.analysis import SLICE_BYTES
+    from relayscope.multifile import audit_steps
+
+    lines = [line for p in REAL_FILES[:12] for line in split_lines(p.read_bytes())]
+    steps = audit_steps(lines)
+    pauses = []
+    while True:
+        try:
+            pauses.append(next(steps))
+        except StopIteration:
+            break
+    work = sum(map(len, lines)) * (len(STRATEGIES) + 1)
+    assert len(pauses) >= 0.8 * work / SLICE_BYTES  # (one pass counted by its bytes alone: a fifth of this)
+    assert pauses == sorted(pauses) and pauses[-1] == 1.0
