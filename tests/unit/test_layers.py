@@ -23,6 +23,8 @@ LAYERS: dict[str, int] = {
     "relayscope.wire": 0,
     "relayscope.relay": 0,
     "relayscope.redact": 0,  # secrets out of input lines: plain strings in, plain strings out
+    "relayscope.redact_rules": 0,  # where secrets are in raw text: candidate spans (redact's rules)
+    "relayscope.redact_stream": 0,  # streamed fields redacted whole, placeholders cut back into pieces
     "relayscope.trace": 1,
     "relayscope.lanes": 1,
     "relayscope.present": 1,

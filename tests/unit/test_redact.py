@@ -46,9 +46,10 @@ def same_shape(a: Any, b: Any, path: str = "$") -> None:
     """The same JSON but for strings that hold placeholders; ids untouched."""
     assert type(a) is type(b), path
     if isinstance(a, dict):
-        assert list(a) == list(b), path
-        for k in a:
-            same_shape(a[k], b[k], f"{path}.{k}")
+        assert len(a) == len(b), path
+        for (k, v), (k2, v2) in zip(a.items(), b.items(), strict=True):
+            assert k == k2 or PLACEHOLDER.search(k2), (path, k, k2)  # a key holding a secret (a path) has it replaced
+            same_shape(v, v2, f"{path}.{k}")
     elif isinstance(a, list):
         assert len(a) == len(b), path
         for i, (x, y) in enumerate(zip(a, b, strict=True)):
@@ -116,7 +117,10 @@ def test_escapes_bytes_and_lines_that_are_no_json() -> None:
     raw = b'{"t":"caf\xe9 jane@acme.io"}\n'
     assert r.line(raw) == b'{"t":"caf\xe9 [redacted:email:1]"}\n'  # bytes that are not UTF-8 kept as they were
     assert r.line("event: x jane@acme.io") == "event: x [redacted:email:1]"  # SSE and plain lines too
-    assert r.line('{"id":"jane@acme.io","jane@acme.io":1}') == '{"id":"jane@acme.io","jane@acme.io":1}'  # ids, keys
+    # a key format in an id-like value is an id; an address is one anywhere, a key too
+    assert r.line('{"id":"AKIAQ3EGRZ7XKWLM5TN4","AKIAQ3EGRZ7XKWLM5TN4":1}') == \
+        '{"id":"AKIAQ3EGRZ7XKWLM5TN4","[redacted:aws-key:1]":1}'
+    assert r.line('{"id":"jane@acme.io","jane@acme.io":1}') == '{"id":"[redacted:email:1]","[redacted:email:1]":1}'
     assert redact_bytes(b"a\nb\n") == b"a\nb\n"
 
 
