@@ -101,6 +101,9 @@ class _ScanRec(Struct):
     toolUseResult: Raw = Raw(b"")
 
 
+BAD_META: Final = "sub-agent meta file is not the JSON object expected; ignored"
+
+
 class _Meta(Struct):
     toolUseId: str | None = None
     agentType: str | None = None
@@ -239,7 +242,7 @@ def _translate_session(files: Mapping[str, Text], strategy: str, trace: bool,
         if m:
             meta = decode_or(_meta, content, None)
             if meta is None:
-                errors.append((name, 1, "sub-agent meta file is not the JSON object expected; ignored"))
+                errors.append((name, 1, BAD_META))
             else:
                 metas[m.group(1)] = meta
             continue

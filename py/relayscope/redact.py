@@ -93,23 +93,27 @@ class Redactor:
     # -- numbering ------------------------------------------------------------------------------
 
     def placeholder(self, kind: str, secret: str) -> str:
-        n = self.numbers.get((kind, secret))
-        if n is None:
-            n = self.numbers[(kind, secret)] = sum(1 for k, _ in self.numbers if k == kind) + 1
+        n = self.numbers.get((kind, secret)) or self._new(kind, secret)
         self.count += 1
         return PLACEHOLDER.format(kind=kind, n=n)
 
-    def place(self, kind: str, secret: bytes, line: int) -> bytes:
-        """The placeholder of one secret found on ``line`` (a finding; a user name is learnt)."""
+    def _new(self, kind: str, secret: str) -> int:
+        n = self.numbers[(kind, secret)] = sum(1 for k, _ in self.numbers if k == kind) + 1
+        return n
+
+    def place(self, kind: str, secret: bytes, line: int, found: bool = True) -> bytes:
+        """The placeholder of one secret found on ``line`` (a user name is learnt); ``found``:
+        a place in the input (counted, listed), not in a name or message shown about it."""
         plain = self._aliases.get(secret) if kind == "user" else None
         if plain is None:
             plain = _plain(secret)
         if kind == "user" and plain not in self.users:
             self._learn(plain, secret)
-        placeholder = self.placeholder(kind, plain)
+        n = self.numbers.get((kind, plain))
+        placeholder = self.placeholder(kind, plain) if found else PLACEHOLDER.format(kind=kind, n=n or self._new(kind, plain))
         if kind == "user":
             self.users[plain] = self.numbers[(kind, plain)]
-        if len(self.findings) < MAX_FINDINGS:
+        if found and len(self.findings) < MAX_FINDINGS:
             self.findings.append(Finding(line, kind, placeholder, mask(kind, plain)))
         return placeholder.encode()
 
@@ -123,13 +127,14 @@ class Redactor:
 
     # -- one line, one text ---------------------------------------------------------------------
 
-    def redact_line(self, raw: bytes, number: int, hole: tuple[int, int] | None = None, fill: bytes = b"") -> bytes:
+    def redact_line(self, raw: bytes, number: int, hole: tuple[int, int] | None = None, fill: bytes = b"",
+                    found: bool = True) -> bytes:
         """One raw line with its secrets replaced; ``hole``: a part of it replaced by ``fill``
-        instead (a streamed piece, redacted with its field)."""
-        found = scan(raw, 0, len(raw), self.known)
-        if not found and hole is None:
+        instead (a streamed piece, redacted with its field); ``found``: as ``place``."""
+        candidates = scan(raw, 0, len(raw), self.known)
+        if not candidates and hole is None:
             return raw
-        spans = choose([c for c in found if not (hole and c[0] < hole[1] and c[1] > hole[0])
+        spans = choose([c for c in candidates if not (hole and c[0] < hole[1] and c[1] > hole[0])
                         and (c[2] not in TOKEN_KINDS or not in_id_value(raw, c[0]))])
         if not spans and hole is None:
             return raw
@@ -142,7 +147,7 @@ class Redactor:
         kinds = {(s, e): k for s, e, k in spans}
         for start, end, given in cuts:
             parts.append(raw[at:start])
-            parts.append(given if given is not None else self.place(kinds[(start, end)], raw[start:end], number))
+            parts.append(given if given is not None else self.place(kinds[(start, end)], raw[start:end], number, found))
             at = end
         parts.append(raw[at:])
         return b"".join(parts)
@@ -155,9 +160,10 @@ class Redactor:
         return self.redact_line(raw, self._line)
 
     def text(self, value: str) -> str:
-        """A string that is no input line (a file name, a message) with its secrets replaced."""
+        """A string that is no input line (a file name, a message) with its secrets replaced:
+        the same placeholders as the input's, not counted as places of the input."""
         data = value.encode("utf-8", "surrogatepass")
-        out = self.redact_line(data, self._line)
+        out = self.redact_line(data, self._line, found=False)
         return value if out is data else out.decode("utf-8", "surrogatepass")
 
     # -- a whole input, streamed fields held ------------------------------------------------------

@@ -198,7 +198,7 @@ _ENV_WORD: Final = re.compile(rb"(?=[A-Z])[A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TO
 _ENV_LEAD: Final = re.compile(rb"(?:^|(?<=\\[nr])|(?<=[\"\n\r]))" + _SPACE + rb"*(?:export" + _SPACE + rb"+)?\Z")
 # password=..., token=... in a command, a URL's query, a config line: a value with a digit in it
 _PASSWORD_VALUE: Final = re.compile(_SPACE + rb"*(?P<q>(?:\\*[\"'])?)" + _NOT_A_VALUE
-                                    + rb"(?P<s>(?=(?:[^\s'\"&;,)<>\\\[]|\\+/){0,255}[0-9])(?:[^\s'\"&;,()<>$`{}\\\[]|\\+/|" + _NOT_PLACEHOLDER
+                                    + rb"(?P<s>(?=[^\s'\"&;,)<>\\\[0-9]{0,255}[0-9])(?:[^\s'\"&;,()<>$`{}\\\[]|\\+/|" + _NOT_PLACEHOLDER
                                     + rb"){6,})(?P=q)")
 # NAME=value at a line's start (a .env file), NAME in capitals naming a secret: any value
 _ENV_VALUE: Final = re.compile(_SPACE + rb"*(?P<q>(?:\\*[\"'])?)" + _NOT_A_VALUE
@@ -347,18 +347,17 @@ def scan(text: bytes, start: int = 0, end: int | None = None, known: tuple[bytes
     they take in paths (``john.doe``) and project folder names (``john-doe``)."""
     stop = len(text) if end is None else end
     out: list[Candidate] = []
-    covered = -1  # a row's match ends here: anchors inside it are that match's own (a key's body)
+    covered: dict[Matcher, int] = {}  # a row's candidate ends here: its anchors before are its own (a key's body, a value's "=")
     for m in _GATE.finditer(text, start, stop):
         at = m.start()
-        if at < covered:
-            continue
         for matcher in _BY_BYTE[text[at]]:
+            if at < covered.get(matcher, -1):
+                continue
             for s, e, kind in matcher(text, at, stop, known):
                 s, e = _whole_escapes(text, s, e)
                 if s < e:
                     out.append((s, e, kind))
-                    if kind == "private-key":
-                        covered = max(covered, e)
+                    covered[matcher] = max(covered.get(matcher, -1), e)
     return out
 
 

@@ -239,7 +239,6 @@ _relay: Final = msgspec.json.Decoder(_Relay)
 _sse_data: Final = msgspec.json.Decoder(_SseData)
 _FIELD_OF_DELTA: Final = {"text_delta": "text", "thinking_delta": "thinking", "input_json_delta": "partial_json"}
 _ENDS_LANE: Final = frozenset({"message_start", "message_delta", "message_stop"})
-_PARTIAL_RELAY: Final = (b'{"type":"text_delta"', b'{"type":"thinking_delta"')  # as relays are written
 _SSE_ENDS_ALL: Final = frozenset({b"done", b"request_received"})
 _literals: dict[bytes, re.Pattern[bytes]] = {}
 
@@ -359,7 +358,7 @@ class Streams:
             return self._sse(raw)
         if b'"stream_event"' in raw:
             return self._stream_json(raw)
-        if (raw.startswith(_PARTIAL_RELAY) and b'"partial":true' in raw) or (self.relays and b'"lane"' in raw):
+        if b'"partial"' in raw or (self.relays and b'"lane"' in raw):
             return self._relay(raw)
         return None, []
 

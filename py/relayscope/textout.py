@@ -10,6 +10,9 @@ streamed as #N, lost).
 
 Streaming: a row is made from its relay alone (a lane's label comes from its ``lane_start``,
 which precedes its rows), so the text of a file read live is the text of the finished file.
+Every cell that comes from the input (a file name, a label, a summary, a reason, a block) is one
+line with its control characters shown, not obeyed (``termsafe.safe``): transcript text is data
+on a terminal too, and a newline in a name cannot forge a row.
 Must not: do I/O, read the environment, or word a summary or a fate itself (``present`` and
 ``fates`` do).
 """
@@ -25,6 +28,7 @@ from . import trace as T
 from .fates import LOST, BlockFate
 from .lanes import MAIN, lane_label
 from .present import clip, summary
+from .termsafe import safe
 
 SEP: Final = "  "
 LANE_WIDTH: Final = 22
@@ -53,9 +57,15 @@ def paint(text: str, sgr: str, color: bool) -> str:
 
 
 def fit(text: str, width: int) -> str:
-    """``text`` cut to ``width`` characters (an ellipsis marks the cut), then padded to it."""
+    """``text`` made safe, cut to ``width`` characters (an ellipsis marks the cut), then padded."""
+    text = safe(text)
     text = text if len(text) <= width else text[: max(width - 1, 0)] + "…"
     return text.ljust(width)
+
+
+def cell(text: str, width: int) -> str:
+    """Input text as one cell of a row: its blanks made one space, made safe, cut to ``width``."""
+    return clip(safe(" ".join(text.split())), width)
 
 
 class Names:
@@ -128,7 +138,7 @@ class Layout:
         lines = f"{line}-{to_line}" if to_line and to_line != line else str(line)
         if not file:
             return lines.rjust(self.where)
-        name = self.names(file)
+        name = safe(self.names(file))
         room = self.where - len(lines) - 1
         if len(name) > room:  # cut in the middle: a session's id starts it, the file's own name ends it
             head = (room - 1) // 2
@@ -158,7 +168,7 @@ class RelayText(Layout):
         sgr = TYPE_COLOURS.get(kind, "")
         if isinstance(r, R.ToolResult) and r.is_error:
             sgr = _RED
-        text = clip(summary(r), self.rest(used))
+        text = cell(summary(r), self.rest(used))
         return SEP.join([
             paint(str(r.seq).rjust(self.SEQ), _DIM, color),
             paint(where, _DIM, color),
@@ -228,12 +238,12 @@ class TraceText(Layout):
             paint(fit(decision, self.DECISION), d_sgr, color),
             fit(state, self.STATE),
             fit(_seqs(s.seqs), self.SEQS),
-            paint(clip(why, self.rest(used)), _DIM, color),
+            paint(cell(why, self.rest(used)), _DIM, color),
         ]).rstrip()
         rows = [head]
         pad = " " * (self.where + len(SEP))
         for f in fates or ():
-            words = f"[{f.index}] {f.short}"
+            words = f"[{f.index}] {safe(f.short)}"
             rows.append(pad + paint(words, FATE_COLOURS.get(f.fate, ""), color)
-                        + paint(SEP + clip(f.block, self.rest(len(pad) + len(words) + len(SEP))), _DIM, color))
+                        + paint(SEP + cell(f.block, self.rest(len(pad) + len(words) + len(SEP))), _DIM, color))
         return "\n".join(rows)

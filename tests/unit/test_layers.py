@@ -25,6 +25,7 @@ LAYERS: dict[str, int] = {
     "relayscope.redact": 0,  # secrets out of input lines: plain strings in, plain strings out
     "relayscope.redact_rules": 0,  # where secrets are in raw text: candidate spans (redact's rules)
     "relayscope.redact_stream": 0,  # streamed fields redacted whole, placeholders cut back into pieces
+    "relayscope.termsafe": 0,  # untrusted text made safe for a terminal: controls shown, never obeyed
     "relayscope.trace": 1,
     "relayscope.lanes": 1,
     "relayscope.present": 1,
@@ -44,6 +45,7 @@ LAYERS: dict[str, int] = {
     "relayscope.textout": 5,  # the CLI's text for people (it words nothing itself: present, fates)
     "relayscope.fates": 5,  # blocks' fates (the audit's words), for the page's stepper and `trace`
     "relayscope.spans": 5,  # the run in time: relays + timestamps -> spans, marks, figures (issue 20)
+    "relayscope.verdict": 5,  # what every command calls unreadable, found without translating (redact's)
     "relayscope.export": 5,  # spans as Chrome Trace Event Format / OTLP JSON; translates via multifile
     "relayscope.cli": 6,
     "relayscope.inputs": 6,  # the command line's file reading: I/O, so nothing in the core may use it
