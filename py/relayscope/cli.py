@@ -55,7 +55,7 @@ from .termsafe import json_safe, safe, safe_data
 from .textout import Names, RelayText, TraceText
 from .trace import TraceStep
 from .translator import STRATEGIES
-from .verdict import LineCheck, file_problems
+from .verdict import LineCheck, files_problems
 
 OK: Final = 0
 INPUT_ERRORS: Final = 1
@@ -669,8 +669,10 @@ def _audit_many(args: argparse.Namespace) -> int:
     _run.name, _run.line = next(iter(files), None), 0
     audits: list[dict[str, Any]] = []
     for g in audit_input(files, fmt=args.input_format):
-        if not g.comparable:
+        if not g.comparable:  # nothing to compare; what could not be read is still said
             _err(f"relayscope: {g.name}: skipped: an Arbiter SSE stream has no duplicates to compare")
+            report_files(g.errors)
+            failed = failed or bool(g.errors)
             continue
         audits.append({"name": g.name, "files": g.files, "audit": g.audits})
         report_files(g.errors)
@@ -712,10 +714,10 @@ def cmd_redact(args: argparse.Namespace) -> int:
         files, problems = gather(items)
         failed = report_problems(problems)
         names = names_of(args.files)
+        bad = files_problems(files)
+        report_files(bad)
+        failed = failed or bool(bad)
         for name, data in files.items():
-            bad = file_problems(name, data)
-            report_files([(name, line, message) for line, message in bad])
-            failed = failed or bool(bad)
             redacted = redact_bytes(data, r)
             if args.list:
                 continue

@@ -393,6 +393,13 @@ def group_files(files: Mapping[str, Text], fmt: str = "auto", _cache: _Prepared 
     return groups
 
 
+def meta_errors(files: Mapping[str, Text]) -> list[tuple[str | None, int, str]]:
+    """The sub-agent meta files a translation of ``files`` reads (those of a session's agent
+    files) that are not the JSON object expected: what ``translate_files`` reports of them."""
+    return [(name, 1, BAD_META) for g in group_files(files) if g.format == "session" for name in g.files
+            if AGENT_META.match(_basename(name)) and read_meta(g.files[name]) is None]
+
+
 def translate_files(files: Mapping[str, Text], strategy: str = "lineage", *, trace: bool = False,
                     fmt: str = "auto") -> list[SessionResult]:
     """Translate a set of files (``{relative path or name: content}``), one result per session

@@ -86,6 +86,7 @@ class Redactor:
     hold_bytes: int = HOLD_BYTES  # streaming's memory bound (redact_stream)
     known: tuple[bytes, ...] = ()  # user names seen, in the forms paths and folder names give them, longest first
     _aliases: dict[bytes, str] = field(default_factory=dict)  # such a form -> the name it stands for
+    _placed: dict[tuple[str, bytes], tuple[str, bytes, str]] = field(default_factory=dict)  # as written -> placeholder, masked
     _line: int = 0
     _streams: Streams | None = None
     _text: bool = False  # the lines fed are str (else bytes)
@@ -104,18 +105,23 @@ class Redactor:
     def place(self, kind: str, secret: bytes, line: int, found: bool = True) -> bytes:
         """The placeholder of one secret found on ``line`` (a user name is learnt); ``found``:
         a place in the input (counted, listed), not in a name or message shown about it."""
-        plain = self._aliases.get(secret) if kind == "user" else None
-        if plain is None:
-            plain = _plain(secret)
-        if kind == "user" and plain not in self.users:
-            self._learn(plain, secret)
-        n = self.numbers.get((kind, plain))
-        placeholder = self.placeholder(kind, plain) if found else PLACEHOLDER.format(kind=kind, n=n or self._new(kind, plain))
-        if kind == "user":
-            self.users[plain] = self.numbers[(kind, plain)]
-        if found and len(self.findings) < MAX_FINDINGS:
-            self.findings.append(Finding(line, kind, placeholder, mask(kind, plain)))
-        return placeholder.encode()
+        seen = self._placed.get((kind, secret))
+        if seen is None:
+            plain = self._aliases.get(secret) if kind == "user" else None
+            if plain is None:
+                plain = _plain(secret)
+            if kind == "user" and plain not in self.users:
+                self._learn(plain, secret)
+            n = self.numbers.get((kind, plain)) or self._new(kind, plain)
+            if kind == "user":
+                self.users[plain] = n
+            placeholder = PLACEHOLDER.format(kind=kind, n=n)
+            seen = self._placed[(kind, secret)] = (placeholder, placeholder.encode(), mask(kind, plain))
+        if found:
+            self.count += 1
+            if len(self.findings) < MAX_FINDINGS:
+                self.findings.append(Finding(line, kind, seen[0], seen[2]))
+        return seen[1]
 
     def _learn(self, plain: str, raw: bytes) -> None:
         """A user name, once found, is also known whole where a path or folder name has it with a

@@ -364,6 +364,8 @@ def scan(text: bytes, start: int = 0, end: int | None = None, known: tuple[bytes
 def _whole_escapes(text: bytes, start: int, end: int) -> tuple[int, int]:
     """A span that starts or ends inside an escape shrinks to whole escapes (``\\n``, ``\\"``,
     ``\\u00e9``): the text around a placeholder stays well-formed JSON string content."""
+    if text.find(b"\\", max(start - 6, 0), end) < 0:  # no escape near: the common case
+        return start, end
     start = _past_escape(text, start)
     for j in range(end - 1, max(start, end - 6) - 1, -1):
         width = _escape_at(text, j)
@@ -428,8 +430,8 @@ def choose(candidates: Collection[Candidate]) -> list[Candidate]:
     """The spans replaced, in text order: candidates that overlap are replaced as one (so no part
     of one is left to be found in the redacted text), of the kind of the longest (then the kind
     listed first: a token inside URL credentials goes with them)."""
-    if not candidates:
-        return []
+    if len(candidates) < 2:
+        return list(candidates)
     out: list[Candidate] = []
     group: list[Candidate] = []
     end = -1

@@ -239,6 +239,9 @@ _relay: Final = msgspec.json.Decoder(_Relay)
 _sse_data: Final = msgspec.json.Decoder(_SseData)
 _FIELD_OF_DELTA: Final = {"text_delta": "text", "thinking_delta": "thinking", "input_json_delta": "partial_json"}
 _ENDS_LANE: Final = frozenset({"message_start", "message_delta", "message_stop"})
+# a relay export's deltas, as relays are written (type first), by us or by json.dumps
+_DELTA_RELAYS: Final = (b'{"type":"text_delta"', b'{"type":"thinking_delta"', b'{"type": "text_delta"',
+                        b'{"type": "thinking_delta"')
 _SSE_ENDS_ALL: Final = frozenset({b"done", b"request_received"})
 _literals: dict[bytes, re.Pattern[bytes]] = {}
 
@@ -354,11 +357,13 @@ class Streams:
 
     def _classify(self, raw: bytes) -> tuple[Piece | None, list[tuple[Any, ...]]]:
         """A piece of a field (its key and place in the line) and the fields the line ends."""
-        if raw.startswith((b"event:", b"data:")) or (len(raw) <= 2 and not raw.strip()):
-            return self._sse(raw)
+        if raw[:1] != b"{":  # an SSE line (or a blank one), or any line that is no JSON object
+            if raw.startswith((b"event:", b"data:")) or (len(raw) <= 2 and not raw.strip()):
+                return self._sse(raw)
+            return None, []
         if b'"stream_event"' in raw:
             return self._stream_json(raw)
-        if b'"partial"' in raw or (self.relays and b'"lane"' in raw):
+        if (raw.startswith(_DELTA_RELAYS) and b'"partial"' in raw) or (self.relays and b'"lane"' in raw):
             return self._relay(raw)
         return None, []
 

@@ -9,7 +9,8 @@ controls to some terminals; bidi overrides make a line read in another order tha
 
 ``json_safe`` does the same to JSON text for programs that a person may still print: the
 characters JSON allows raw in a string (DEL, C1, bidi controls, U+2028/U+2029) become ``\\uXXXX``
-escapes, which a JSON reader decodes to the same string.
+escapes, which a JSON reader decodes to the same string, and a carriage return between values (a
+passed-on value's white space) a blank.
 
 Must not: change any other character, or import anything of the package.
 """
@@ -50,11 +51,14 @@ def safe_data(value: Any) -> Any:
     return value
 
 
-# In UTF-8: DEL; C1 (C2 80-9F); U+061C; U+200E/F; U+2028-202E; U+2066-2069
-_UNSAFE_JSON: Final = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8e\x8f\xa8-\xae]|\xe2\x81[\xa6-\xa9]")
+# In UTF-8: DEL; C1 (C2 80-9F); U+061C; U+200E/F; U+2028-202E; U+2066-2069; and a carriage
+# return, which only JSON's white space between values can be (a value passed on as it came)
+_UNSAFE_JSON: Final = re.compile(rb"\r|\x7f|\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8e\x8f\xa8-\xae]|\xe2\x81[\xa6-\xa9]")
 
 
 def _escaped(m: re.Match[bytes]) -> bytes:
+    if m.group() == b"\r":
+        return b" "
     return b"\\u%04x" % ord(m.group().decode("utf-8"))
 
 

@@ -6,8 +6,8 @@ input what ``translate`` says (each unreadable line as ``FILE:LINE: message``, a
 meta file, and exit 1: the README's exit-code table holds for every command), it asks here. The
 verdict is the translators' own: a line of a JSON-lines format (stream-json, session transcripts)
 is unreadable exactly when ``wire.decode_line`` makes it an error frame, with that message; an
-Arbiter SSE stream's errors are those its translator reports; a meta file is broken exactly when
-``multifile.read_meta`` cannot read it. Most lines are settled by msgspec's validating skip of a
+Arbiter SSE stream's errors are those its translator reports; a meta file is reported exactly when
+``multifile`` reads it and cannot (``meta_errors``). Most lines are settled by msgspec's validating skip of a
 JSON object (a few ms per 10 MB); only the rest are decoded as the translator would.
 
 Must not: print, decide exit codes (``cli`` does), or keep more than an SSE event's lines.
@@ -15,13 +15,14 @@ Must not: print, decide exit codes (``cli`` does), or keep more than an SSE even
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Final
 
 import msgspec
 
 from .formats import Sniffer
 from .formats.sse import FleetTranslator
-from .multifile import BAD_META, meta_file_id, read_meta
+from .multifile import meta_errors, meta_file_id
 from .wire import decode_line
 
 _skip: Final = msgspec.json.Decoder(msgspec.Raw)
@@ -53,8 +54,9 @@ class LineCheck:
         if self._sse is not None:
             before = len(self._sse.errors)
             self._sse.finish()
-            out += self._sse.errors[before:]
-        self.count += len(out)
+            ended = self._sse.errors[before:]
+            self.count += len(ended)
+            out += ended
         return out
 
     def _start(self, fmt: str) -> Problems:
@@ -90,14 +92,18 @@ def _fits(line: bytes) -> bool:
     return True
 
 
-def file_problems(name: str, content: bytes) -> Problems:
-    """What is unreadable in one file of a folder or session: a sub-agent meta file that is not
-    the JSON object expected, or the lines of a transcript."""
-    if meta_file_id(name) is not None:
-        return [] if read_meta(content) is not None else [(1, BAD_META)]
-    check = LineCheck()
-    lines = content.split(b"\n")
-    if lines and not lines[-1]:
-        lines.pop()
-    out = [p for number, line in enumerate(lines, 1) for p in check.feed(line, number)]
-    return out + check.finish()
+def files_problems(files: Mapping[str, bytes]) -> list[tuple[str | None, int, str]]:
+    """What is unreadable in a folder's or session's files: the lines of each transcript, and the
+    sub-agent meta files a translation reads that are not the JSON object expected (one beside no
+    agent file of a session is read by nothing)."""
+    out: list[tuple[str | None, int, str]] = []
+    for name, content in files.items():
+        if meta_file_id(name) is not None:
+            continue
+        check = LineCheck()
+        lines = content.split(b"\n")
+        if lines and not lines[-1]:
+            lines.pop()
+        out += [(name, n, m) for number, line in enumerate(lines, 1) for n, m in check.feed(line, number)]
+        out += [(name, n, m) for n, m in check.finish()]
+    return out + meta_errors(files)
