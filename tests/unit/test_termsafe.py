@@ -99,7 +99,7 @@ def test_text_for_people_shows_every_control_and_forges_no_row(command: list[str
 def test_json_output_of_every_command_carries_no_control_a_terminal_obeys(hostile: Path) -> None:
     for command in (["translate"], ["translate", "-f", "json"], ["trace", "--json"], ["audit", "--json"],
                     ["stats", "--json"], ["export", "--format", "otlp"], ["export", "--format", "chrome-trace"]):
-        code, out, err = main(*command, str(hostile))
+        _, out, err = main(*command, str(hostile))
         assert obeyed(out.decode()) == [], command
         assert obeyed(err) == [], command
         assert "\\u001b" in out.decode() or "\\\\x1b" in out.decode() or command[0] in ("stats", "audit"), command
