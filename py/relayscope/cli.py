@@ -756,9 +756,7 @@ def cmd_redact(args: argparse.Namespace) -> int:
         files, problems = gather(items)
         failed = report_problems(problems)
         names = names_of(args.files)
-        bad = files_problems(files)
-        report_files(bad)
-        failed = failed or bool(bad)
+        failed = _say_unreadable(files) or failed
         for name, data in files.items():
             redacted = redact_bytes(data, r)
             if args.list:
@@ -938,6 +936,7 @@ def _gather_shared(args: argparse.Namespace, items: list[Named]) -> tuple[dict[s
     failed = report_problems(problems)
     if not files:
         raise UsageError("nothing to share: no file of the input could be read")
+    failed = _say_unreadable(files) or failed  # passed on as they are, but said as translate says it
     return shared_paths(files, shares), view_of(args, shares), failed
 
 
@@ -954,6 +953,14 @@ def _write_file(path: str, data: bytes, inputs: list[str]) -> None:
             f.write(data)
     except OSError as exc:
         raise UsageError(f"{display_name(path)}: {exc.strerror or exc}") from exc
+
+
+def _say_unreadable(files: dict[str, bytes]) -> bool:
+    """What ``translate`` would call unreadable in these files (``verdict``), said as it says it;
+    True when there was some. For the commands that pass files on untranslated."""
+    bad = files_problems(files)
+    report_files(bad)
+    return bool(bad)
 
 
 def cmd_pack(args: argparse.Namespace) -> int:
@@ -987,7 +994,8 @@ def cmd_html(args: argparse.Namespace) -> int:
         view = shared.view
         name = next(iter(shared.files)) if len(shared.files) == 1 else None
     else:
-        source, view, failed = b"".join(_read_one(items[0], args)), view_of(args, {}), False
+        source, view = b"".join(_read_one(items[0], args)), view_of(args, {})
+        failed = _say_unreadable({_run.name or STDIN: source})
         name = os.path.basename(args.files[0]) if args.files[0] != STDIN else "stdin"
     page = snapshot.render(source, strategy=args.strategy, fmt=args.input_format, name=name,
                            view=view, redacted=r.summary() if r is not None else None,

@@ -1,7 +1,8 @@
 """Every command gives the same verdict on the same bad input: the README's exit-code table holds
 for all of them. A table over commands x bad inputs: each command exits with the code the row
 says and says the same errors on stderr (``FILE:LINE: message``, ``FILE: message``), whatever it
-writes (relays, a trace, an audit, an export, figures, the redacted input). And a folder tree
+writes (relays, a trace, an audit, an export, figures, the redacted input, a snapshot page, a
+shareable file). And a folder tree
 thousands of levels deep is read by every command as any other (no recursion to run out of)."""
 
 from __future__ import annotations
@@ -23,7 +24,15 @@ SESSION = FIXTURE_SESSIONS / "handgemacht-ai__claude-code-log" / "test" / "test_
 
 COMMANDS = [["translate"], ["translate", "-f", "text"], ["translate", "-f", "json"], ["translate", "--redact"],
             ["trace"], ["trace", "--json"], ["audit"], ["audit", "--json"], ["stats"], ["stats", "--json"],
-            ["export", "--format", "otlp"], ["export", "--format", "chrome-trace"], ["redact"]]
+            ["export", "--format", "otlp"], ["export", "--format", "chrome-trace"], ["redact"], ["html"],
+            ["pack", "-o", "{out}"]]
+
+
+def args_of(command: list[str], path: Path, out: Path) -> list[str]:
+    """The command's arguments: ``redact`` of a folder writes into a folder, ``pack`` into a file."""
+    out.mkdir(parents=True, exist_ok=True)
+    named = [a.replace("{out}", str(out / "shared.zip")) for a in command] + [str(path)]
+    return named + (["-o", str(out / "redacted")] if command == ["redact"] and path.is_dir() else [])
 
 
 def write(folder: Path, name: str, data: bytes) -> Path:
@@ -90,16 +99,16 @@ AUDIT_OF_SSE = 2
 def said(err: str) -> list[str]:
     """The errors a run said: its stderr without warnings, drift notes and redaction summaries."""
     return sorted(line for line in err.splitlines() if line and ": warning: " not in line
-                  and " new to relayscope" not in line and not line.startswith("relayscope: redacted "))
+                  and " new to relayscope" not in line and not line.startswith(("relayscope: redacted ",
+                                                                                 "relayscope: packed ")))
 
 
 @pytest.mark.parametrize(("make", "code"), TABLE, ids=[m.__name__ for m, _ in TABLE])
 def test_every_command_gives_the_same_verdict_and_exit_code(make: object, code: int, tmp_path: Path) -> None:
     path = make(tmp_path)  # type: ignore[operator]
     verdicts: dict[str, tuple[int, list[str]]] = {}
-    for command in COMMANDS:
-        extra = ["-o", str(tmp_path / "out" / "-".join(command))] if command == ["redact"] and path.is_dir() else []
-        got, _out, err = main(*command, str(path), *extra)
+    for n, command in enumerate(COMMANDS):
+        got, _out, err = main(*args_of(command, path, tmp_path / f"out{n}"))
         verdicts[" ".join(command)] = (got, said(err))
     expected = {name: (code, verdicts["translate"][1]) for name in verdicts}
     if make is arbiter_error_event or make is bad_sse_line:
@@ -140,11 +149,10 @@ def deep_tree(tmp_path: Path) -> Iterator[Path]:
 
 def test_a_folder_tree_1500_levels_deep_is_read_by_every_command(deep_tree: Path, tmp_path: Path) -> None:
     for command in COMMANDS:
-        extra = ["-o", str(tmp_path / "out")] if command == ["redact"] else []
-        code, out, err = main(*command, str(deep_tree), *extra)
+        code, out, err = main(*args_of(command, deep_tree, tmp_path / "out"))
         assert code == 0, (command, err)
         assert "internal error" not in err and "Recursion" not in err
         if command == ["translate"]:
             assert [json.loads(line)["type"] for line in out.splitlines()][-1] == "turn_complete"
-    written = [p for p in files_under(tmp_path / "out") if p.is_file()]
+    written = [p for p in files_under(tmp_path / "out" / "redacted") if p.is_file()]
     assert [p.name for p in written] == ["run.jsonl"] and written[0].read_bytes() == EVENT + RESULT
