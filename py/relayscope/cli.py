@@ -122,6 +122,17 @@ def shown(name: str) -> str:
     return _run.redactor.text(name) if _run.redactor is not None else name
 
 
+def json_out(data: bytes) -> bytes:
+    """JSON as written: to a terminal, with what JSON allows raw but terminals obey escaped
+    (``termsafe.json_safe``: the same JSON); to a file or a pipe, as encoded (which escapes every
+    C0 control already), at no cost to a program reading it."""
+    try:
+        terminal = sys.stdout is not None and sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        terminal = False
+    return json_safe(data) if terminal else data
+
+
 def stdout() -> BinaryIO:
     """Where output goes: stdout, or /dev/null when the caller closed it (``>&-``): the run still
     reads everything and its exit code still says whether the input was good."""
@@ -192,7 +203,7 @@ class Writer:
                 data = _encoder.encode_lines(relays)
             except UnicodeEncodeError:
                 data = _encode_safe(relays)
-            data = json_safe(data)
+            data = json_out(data)
         elif self.fmt == "json":
             parts = []
             for r in relays:
@@ -202,7 +213,7 @@ class Writer:
                 except UnicodeEncodeError:
                     parts.append(_encode_safe([r])[:-1])
                 self.count += 1
-            data = json_safe(b"".join(parts))
+            data = json_out(b"".join(parts))
         else:
             rows = self.text.rows(relays)
             if self.count == 0:
@@ -653,7 +664,7 @@ class Table:
             if not lane_matches(self.lane, step.lane, self.text.lane(step.lane)[0]):
                 continue
             if self.json:
-                out.append((b"[" if self.count == 0 else b",") + json_safe(msgspec.json.encode(step)))
+                out.append((b"[" if self.count == 0 else b",") + json_out(msgspec.json.encode(step)))
             else:
                 if self.count == 0:
                     out.append((self.text.header() + "\n").encode())
@@ -693,7 +704,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     (result,) = audit_input(lines, fmt=args.input_format, name=name)
     if not result.comparable:
         raise UsageError(f"{name}: audit compares de-dup strategies; an Arbiter SSE stream has no duplicates to compare")
-    _write_out(json_safe(msgspec.json.encode(result.audits) + b"\n") if args.json else render(result.audits).encode())
+    _write_out(json_out(msgspec.json.encode(result.audits) + b"\n") if args.json else render(result.audits).encode())
     report_redaction(args)
     report_files(result.errors)
     return INPUT_ERRORS if result.errors else OK
@@ -716,7 +727,7 @@ def _audit_many(args: argparse.Namespace, items: list[Named]) -> int:
         report_files(g.errors)
         failed = failed or bool(g.errors)
     if args.json:
-        _write_out(json_safe(msgspec.json.encode(audits) + b"\n"))
+        _write_out(json_out(msgspec.json.encode(audits) + b"\n"))
     else:
         _write_out("\n".join(f"== {safe(a['name'])} ({len(a['files'])} file(s))\n" + render(a["audit"])
                              for a in audits).encode())
@@ -874,7 +885,7 @@ def _runs(args: argparse.Namespace) -> tuple[list[Run], bool]:
 
 def cmd_export(args: argparse.Namespace) -> int:
     found, failed = _runs(args)
-    _write_out(json_safe(export(found, args.format)))
+    _write_out(json_out(export(found, args.format)))
     return INPUT_ERRORS if failed else OK
 
 
@@ -882,7 +893,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     found, failed = _runs(args)
     figs = figures(found)
     if args.json:
-        _write_out(json_safe(msgspec.json.encode(figs) + b"\n"))
+        _write_out(json_out(msgspec.json.encode(figs) + b"\n"))
     else:  # every string of the figures made safe before it is placed in a row
         _write_out("\n".join((f"== {safe(f['name'] or '')}\n" if len(figs) > 1 else "") + render_figures(safe_data(f))
                              for f in figs).encode())

@@ -9,9 +9,18 @@ import sys
 from relayscope import cli
 
 
-def main(*argv: str, stdin: bytes = b"") -> tuple[int, bytes, str]:
+class _Terminal(io.TextIOWrapper):
+    """stdout as a terminal would be (``isatty``), its bytes kept."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def main(*argv: str, stdin: bytes = b"", tty: bool = False) -> tuple[int, bytes, str]:
+    """``tty``: stdout is a terminal (what is written for a person to read there)."""
     out, err = io.BytesIO(), io.BytesIO()
-    streams = (io.TextIOWrapper(io.BytesIO(stdin)), io.TextIOWrapper(out, encoding="utf-8", write_through=True),
+    streams = (io.TextIOWrapper(io.BytesIO(stdin)),
+               (_Terminal if tty else io.TextIOWrapper)(out, encoding="utf-8", write_through=True),
                io.TextIOWrapper(err, encoding="utf-8", errors="backslashreplace", write_through=True))
     saved = sys.stdin, sys.stdout, sys.stderr
     sys.stdin, sys.stdout, sys.stderr = streams

@@ -53,7 +53,8 @@ def check(path: Path, folder: bool) -> None:
     base_code, _, base_err = main("translate", str(path))
     assert base_code in (0, 1) or "no .jsonl transcripts" in base_err, base_err  # a folder of none: usage
     for command, redact in [(c, []) for c in COMMANDS] + [(c, ["--redact"]) for c in REDACTED]:
-        code, out, err = main(*command, *redact, str(path))
+        colour = ["--color", "never"] if command[0] in ("translate", "trace") else []  # only ours would be there
+        code, out, err = main(*command, *colour, *redact, str(path), tty=True)
         assert "internal error" not in err and "Traceback" not in err, (command, err)
         assert OBEYED.search(err) is None, (command, err)
         if code == 2 and base_code != 2:

@@ -1,8 +1,8 @@
 """Transcript text is data on a terminal too (``termsafe``): every writer of text for people
 (``translate -f text``, ``trace``, ``stats``, ``audit``, ``redact --list``, every message on stderr)
 shows control characters as visible escapes and never writes one, whatever the input and the
-file names hold; a newline in a name never forges a row. JSON output escapes the characters JSON
-allows raw but terminals obey, and stays the same JSON."""
+file names hold; a newline in a name never forges a row. JSON output to a terminal escapes the
+characters JSON allows raw but terminals obey, and stays the same JSON."""
 
 from __future__ import annotations
 
@@ -84,8 +84,8 @@ def test_text_for_people_shows_every_control_and_forges_no_row(command: list[str
     for named in ([str(hostile)], [str(hostile), str(hostile.parent / "other.jsonl")]):
         if len(named) > 1:
             Path(named[1]).write_bytes(transcript())
-        code, out, err = main(*command, "--color", "never", *named) if command[0] != "stats" and command[0] != "audit" \
-            else main(*command, *named)
+        code, out, err = main(*command, "--color", "never", *named, tty=True) if command[0] not in ("stats", "audit") \
+            else main(*command, *named, tty=True)
         text = out.decode()
         assert code == 1, err
         assert obeyed(text) == [] and obeyed(err) == [], (command, [c for c in obeyed(text + err)])
@@ -96,10 +96,11 @@ def test_text_for_people_shows_every_control_and_forges_no_row(command: list[str
         assert not any(line.startswith("forged") for line in (text + err).splitlines())
 
 
-def test_json_output_of_every_command_carries_no_control_a_terminal_obeys(hostile: Path) -> None:
+def test_json_output_of_every_command_to_a_terminal_carries_no_control_it_obeys(hostile: Path) -> None:
+    """To a terminal; to a file or pipe the JSON is as encoded (every C0 control escaped already)."""
     for command in (["translate"], ["translate", "-f", "json"], ["trace", "--json"], ["audit", "--json"],
                     ["stats", "--json"], ["export", "--format", "otlp"], ["export", "--format", "chrome-trace"]):
-        _, out, err = main(*command, str(hostile))
+        _, out, err = main(*command, str(hostile), tty=True)
         assert obeyed(out.decode()) == [], command
         assert obeyed(err) == [], command
         assert "\\u001b" in out.decode() or "\\\\x1b" in out.decode() or command[0] in ("stats", "audit"), command
