@@ -3,8 +3,9 @@
 The text is raw bytes as they stand in the input: a JSON line, the JSON-escaped text of a streamed
 field (its pieces joined), a file name, a line that is no JSON at all (a run killed mid-line, an
 SSE ``event:`` line). ``scan`` returns every place a rule matches, ``(start, end, kind)``, the
-secret being ``text[start:end]``; choosing among overlapping candidates and numbering them is
-``redact``'s job. No state, no I/O, nothing of the package imported.
+secret being ``text[start:end]``; ``choose`` makes of overlapping ones the spans replaced;
+numbering and replacing them is ``redact``'s job. No state, no I/O, nothing of the package
+imported.
 
 How it reads the text (the theory of operation):
 
@@ -36,7 +37,7 @@ in TOML with entropy thresholds and allowlists, several with ``(?i)`` mid-patter
 ``re`` refuses; neither reads JSON-escaped text. Neither runs as it is in the browser worker; the
 tests use detect-secrets as an independent check on our output instead (tests/unit/test_redact.py).
 
-Must not: decide what replaces a candidate, keep anything between calls, or import the package.
+Must not: decide what replaces a span, keep anything between calls, or import the package.
 """
 
 from __future__ import annotations
@@ -277,17 +278,23 @@ def _home(text: bytes, at: int, end: int, known: tuple[bytes, ...]) -> Iterable[
 _AFTER_NAME: Final = frozenset(b"-/\\\"'` \t\r\n),;:")
 
 
-def _rows(*rows: Row) -> Callable[[bytes, int, int, tuple[bytes, ...]], Iterable[Candidate]]:
+Matcher = Callable[[bytes, int, int, tuple[bytes, ...]], Iterable[Candidate]]  # text, anchor, end, known names
+
+
+def _rows(*rows: Row) -> Matcher:
     def run(text: bytes, at: int, end: int, known: tuple[bytes, ...]) -> Iterable[Candidate]:
         return [c for row in rows for c in row(text, at, end)]
     return run
 
 
-Matcher = Callable[[bytes, int, int, tuple[bytes, ...]], Iterable[Candidate]]
+def _home_or_hook(text: bytes, at: int, end: int, known: tuple[bytes, ...]) -> Iterable[Candidate]:
+    """At an ``h``: a home folder (``/home/NAME``) or a Slack webhook's path."""
+    if text.startswith(b"hooks", at):
+        m = _SLACK_HOOK.match(text, at, end)
+        return ((m.start(), m.end(), "slack-token"),) if m else ()
+    return _home(text, at, end, known)
 
-# The gate's alternatives and what each runs, by the anchor's first byte. Every alternative starts
-# with a literal byte (so the gate scans by a byte set); the look-arounds keep dense look-alikes
-# ("AKIAAKIA...", "/homebrew") from being anchors at all.
+
 def _left(n: int, chars: bytes = rb"A-Za-z0-9+/_-") -> bytes:
     """The token boundary, checked after an anchor's first ``n`` bytes (a look-behind is of fixed
     width): no token character before the anchor, unless it is an escape's letter."""
@@ -299,6 +306,9 @@ _KEYWORDS: Final = (b"password", b"passwd", b"secret", b"token", b"key")
 _EQ_GATE: Final = b"|".join([b"(?<=(?i:%s)=)" % k for k in _KEYWORDS] + [b"(?<=(?i:%s)[ \t]=)" % k for k in _KEYWORDS]
                             + [b"(?<=[A-Z0-9_]=)", b"(?<=[A-Z0-9_][ \t]=)"])
 
+# The gate's alternatives (anchor) and the rows each runs. Every alternative starts with a literal
+# byte of its own, so the gate scans by a byte set and a hit is dispatched by its first byte; the
+# look-arounds keep dense look-alikes ("AKIAAKIA...", "/homebrew") from being anchors at all.
 ANCHORS: Final[list[tuple[bytes, Matcher]]] = [
     (rb"B(?:EGIN(?<=-----BEGIN)|(?i:earer)" + _SPACE + rb")",
      _rows(_private_key, _regex_row("secret", _BEARER, 0))),
@@ -318,22 +328,12 @@ ANCHORS: Final[list[tuple[bytes, Matcher]]] = [
     (rb"@(?=[A-Za-z0-9-])", _at),
     (rb"=(?:" + _EQ_GATE + rb")", _rows(_assignment)),
     (rb"U(?=sers)(?<=[/\\-]U)", _home),
-    (rb"h(?:(?=ome)(?<=[/\\-]h)|ooks\.slack\.com)", _home),
+    (rb"h(?:(?=ome)(?<=[/\\-]h)|ooks\.slack\.com)", _home_or_hook),
 ]
 _GATE: Final = re.compile(b"|".join(a for a, _ in ANCHORS))
 _BY_BYTE: Final[dict[int, list[Matcher]]] = {}
 for _anchor, _matcher in ANCHORS:
     _BY_BYTE.setdefault(_anchor[0], []).append(_matcher)
-
-
-def _home_or_hook(text: bytes, at: int, end: int, known: tuple[bytes, ...]) -> Iterable[Candidate]:
-    if text.startswith(b"hooks", at):
-        m = _SLACK_HOOK.match(text, at, end)
-        return ((m.start(), m.end(), "slack-token"),) if m else ()
-    return _home(text, at, end, known)
-
-
-_BY_BYTE[ord("h")] = [_home_or_hook]
 
 
 def anchored(text: bytes, start: int, end: int) -> bool:
