@@ -27,6 +27,7 @@ from .wire import decode_line
 
 _skip: Final = msgspec.json.Decoder(msgspec.Raw)
 Problems = list[tuple[int, str]]  # (line, message)
+_NONE: Final[Problems] = []  # returned, never changed
 
 
 class LineCheck:
@@ -38,9 +39,16 @@ class LineCheck:
         self._sniffer = Sniffer()
         self._held: list[tuple[bytes, int]] = []  # lines before the format is known
         self._sse: FleetTranslator | None = None
+        self._lines = fmt is not None and fmt != "sse"  # a JSON-lines format: each line on its own
         self.count = 0  # unreadable lines found
 
     def feed(self, line: bytes, number: int) -> Problems:
+        if self._lines and line[:1] == b"{":  # the common case, first: a JSON object that is one
+            try:
+                _skip.decode(line)
+                return _NONE
+            except (msgspec.DecodeError, RecursionError):
+                pass
         if self.format is None:
             self._held.append((line, number))
             found = self._sniffer.feed(line)
@@ -61,6 +69,7 @@ class LineCheck:
 
     def _start(self, fmt: str) -> Problems:
         self.format = fmt
+        self._lines = fmt != "sse"
         held, self._held = self._held, []
         return [p for line, number in held for p in self._check(line, number)]
 
