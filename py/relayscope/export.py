@@ -51,6 +51,7 @@ class Run:
     relays: list[R.Relay]
     stamps: S.Stamps
     digest: bytes  # of the input's lines: the seed of the OTLP ids
+    errors: tuple[tuple[str | None, int, str], ...] = ()  # what could not be read: (file, line, message)
 
 
 def _base(name: str | None) -> str | None:
@@ -72,7 +73,7 @@ def runs(source: bytes | Mapping[str, bytes], strategy: str = "lineage", fmt: st
         (whole,) = audit_input(lines, [strategy], fmt)
         stamps = S.stamps_of({None: lines})
         tl = S.build(relays, stamps, S.lost_blocks(relays, whole.items) if whole.comparable else ())
-        return [Run(None, tl, relays, stamps, digest)]
+        return [Run(None, tl, relays, stamps, digest, tuple((None, n, m) for n, m in a.errors))]
     split = {k: split_lines(v) for k, v in source.items()}
     # the lines, not the bytes: a file's last newline (which a page holding lines may not keep)
     # must not change the ids
@@ -85,7 +86,7 @@ def runs(source: bytes | Mapping[str, bytes], strategy: str = "lineage", fmt: st
         stamps = S.stamps_of({k: split[k] for k in res.files if k in split})
         audit = audits.get(res.name)
         lost = S.lost_blocks(res.relays, audit.items) if audit is not None and audit.comparable else ()
-        out.append(Run(res.name, S.build(res.relays, stamps, lost), res.relays, stamps, digest))
+        out.append(Run(res.name, S.build(res.relays, stamps, lost), res.relays, stamps, digest, tuple(res.errors)))
     return out
 
 
