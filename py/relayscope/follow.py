@@ -36,7 +36,8 @@ import msgspec
 from . import relay as R
 from . import trace as T
 from .analysis import Analyzer
-from .live import LiveFiles, wanted
+from .intake import read_in_folder
+from .live import LiveFiles
 
 READ_CAP: Final = 4 << 20  # bytes read from one file per poll: a huge backlog is fed in slices
 CHECK_BYTES: Final = 64  # bytes before the offset re-read on each poll to notice a rewrite
@@ -266,7 +267,7 @@ def _listing(folder: str) -> Iterator[str]:
     found: list[str] = []
     for here, dirs, names in os.walk(folder):
         dirs.sort()
-        found.extend(os.path.join(here, n) for n in sorted(names) if wanted(n))
+        found.extend(os.path.join(here, n) for n in sorted(names) if read_in_folder(n))
     yield from sorted(found, key=lambda p: ("subagents" in p.split(os.sep), p))
 
 

@@ -28,10 +28,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO, Final
 
+from .intake import read_in_folder
+
 STDIN: Final = "-"
 STDIN_NAME: Final = "<stdin>"
-TRANSCRIPT_SUFFIXES: Final = (".jsonl", ".ndjson")
-META_SUFFIX: Final = ".meta.json"
 _CHUNK: Final = 1 << 20
 
 
@@ -214,14 +214,11 @@ def read_regular(path: str) -> bytes | Problem:
             os.close(fd)
 
 
-def _candidate(name: str) -> bool:
-    return name.endswith(TRANSCRIPT_SUFFIXES) or name.endswith(META_SUFFIX)
-
-
 def walk(folder: str) -> tuple[list[str], list[Problem]]:
-    """Transcripts and sub-agent meta files under ``folder`` (sorted, symlinked folders not
-    followed, so no loop), and for a session folder ``<session>/`` the main file
-    ``<session>.jsonl`` beside it; with what could not be looked at. Reads no file."""
+    """The files under ``folder`` that are read (``intake.read_in_folder``: transcripts by name,
+    sub-agent meta files; sorted, symlinked folders not followed, so no loop), and for a session
+    folder ``<session>/`` the main file ``<session>.jsonl`` beside it; with what could not be
+    looked at. Reads no file."""
     problems: list[Problem] = []
 
     def unreadable(exc: OSError) -> None:
@@ -230,7 +227,7 @@ def walk(folder: str) -> tuple[list[str], list[Problem]]:
     found: list[str] = []
     for here, dirs, names in os.walk(folder, onerror=unreadable):
         dirs.sort()
-        found.extend(os.path.join(here, n) for n in sorted(names) if _candidate(n))
+        found.extend(os.path.join(here, n) for n in sorted(names) if read_in_folder(n))
     main = os.path.normpath(folder) + ".jsonl"
     if os.path.lexists(main) and main not in found:
         found.insert(0, main)

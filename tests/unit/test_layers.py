@@ -42,7 +42,8 @@ LAYERS: dict[str, int] = {
     "relayscope.textout": 5,  # the CLI's text for people (it words nothing itself: present, fates)
     "relayscope.fates": 5,  # blocks' fates (the audit's words), for the page's stepper and `trace`
     "relayscope.spans": 5,  # the run in time: relays + timestamps -> spans, marks, figures (issue 20)
-    "relayscope.export": 5,  # spans as Chrome Trace Event Format / OTLP JSON; translates via multifile
+    "relayscope.export": 5,
+    "relayscope.intake": 5,  # which files of a folder are read, whether bytes are text: for the CLI and the page  # spans as Chrome Trace Event Format / OTLP JSON; translates via multifile
     "relayscope.cli": 6,
     "relayscope.inputs": 6,  # the command line's file reading: I/O, so nothing in the core may use it
     "relayscope.follow": 6,  # --follow's polling: I/O, like inputs

@@ -27,12 +27,13 @@ from bisect import bisect_left, bisect_right
 from typing import Any
 from urllib.parse import urlencode
 
+from ..intake import binary_reason
 from . import help_panel, legend, newest, panels
 from .dom import Listeners, closest, download, fmt_int, js_object, show
 from .embed import Links, save_theme, stored_theme, url_theme
 from .jobs import Jobs
 from .loading import as_bytes
-from .model import EXAMPLES, Workspace, binary_reason
+from .model import EXAMPLES, Workspace
 from .redact_switch import RedactSwitch
 from .remote import DOCUMENT as document
 from .remote import WINDOW as window
@@ -225,14 +226,14 @@ class App:
         if run is None:
             run = self.jobs.begin(f"Reading {name}…")
         if isinstance(data, dict):
-            binary = {k: binary_reason(k, v) for k, v in data.items()}
+            binary = {k: None if isinstance(v, str) else binary_reason(k, v) for k, v in data.items()}
             kept = {k: v for k, v in data.items() if binary[k] is None}
             if kept and len(kept) < len(data):
                 notes = [*(notes or []), "Skipped binary file(s): " + ", ".join(k for k in data if k not in kept)]
                 data = kept
             reason = None if kept else next(iter(binary.values()), None)
         else:
-            reason = binary_reason(name, data)
+            reason = None if isinstance(data, str) else binary_reason(name, data)
         if reason is not None:
             self.not_text(run, reason)
             return

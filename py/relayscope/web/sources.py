@@ -16,7 +16,8 @@ import asyncio
 from collections.abc import Coroutine
 from typing import Any
 
-from .model import EXAMPLES, Workspace, binary_reason, decode_share
+from ..intake import binary_reason, read_in_folder
+from .model import EXAMPLES, Workspace, decode_share
 from .remote import WINDOW as window
 from .remote import read_ahead
 from .urlstate import query_dict, view_from
@@ -26,8 +27,6 @@ READ_BYTES = 4 << 20  # a file is read and translated this much at a time (Sourc
 # The first screen of rows is drawn once this much of a big file is translated, before the rest
 # is (issue 18): a slice this size holds a few hundred relays of any real capture.
 FIRST_BYTES = 256 << 10
-# A folder brings everything in it; we read the files that can be transcripts and say which not.
-TRANSCRIPT_SUFFIXES = (".jsonl", ".ndjson", ".json", ".sse", ".txt", ".log")
 
 
 class Sources:
@@ -121,7 +120,7 @@ class Sources:
 
     async def load_files(self, items: list[tuple[str, Any]], folder: bool) -> None:
         app = self.app
-        skipped = [p for p, _ in items if folder and not p.lower().endswith(TRANSCRIPT_SUFFIXES)]
+        skipped = [p for p, _ in items if folder and not read_in_folder(p)]
         keep = [(p, f) for p, f in items if p not in skipped]
         if not keep:
             self.jobs.set_state("done" if app.ws else "ready")

@@ -33,7 +33,7 @@ import time
 from typing import Any
 
 from .. import relay as R
-from ..live import wanted
+from ..intake import read_in_folder
 from . import panels
 from .dom import fmt_int, show
 from .model import Workspace
@@ -177,7 +177,7 @@ class Watcher:
             listing = await window.relayscopeWatchFiles.list(self.handle)
             for item in listing:
                 path = f"{self.name}/{item.path}"
-                if path not in self.handles and wanted(path):
+                if path not in self.handles and read_in_folder(path):
                     self.handles[path] = item.handle
             shrunk = shrunk or await self._read_all(changes)
         else:

@@ -1,0 +1,29 @@
+"""The strategies' catalogue (translator.STRATEGIES): every list of strategies is made from it,
+and a name is checked once where it comes in (``strategy_named``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from relayscope import cli
+from relayscope.translator import DEFAULT_STRATEGY, STRATEGIES, STRATEGY_NAMES, strategy_named
+
+
+def test_the_names_are_the_catalogue_s_each_with_a_line_for_people() -> None:
+    assert STRATEGY_NAMES == tuple(STRATEGIES) and DEFAULT_STRATEGY in STRATEGY_NAMES
+    for name in STRATEGY_NAMES:
+        assert STRATEGIES[name].name == name and STRATEGIES[name].summary.endswith(".")
+
+
+def test_a_name_is_checked_once_where_it_comes_in() -> None:
+    assert [strategy_named(n) for n in STRATEGY_NAMES] == list(STRATEGY_NAMES)
+    for bad in ("", "Lineage", "bogus", None, 3):
+        with pytest.raises(ValueError, match="choose from none, index, fingerprint, lineage"):
+            strategy_named(bad)
+
+
+def test_the_cli_offers_the_catalogue(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["translate", "-s", "bogus", "-"])
+    err = capsys.readouterr().err
+    assert all(f"'{name}'" in err for name in STRATEGY_NAMES)
