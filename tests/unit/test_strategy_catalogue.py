@@ -10,7 +10,7 @@ from relayscope.translator import DEFAULT_STRATEGY, STRATEGIES, STRATEGY_NAMES, 
 
 
 def test_the_names_are_the_catalogue_s_each_with_a_line_for_people() -> None:
-    assert STRATEGY_NAMES == tuple(STRATEGIES) and DEFAULT_STRATEGY in STRATEGY_NAMES
+    assert tuple(STRATEGIES) == STRATEGY_NAMES and DEFAULT_STRATEGY in STRATEGY_NAMES
     for name in STRATEGY_NAMES:
         assert STRATEGIES[name].name == name and STRATEGIES[name].summary.endswith(".")
 

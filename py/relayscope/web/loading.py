@@ -1,7 +1,7 @@
 """loading: reading an input into the workspace, re-running it, watching it grow, auditing it.
 
 Job: a text or a folder's files, whole or a slice at a time (``start_load``/``load_more``), into
-relays and steps; the same input again with another strategy; an input that grows (issue 12);
+relays and steps; the same input again with another strategy; an input that grows;
 the lookups rows and steps need (``_index``), the audit and what became of each block.
 Heavy work is a generator that yields its progress in [0, 1] after each slice, so that the page
 can hand control back to the browser between slices.
@@ -106,7 +106,7 @@ class Loader(Rows, Search):
             yield min(ld.done / ld.size, 0.98) if ld.size else 0.0
 
     def so_far(self) -> int:
-        """A first look at a text still loading (issue 18): ``relays`` becomes the list the load
+        """A first look at a text still loading: ``relays`` becomes the list the load
         fills (the one it ends with), so that rows can be made of what is translated so far
         (without the lookups, which come at the end). Returns how many relays there are."""
         if self._loading is not None:

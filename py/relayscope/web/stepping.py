@@ -161,7 +161,7 @@ class Steps(Loaded):
 
     def steps_of(self, seqs: Iterable[int], lane: str = "") -> list[int]:
         """The steps that emitted any of ``seqs`` and, given a ``lane``, every step of that lane:
-        the lines a reader steps through when only the rows shown count (issue 18)."""
+        the lines a reader steps through when only the rows shown count."""
         out = {self._step_at(q) for q in seqs}
         if lane:
             out.update(i for i, x in enumerate(self._st_lane) if x == lane)

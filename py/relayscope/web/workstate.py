@@ -58,7 +58,7 @@ class LaneView:
     wall_s: float | None = None  # first to last timestamp, or the turns' duration_ms
     est_cost_usd: float | None = None  # from usage.PRICES, when the input gives no cost
     unpriced: list[str] = field(default_factory=list)  # models with no known price (not in est_cost_usd)
-    state: str | None = None  # running, completed, failed (newest.lane_state)
+    state: str | None = None  # running, completed, failed (rows.lane_state)
     task_state: str | None = None  # the last task_* event's
     end_error: bool = False
     reported: Any = None  # main only: usage.Tally.reported, what the results' modelUsage says the run used
@@ -165,7 +165,7 @@ class Loaded:
     _group_open: tuple[tuple[Any, ...] | None, int] = (None, -1)  # the run the last relay is in
     _stamps: dict[tuple[str | None, int], str | None] = field(default_factory=dict)
     _lane_views: dict[str, LaneView] = field(default_factory=dict)
-    _live: Analyzer | LiveFiles | None = None  # the translator a watched input is fed to (issue 12)
+    _live: Analyzer | LiveFiles | None = None  # the translator a watched input is fed to
     _loading: Loading | None = None  # a single text coming a slice at a time (start_load)
     _live_rest: dict[str | None, bytes] = field(default_factory=dict)  # per file: a partial last line
     # A single stream-json input is translated with marks, not the trace (trace.Marks: its
