@@ -4,7 +4,8 @@ The page (``app.py``, the controller) owns the DOM; the ``Workspace`` owns the n
 text. It is put together from parts, one module each, so that a reader finds each job alone:
 
     workstate    the fields every part reads, and the views of errors, lanes and the audit
-    loading      reading an input, re-running it, watching it grow, the audit, the lookups
+    loading      reading an input, re-running it, the audit, the lookups
+    growing      an input that grows while it is shown (a watched file or folder)
     checkpoints  a translation's state kept as a load goes (a far step is made again from one)
     stepping     the steps of a translation and the view of one
     rows         the rows and lane cards a view shows
@@ -26,7 +27,7 @@ from typing import Final
 
 from ..translator import DEFAULT_STRATEGY, StrategyName, strategy_named
 from .checkpoints import CHECKPOINT_BYTES, Checkpoints
-from .loading import Loader
+from .growing import Growing
 from .rows import BOOKKEEPING, NO_THINKING_TEXT, RowView, detail, pretty_json
 from .stepping import FP_COLORS, StepView, content_keys
 from .workstate import AuditView, ErrorView, LaneView
@@ -86,7 +87,7 @@ EXAMPLES: Final = [
 ]
 
 
-class Workspace(Loader):
+class Workspace(Growing):
     """One loaded input and everything the page shows of it (the parts are its bases)."""
 
     __slots__ = ()

@@ -26,12 +26,13 @@ import asyncio
 import json
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final, Protocol
 
 from .. import spans as S
 from ..fates import Fates
-from .dom import clear, fmt_int, h, show
+from .dom import Element, clear, fmt_int, h, show
 from .model import Workspace
 from .protocol import Op, Pick, Range
 from .remote import DOCUMENT as document
@@ -49,6 +50,18 @@ LABELS_UP_TO: Final = 20_000  # spans in all: past this, a span's tooltip gives 
 def _num(x: float) -> float | int:
     r = round(x, 3)
     return int(r) if r == int(r) else r
+
+
+@dataclass(frozen=True, slots=True)
+class Track:
+    """One lane's track: its element, and its numbers for the page (``lane-meta``, ``lane-part``)."""
+
+    lane: str
+    element: Element
+    spans: list[float | int]  # 6 a span: start, end, row, flags, seq, name
+    marks: list[float | int]  # 5 a mark: at, kind, seq, line, text
+    spans_meta: dict[str, object]
+    marks_meta: dict[str, object]
 
 
 class Selecting(Protocol):
@@ -84,81 +97,31 @@ class Swimlanes:
         their data in parts of about ``PART_CHARS`` with a pause between, so that no message the
         page applies is big (a 600 MB run sends megabytes), then ``lanes-ready``."""
         section = self.els["swimlanes"]
-        labels, colors = self.shown.labels, self.shown.layout.color
         self.range = None
         show(self.els["swimlanes-clear-range"], False)
 
         def stamps(file: str | None, line: int) -> float | None:
             stamp = ws.line_time(file, line)
             return S.parse(stamp) if stamp else None
-        relays = ws.relays
         began = time.perf_counter()
-        steps = S.build_steps(relays, stamps, _lost(ws.fates))
-        while True:  # a slice at a time: the worker answers the reader meanwhile
-            try:
-                next(steps)
-            except StopIteration as done:
-                tl = done.value
-                break
-            await asyncio.sleep(0)
-            if self.shown.ws is not ws and self.shown.ws is not None:
-                return  # another input came meanwhile: its own show() draws
-        self.tl, self.xs = tl, S.positions(relays, tl.axis, stamps)
+        tl = await self._build(ws, stamps)
+        if tl is None:
+            return  # another input came meanwhile: its own show() draws
+        self.tl, self.xs = tl, S.positions(ws.relays, tl.axis, stamps)
         box = self.els["swimlanes-tracks"]
         clear(box)
         if not worth_showing(tl):
             show(section, False)
             return
-        with_labels = len(tl.spans) <= LABELS_UP_TO
-        fig = S.figures(tl, relays, stamps)
-        lane_figs = {ln["lane"]: ln for ln in fig["lanes"]}
-        origin = tl.start
-        by_lane: dict[str, list[S.Span]] = {}
+        fig = S.figures(tl, ws.relays, stamps)
+        spans: dict[str, list[S.Span]] = {}
         for sp in tl.spans:
-            by_lane.setdefault(sp.lane, []).append(sp)
-        marks_of: dict[str, list[S.Mark]] = {}
+            spans.setdefault(sp.lane, []).append(sp)
+        marks: dict[str, list[S.Mark]] = {}
         for mk in tl.marks:
-            marks_of.setdefault(mk.lane, []).append(mk)
-        pending: list[tuple[str, str, list[Any]]] = []  # (lane, "spans" | "marks", numbers)
-        metas: list[tuple[str, dict[str, object], dict[str, object]]] = []
-        for tr in tl.tracks:
-            label = labels.get(tr.id, tr.label)
-            # by row, then start: the page finds each row's run without sorting
-            own = sorted(by_lane.get(tr.id, []), key=lambda s: (0 if s.kind == "agent" else s.row + 1, s.start, s.seq))
-            names: dict[str, int] = {}
-            data: list[float | int] = []
-            texts: list[str | None] = []
-            for s in own:
-                k = names.setdefault(s.name if s.kind == "tool" else label, len(names))
-                data += [_num(s.start - origin), _num(s.end - origin), s.row + (1 if s.kind == "tool" else 0),
-                         KINDS[s.kind] + (2 if s.error else 0) + (4 if s.open else 0), s.seq, k]
-                texts.append(s.label if with_labels and s.kind == "tool" else None)
-            mnames: dict[str, int] = {}
-            mdata: list[Any] = []
-            for m in marks_of.get(tr.id, []):
-                mdata += [_num(m.at - origin), MARKS[m.kind], -1 if m.seq is None else m.seq, m.line,
-                          mnames.setdefault(m.text, len(mnames))]
-            track = h("div", cls=f"sl-track lane-c{colors.get(tr.id, 0)}", attrs={
-                "data-testid": "swimlane-track", "data-lane": tr.id, "data-depth": min(tr.depth, 6),
-                "data-parent": tr.parent or None,
-            })
-            figures = lane_figs.get(tr.id)
-            head = h("div", cls="sl-head-cell")
-            head.append(h("div", label, cls="sl-label", attrs={"title": label, "data-testid": "swimlane-label"}))
-            if figures is not None:
-                head.append(h("div", _lane_line(figures, fig), cls="sl-lane-figures",
-                              attrs={"data-testid": "swimlane-lane-figures"}))
-            track.append(head)
-            lane_box = h("div", cls="sl-lane", attrs={
-                "tabindex": 0, "role": "group", "data-testid": "swimlane-canvas",
-                "aria-label": f"{label}: {len(own) - 1} tool call(s)",  # its keys: swimlanes.mjs says them
-            })
-            metas.append((tr.id, {"label": label, "rows": 1 + tr.rows, "names": list(names), "labels": texts,
-                                  "n": len(own), "parts": -(-len(data) // PART_NUMBERS)},
-                          {"texts": list(mnames), "n": len(mdata) // 5, "parts": -(-len(mdata) // PART_NUMBERS)}))
-            pending += [(tr.id, "spans", data), (tr.id, "marks", mdata)]
-            track.append(lane_box)
-            box.append(track)
+            marks.setdefault(mk.lane, []).append(mk)
+        tracks = [self._track(tr, tl, fig, spans.get(tr.id, []), marks.get(tr.id, [])) for tr in tl.tracks]
+        box.append(*[t.element for t in tracks])
         self.els["swimlanes-axis"].textContent = f"x: {tl.axis_words}" + (
             f", from {_clock(tl.start)}" if tl.axis == S.TIME else " (the input has no timestamps)")
         self.els["swimlanes-figures"].textContent = _figures_line(fig)
@@ -167,23 +130,82 @@ class Swimlanes:
             "version": self.version, "axis": tl.axis, "span": _num(tl.end - tl.start),
             "origin": _num(tl.start),  # x of the run's start (its first line)
             "unit": "s" if tl.axis == S.TIME else "line" if tl.axis == S.LINE else "relay"})
-        for lane, spans, marks in metas:
-            PAGE.op(Op.LANE_META, lane, spans, marks)
+        for t in tracks:
+            PAGE.op(Op.LANE_META, t.lane, t.spans_meta, t.marks_meta)
         # the worker's time for all of it: spans, figures, the data (bench/swimlanes_bench.py)
         section.setAttribute("data-build-ms", f"{(time.perf_counter() - began) * 1000:.0f}")
+        if await self._send(ws, tracks):
+            show(section)
+            PAGE.op(Op.LANES_READY)
+
+    async def _build(self, ws: Workspace, stamps: S.Stamps) -> S.Timeline | None:
+        """The core's timeline of ``ws``, a slice at a time (the worker answers the reader
+        meanwhile); None if another input came meanwhile."""
+        steps = S.build_steps(ws.relays, stamps, _lost(ws.fates))
+        while True:
+            try:
+                next(steps)
+            except StopIteration as done:
+                return done.value  # type: ignore[no-any-return]
+            await asyncio.sleep(0)
+            if self.shown.ws is not ws and self.shown.ws is not None:
+                return None
+
+    def _track(self, tr: S.Track, tl: S.Timeline, fig: dict[str, Any], spans: list[S.Span],
+               marks: list[S.Mark]) -> Track:
+        """One lane's track, labelled as the lanes panel labels the lane, and its data."""
+        label = self.shown.labels.get(tr.id, tr.label)
+        origin = tl.start
+        with_labels = len(tl.spans) <= LABELS_UP_TO
+        # by row, then start: the page finds each row's run without sorting
+        own = sorted(spans, key=lambda s: (0 if s.kind == "agent" else s.row + 1, s.start, s.seq))
+        names: dict[str, int] = {}
+        data: list[float | int] = []
+        texts: list[str | None] = []
+        for s in own:
+            k = names.setdefault(s.name if s.kind == "tool" else label, len(names))
+            data += [_num(s.start - origin), _num(s.end - origin), s.row + (1 if s.kind == "tool" else 0),
+                     KINDS[s.kind] + (2 if s.error else 0) + (4 if s.open else 0), s.seq, k]
+            texts.append(s.label if with_labels and s.kind == "tool" else None)
+        mnames: dict[str, int] = {}
+        mdata: list[float | int] = []
+        for m in marks:
+            mdata += [_num(m.at - origin), MARKS[m.kind], -1 if m.seq is None else m.seq, m.line,
+                      mnames.setdefault(m.text, len(mnames))]
+        element = h("div", cls=f"sl-track lane-c{self.shown.layout.color.get(tr.id, 0)}", attrs={
+            "data-testid": "swimlane-track", "data-lane": tr.id, "data-depth": min(tr.depth, 6),
+            "data-parent": tr.parent or None,
+        })
+        head = h("div", cls="sl-head-cell")
+        head.append(h("div", label, cls="sl-label", attrs={"title": label, "data-testid": "swimlane-label"}))
+        figures = next((ln for ln in fig["lanes"] if ln["lane"] == tr.id), None)
+        if figures is not None:
+            head.append(h("div", _lane_line(figures, fig), cls="sl-lane-figures",
+                          attrs={"data-testid": "swimlane-lane-figures"}))
+        element.append(head, h("div", cls="sl-lane", attrs={
+            "tabindex": 0, "role": "group", "data-testid": "swimlane-canvas",
+            "aria-label": f"{label}: {len(own) - 1} tool call(s)",  # its keys: swimlanes.mjs says them
+        }))
+        return Track(tr.id, element, data, mdata,
+                     {"label": label, "rows": 1 + tr.rows, "names": list(names), "labels": texts, "n": len(own),
+                      "parts": -(-len(data) // PART_NUMBERS)},
+                     {"texts": list(mnames), "n": len(mdata) // 5, "parts": -(-len(mdata) // PART_NUMBERS)})
+
+    async def _send(self, ws: Workspace, tracks: list[Track]) -> bool:
+        """The tracks' numbers, a part at a time; False if another input came meanwhile."""
         written = 0
-        for lane, stem, numbers in pending:
-            for k in range(0, len(numbers), PART_NUMBERS):
-                part = _json(numbers[k:k + PART_NUMBERS])
-                PAGE.op(Op.LANE_PART, lane, stem, k // PART_NUMBERS, part)
-                written += len(part)
-                if written >= PART_CHARS:  # this turn's ops go to the page as one message: end it
-                    written = 0
-                    await asyncio.sleep(0)
-                    if self.shown.ws is not ws and self.shown.ws is not None:
-                        return  # another input came meanwhile: its own show() sends its own
-        show(section)
-        PAGE.op(Op.LANES_READY)
+        for t in tracks:
+            for stem, numbers in (("spans", t.spans), ("marks", t.marks)):
+                for k in range(0, len(numbers), PART_NUMBERS):
+                    part = _json(numbers[k:k + PART_NUMBERS])
+                    PAGE.op(Op.LANE_PART, t.lane, stem, k // PART_NUMBERS, part)
+                    written += len(part)
+                    if written >= PART_CHARS:  # this turn's ops go to the page as one message: end it
+                        written = 0
+                        await asyncio.sleep(0)
+                        if self.shown.ws is not ws and self.shown.ws is not None:
+                            return False
+        return True
 
     # -- what the reader does -------------------------------------------------------------------
 

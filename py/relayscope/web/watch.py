@@ -46,9 +46,10 @@ from .protocol import Watch
 from .remote import DOCUMENT as document
 from .remote import PAGE
 from .remote import WINDOW as window
+from .rowdraw import ROW_H
 from .screen import Screen
 from .stepper import Stepper
-from .timeline import ROW_H, Timeline
+from .timeline import Timeline
 from .view import LaneLayout, Shown, Source, ViewState
 
 DEFAULT_INTERVAL: Final = 1.0  # seconds between looks at the watched file or folder
