@@ -149,3 +149,12 @@ def test_an_action_without_a_handler_is_refused() -> None:
     Actions(Shown(), None, handlers, None, None)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="goto"):
         Actions(Shown(), None, {k: v for k, v in handlers.items() if k != "goto"}, None, None)  # type: ignore[arg-type]
+
+
+def test_the_architecture_page_names_every_kind_op_and_web_module() -> None:
+    page = (ROOT / "docs" / "architecture-web.md").read_text()
+    for name in [*protocol.Kind, *protocol.Op, *protocol.Post, *protocol.KEY_WHEN]:
+        assert f"`{name}`" in page, f"docs/architecture-web.md does not name {name}"
+    for path in sorted(WEB.glob("*.py")):
+        if path.stem != "__init__":
+            assert f"`{path.stem}" in page or f"{path.stem}.py" in page, f"docs/architecture-web.md: {path.name}"

@@ -156,5 +156,5 @@ class App:
         self.jobs.status("Ready. Paste, drop or open a transcript, or pick an example.")
         self.jobs.set_state("ready")
         self.sources.initial()
-        self.sources.take_drops()  # those made while Python booted, then each new one
+        self.loads.take_drops()  # those made while Python booted, then each new one
         self.watcher.wire(on)

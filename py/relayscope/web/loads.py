@@ -35,8 +35,9 @@ from .jobs import Jobs
 from .links import Links
 from .model import EXAMPLES, Workspace
 from .notices import Notices
-from .protocol import Picked
+from .protocol import Drop, Picked
 from .remote import DOCUMENT as document
+from .remote import PAGE
 from .remote import WINDOW as window
 from .screen import Screen
 from .view import Address, Asked, Shown, Signal, Source, ViewState
@@ -150,6 +151,21 @@ class Loads:
         self.replaced: Signal[[]] = Signal()  # another input is shown: what held to the last one lets go
 
     # -- what comes in --------------------------------------------------------------------------------
+
+    def take_drops(self) -> None:
+        """Files or a folder dropped on the page (those dropped while Python booted first)."""
+        PAGE.subscribe(Drop, self.jobs.safe(self.on_drop))
+
+    def on_drop(self, drop: Drop) -> None:
+        if drop.error:
+            self.jobs.fail(f"Could not read what was dropped: {drop.error}")
+            return
+        if not drop.files:
+            self.notices.say(["Nothing readable was dropped (an empty folder?)."])
+            self.jobs.set_state("done" if self.shown.ws else "ready")
+            return
+        self.jobs.set_state("analyzing")
+        self.jobs.spawn(self.open_files(drop.files, folder=any("/" in p.path for p in drop.files)))
 
     async def open_files(self, items: list[Picked], folder: bool) -> None:
         """Files picked or dropped (a folder's, with their relative paths)."""

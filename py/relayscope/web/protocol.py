@@ -38,17 +38,21 @@ class Kind(StrEnum):
 
 
 KINDS: Final[dict[Kind, str]] = {
-    Kind.START: "first: the page's elements with an id, <html>'s attributes, the address, storage, "
-                "whether there is a clipboard and why watching cannot work here",
-    Kind.SYNC: "a value typed, a <details> toggled, the timeline scrolled or resized, files picked: "
-               "sent before the event that may read it",
-    Kind.EVENT: "an event on a target the worker listens to (op listen), described in plain values",
-    Kind.MEASURED: "the heights the worker asked for (op measure), once laid out",
-    Kind.REPLY: "the clipboard's answer to op copy",
-    Kind.DROP: "files or a folder dropped on the page: their paths and File objects, or why not",
-    Kind.WATCH: "a file or folder to watch (a picker's handle, or watch.mjs's watch()), or why not",
-    Kind.PICK: "a span or mark picked on the swimlanes: its relay, or its input line",
-    Kind.RANGE: "a range dragged on the swimlanes, in the axis's unit from the run's start (none: cleared)",
+    Kind.START: "snapshot {elements {id: {tag, attrs, props}}, rootAttrs, href, storage (null: denied), "
+                "clipboard, watchSupport}: first, the page as it is",
+    Kind.SYNC: "rid, props, files? [{path, file}]: a value typed, a <details> toggled, the timeline "
+               "scrolled or resized, files picked; sent before the event that may read it",
+    Kind.EVENT: "lid, e {type, key, ctrlKey, metaKey, altKey, shiftKey, rid, self, tag, id, editable}, "
+                "flipped, seq: an event on a target the worker listens to (op listen)",
+    Kind.MEASURED: "sizes [[rid, height]], seq: the heights the worker asked for (op measure)",
+    Kind.REPLY: "id, ok, seq: the clipboard's answer to op copy",
+    Kind.DROP: "files [{path, file}], error, seq: files or a folder dropped on the page",
+    Kind.WATCH: "handle, options {intervalMs} | error, seq: a file or folder to watch (a picker's "
+                "handle, or watch.mjs's watch()), or the picker the browser refused",
+    Kind.PICK: "relay, line, lane, seq: a span or mark picked on the swimlanes: its relay, or else "
+               "its input line",
+    Kind.RANGE: "from, to (null: cleared), seq: a range dragged on the swimlanes, in the axis's unit "
+                "from the run's start",
 }
 
 

@@ -1,7 +1,7 @@
-"""sources: where an input comes from: text pasted (analyzed PASTE_DELAY_MS after the last
-keystroke), files and folders picked or dropped, a URL (``?src=``), an example, a share link,
-and what the page's address asked for when it opened. Each becomes one call of loads.py's one
-load path.
+"""sources: where an input comes from on the page: text pasted (analyzed PASTE_DELAY_MS after
+the last keystroke), files and folders picked, a URL (``?src=``), an example, a share link, and
+what the page's address asked for when it opened. Each becomes one call of loads.py's one load
+path (a drop goes there straight: it is a message, not a control of the page).
 
 Must not: read or classify the input (loads.py does), draw the workspace, or fetch anything but
 what the reader named (examples and ``?src=`` are fetched through the host, a ``?src=`` on
@@ -19,9 +19,8 @@ from .links import Links
 from .loads import Loads
 from .model import decode_share
 from .notices import Notices
-from .protocol import Drop, Picked, Work
+from .protocol import Picked, Work
 from .remote import DOCUMENT as document
-from .remote import PAGE
 from .remote import WINDOW as window
 from .view import Asked, Shown, Source, query_dict, view_from
 
@@ -40,10 +39,6 @@ class Sources:
         on(e["analyze"], "click", lambda _: self.analyze_paste(), work=Work.ALWAYS)
         on(e["file-input"], "change", lambda _: self.on_files("file-input"), work=Work.FILES)
         on(e["folder-input"], "change", lambda _: self.on_files("folder-input"), work=Work.FILES)
-
-    def take_drops(self) -> None:
-        """Drops, those made while Python booted first."""
-        PAGE.subscribe(Drop, self.jobs.safe(self.on_drop))
 
     def initial(self) -> None:
         """What the address or the reader (while Python booted) asked for, in this order: a share
@@ -113,14 +108,3 @@ class Sources:
             return
         self.jobs.set_state("analyzing")
         self.jobs.spawn(self.loads.open_files(items, folder=which == "folder-input"))
-
-    def on_drop(self, drop: Drop) -> None:
-        if drop.error:
-            self.jobs.fail(f"Could not read what was dropped: {drop.error}")
-            return
-        if not drop.files:
-            self.notices.say(["Nothing readable was dropped (an empty folder?)."])
-            self.jobs.set_state("done" if self.shown.ws else "ready")
-            return
-        self.jobs.set_state("analyzing")
-        self.jobs.spawn(self.loads.open_files(drop.files, folder=any("/" in p.path for p in drop.files)))
