@@ -10,6 +10,8 @@ from urllib.parse import urlsplit
 
 from _app import CORPUS, EXAMPLES_DIR, SETTLED_RUN, AppDriver, cli_ndjson
 
+from relayscope.translator import STRATEGY_NAMES
+
 SESSION_DIR = (CORPUS / "session-jsonl" / "handgemacht-ai__claude-code-log" / "test" / "test_data"
                / "real_projects" / "-experiments-worktrees")
 SESSION_MAIN = SESSION_DIR / "ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
@@ -191,7 +193,7 @@ def test_hostile_text_in_every_field_is_shown_as_text_and_never_runs(app) -> Non
     scripts = page.locator("script").count()
     name = '<img src=x onerror="window.__pwned=3">.jsonl'
     app.open_files([{"name": name, "mimeType": "application/x-ndjson", "buffer": hostile_transcript().encode()}])
-    for strategy in ("none", "index", "fingerprint", "lineage"):
+    for strategy in STRATEGY_NAMES:
         app.strategy(strategy)
         rows = page.locator(".row")
         for k in range(rows.count()):  # open each row: full content and raw line

@@ -10,6 +10,7 @@ from _corpus import FIXTURE_SESSIONS, FIXTURE_STREAM_JSON, ROOT, SEEDS
 
 from relayscope import relay as R
 from relayscope.multifile import audit_input
+from relayscope.translator import STRATEGY_NAMES
 from relayscope.web.model import (
     EXAMPLES,
     SHARE_LIMIT,
@@ -90,7 +91,7 @@ def test_audit_per_strategy_with_links() -> None:
 def test_rerun_keeps_the_input_and_matches_the_cli_count() -> None:
     ws = loaded(seed("interleaved-subagents.ndjson"))
     counts = {}
-    for strategy in ("none", "index", "fingerprint", "lineage"):
+    for strategy in STRATEGY_NAMES:
         list(ws.rerun(strategy))
         counts[strategy] = len(ws.relays)
         assert [r.seq for r in ws.relays] == list(range(len(ws.relays)))

@@ -82,7 +82,7 @@ class App:
                                       self.panels, chrome, notices, address, embed=embed_mode)
         self.strategy = StrategySwitch(view, shown, jobs, screen, selection, stepper, timeline)
         redaction = self.redaction = RedactSwitch(shown)
-        links = self.links = Links(view, shown, jobs, notices, address, redaction)
+        links = self.links = Links(view, shown, jobs, notices, address, redaction, self.strategy)
         self.embed = Embed(view, shown, links)
         self.exports = Exports(shown, redaction, host)
         loads = self.loads = Loads(view, shown, jobs, screen, links, notices, address, host)

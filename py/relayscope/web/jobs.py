@@ -1,4 +1,4 @@
-"""jobs: the page's work, one job at a time, a slice at a time (app.py's job scheduling).
+"""jobs: the page's work, one job at a time, a slice at a time.
 
 A job is a load, a re-run with another strategy, the audit, building the search index or a
 watched file's growth: a model generator (``Workspace.load``, ``rerun``, ...) that :meth:`Jobs.drive`

@@ -13,9 +13,10 @@ storage.
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from typing import Final
+from typing import Final, Protocol
 from urllib.parse import urljoin, urlsplit
 
+from ..translator import StrategyName
 from .dom import Element, On, fmt_int, show
 from .jobs import Jobs
 from .model import SHARE_LIMIT, Workspace, encode_share
@@ -30,14 +31,20 @@ from .view import Address, Asked, Shown, ViewState
 SHARE_PRECHECK: Final = 40  # a text this many times SHARE_LIMIT cannot compress enough: don't try
 IDS: Final = ("share", "share-note", "share-row", "share-link", "copy-link", "share-link-text", "share-too-large",
               "share-too-large-text", "download-source", "src-ask", "src-host", "src-url", "src-confirm",
-              "src-cancel", "pending-view", "strategy")
+              "src-cancel", "pending-view")
+
+
+class Choosing(Protocol):
+    """The strategy select (strategy.py): a link's strategy is the one the file will be read with."""
+
+    def choose(self, strategy: StrategyName) -> None: ...
 
 
 class Links:
     def __init__(self, view: ViewState, shown: Shown, jobs: Jobs, notices: Notices, address: Address,
-                 redaction: RedactSwitch) -> None:
+                 redaction: RedactSwitch, strategy: Choosing) -> None:
         self.view, self.shown, self.jobs, self.notices = view, shown, jobs, notices
-        self.address, self.redaction = address, redaction
+        self.address, self.redaction, self.strategy = address, redaction, strategy
         self.els = {name: document.element(name) for name in IDS}
         self.kind = ""  # of the link shown: "url" | "inline" | "fingerprint" | "" (none)
         self.fragment = ""  # the link's fragment (inline transcript or fingerprint)
@@ -149,8 +156,7 @@ class Links:
         fp = parse_fingerprint(fragment)
         self.pending = (fp, view)
         if view.strategy is not None:
-            self.view.strategy = view.strategy
-            self.els["strategy"].value = view.strategy
+            self.strategy.choose(view.strategy)
         box = self.els["pending-view"]
         named = f"“{fp.name}” " if fp.name else ""
         box.textContent = (f"This link shows a view of the transcript {named}({fp.describe()}), too "

@@ -1,6 +1,6 @@
 """model: what the web page shows, computed in plain Python (no DOM, no js imports).
 
-The page (``app.py``, the controller) owns the DOM; the ``Workspace`` owns the numbers and the
+The page (the controllers, ``app.py``) owns the DOM; the ``Workspace`` owns the numbers and the
 text. It is put together from parts, one module each, so that a reader finds each job alone:
 
     workstate    the fields every part reads, and the views of errors, lanes and the audit
