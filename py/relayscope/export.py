@@ -32,6 +32,7 @@ from typing import Any, Final
 from . import relay as R
 from . import spans as S
 from .analysis import AUTO, Analyzer
+from .folds import of_run
 from .lanes import MAIN
 from .multifile import audit_input, translate_files
 from .wire import split_lines
@@ -279,5 +280,7 @@ def export(all_runs: Sequence[Run], fmt: str) -> bytes:
 
 
 def figures(all_runs: Sequence[Run]) -> list[dict[str, Any]]:
-    """Where the time went, per session: ``{"name": ..., **spans.figures}``."""
-    return [{"name": _base(r.name), **S.figures(r.timeline, r.relays, r.stamps)} for r in all_runs]
+    """Where the time went, per session: ``{"name": ..., **spans.figures, "folds": ...}`` (the idle
+    gaps the swimlanes fold, ``folds.Fold.to_json``)."""
+    return [{"name": _base(r.name), **S.figures(r.timeline, r.relays, r.stamps),
+             "folds": of_run(r.timeline, r.relays, r.stamps).to_json()} for r in all_runs]

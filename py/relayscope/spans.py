@@ -14,6 +14,11 @@ The axis (``Timeline.axis``):
   ``task_notification``) is kept as ``reported_ms`` beside the figures, never mixed into x.
 * ``order``: as ``line``, for several files without timestamps: x is the relay's seq.
 
+A sub-agent's track carries its state as the lanes panel shows it (``subagents.LaneStates``:
+running, with the last heartbeat's time; completed; failed); the main track carries what the
+results report of the run's timing (``first_content_frame_ms``, ``time_to_request_ms``,
+``ttft_ms``, ``ttft_stream_ms``), each result's value kept.
+
 Reuses the layers below: lanes (labels, depth, parent) come from the ``lane_start`` relays, the
 key input of a tool call from ``present``, the lost blocks from the audit's inventory
 (``audit.relay_keys``: the audit's own mapping, so the two cannot disagree).
@@ -26,9 +31,10 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import statistics
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Final
 
 import msgspec
@@ -37,6 +43,7 @@ from . import relay as R
 from .audit import Item, Key, describe, relay_keys
 from .lanes import MAIN, lane_label
 from .present import clip, tool_input_summary
+from .subagents import LaneStates, status_words
 
 TIME: Final = "time"
 LINE: Final = "line"
@@ -50,7 +57,10 @@ _MODEL_TYPES: Final = frozenset(_MODEL_SIDE)
 _ENDS: Final = frozenset({R.ToolUse, R.ToolResult})
 # the relays build_steps looks at beyond their lane and position (a type test on each is slow in Pyodide)
 _NOTED: Final = frozenset({R.ToolUse, R.ToolResult, R.LaneStart, R.Usage, R.SessionMeta, R.TurnComplete, R.Error,
-                           R.System, R.TextDelta, R.ThinkingDelta, R.ContentBlock})
+                           R.System, R.TextDelta, R.ThinkingDelta, R.ContentBlock, R.Passthrough})
+_STATED: Final = frozenset({R.ToolUse, R.ToolResult, R.System, R.Passthrough})  # what moves a lane's state
+# What a result reports of the run's timing (ms), in the order the figures list them.
+TIMING: Final = ("time_to_request_ms", "ttft_ms", "ttft_stream_ms", "first_content_frame_ms")
 
 
 # -- timestamps (the page's rows read them the same way: web/rowinfo re-exports these) ----------
@@ -166,6 +176,10 @@ class Track:
     reported_ms: float | None = None  # what the input says the lane took (duration_ms), if it says
     ttft_ms: float | None = None
     first_seq: int = -1
+    state: str | None = None  # a sub-agent: running, completed or failed (subagents.LaneState)
+    status: str | None = None  # the state in words: "running, 30 s" while a heartbeat said so
+    elapsed_s: float | None = None  # the longest running time its heartbeats reported
+    timing: dict[str, list[float]] = field(default_factory=dict)  # TIMING field -> each result's value
 
 
 @dataclass(slots=True)
@@ -267,6 +281,7 @@ def build_steps(relays: Sequence[R.Relay], stamps: Stamps,
     first_at: dict[str, int] = {}
     msg_model: dict[str | None, str] = {}
     seen_msgs: set[tuple[str, str | None]] = set()
+    states = LaneStates()
     for i, r in enumerate(relays):
         if not i % SLICE_RELAYS and i:
             yield
@@ -280,6 +295,8 @@ def build_steps(relays: Sequence[R.Relay], stamps: Stamps,
         kind = type(r)
         if kind not in _NOTED:
             continue
+        if kind in _STATED:
+            states.add(r)
         if isinstance(r, R.ToolUse):
             uses.setdefault(r.id, i)
         elif isinstance(r, R.ToolResult):
@@ -303,6 +320,10 @@ def build_steps(relays: Sequence[R.Relay], stamps: Stamps,
             ttft = r.extra.get("ttft_ms") if r.extra else None
             if isinstance(ttft, int | float):
                 tr.ttft_ms = (tr.ttft_ms or 0.0) + float(ttft)
+            for name in TIMING if r.extra else ():
+                value = r.extra.get(name)
+                if isinstance(value, int | float) and not isinstance(value, bool):
+                    tr.timing.setdefault(name, []).append(float(value))
             if r.is_error:
                 tl.marks.append(Mark("error", lane, xs[i], r.seq, r.line, r.file, f"run ended: {r.subtype or 'error'}"))
         elif isinstance(r, R.Error):
@@ -345,6 +366,10 @@ def build_steps(relays: Sequence[R.Relay], stamps: Stamps,
         err = isinstance(closing, R.ToolResult) and closing.is_error
         tr.agent = Span("agent", tr.id, tr.label, tr.label, start, max(end, start), seq, end_seq, line, file,
                         tool_id=tr.id if tr.id != MAIN and tr.id in uses else None, error=err)
+    for lane, st in states.lanes.items():
+        tr = tracks.get(lane)
+        if tr is not None and lane != MAIN:
+            tr.state, tr.status, tr.elapsed_s = st.state, status_words(st), st.elapsed_s
     tl.tracks = _ordered(tracks)
     yield
     _pack(tools, tl.tracks)
@@ -502,6 +527,14 @@ def _model_intervals(relays: Sequence[R.Relay], xs: Sequence[float],
     return {k: [(a, b) for a, b in v if b > a] for k, v in out.items()}
 
 
+def busy(tl: Timeline, relays: Sequence[R.Relay], xs: Sequence[float]) -> list[tuple[float, float]]:
+    """Where something was in flight in any lane, merged, in order: a tool call, a sub-agent, the
+    model answering (what the figures count as not idle); ``xs`` the relays' ``positions``."""
+    waits = _model_intervals(relays, xs, {t.id: t.agent.start for t in tl.tracks if t.agent is not None})
+    flights = [(s.start, s.end) for s in tl.spans if s.kind == "tool" or s.lane != MAIN]
+    return _union(flights + [iv for lane in waits.values() for iv in lane])
+
+
 def figures(tl: Timeline, relays: Sequence[R.Relay], stamps: Stamps, top: int = TOP_TOOLS) -> dict[str, Any]:
     """Where the time went, per lane and for the run, in the axis' unit (seconds on ``time``,
     lines or relays otherwise). Plain JSON values, in a fixed order."""
@@ -549,6 +582,9 @@ def figures(tl: Timeline, relays: Sequence[R.Relay], stamps: Stamps, top: int = 
             "tool_calls": len(tools),
             "by_tool": _top(by_tool, top), "tokens": tokens,
             "reported_ms": tr.reported_ms, "ttft_ms": tr.ttft_ms,
+            "state": tr.state, "status": tr.status, "elapsed_s": tr.elapsed_s,
+            "timing": {k: _round(statistics.median(v)) for k, v in tr.timing.items()},
+            "timing_results": max((len(v) for v in tr.timing.values()), default=0),
         })
     wall = tl.end - tl.start
     return {
@@ -598,8 +634,38 @@ def duration_words(seconds: float, axis: str) -> str:
     return f"{s // 3600}h {s % 3600 // 60:02d}m"
 
 
+_TIMING_WORDS: Final = {"time_to_request_ms": "request sent", "ttft_ms": "first token",
+                        "ttft_stream_ms": "first streamed token", "first_content_frame_ms": "first content"}
+
+
+def timing_words(timing: Mapping[str, float], results: int) -> str:
+    """``request sent 0.1 s · first token 0.9 s ...``: a result's timing (the median of several)."""
+    words = " · ".join(f"{_TIMING_WORDS[k]} " + (f"{v:,.0f} ms" if v < 10_000 else duration_words(v / 1000, TIME))
+                       for k, v in timing.items() if k in _TIMING_WORDS)
+    return words + (f" (median of {results} results)" if results > 1 else "")
+
+
+def _utc(t: float) -> str:
+    try:
+        return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d %H:%M:%S")
+    except (OverflowError, OSError, ValueError):
+        return f"{t:g}"
+
+
+def folded_lines(folds: Mapping[str, Any]) -> list[str]:
+    """The folded gaps (``folds.Fold.to_json``) as ``stats`` lists them: true times, in UTC."""
+    breaks = folds.get("breaks") or []
+    if not breaks:
+        return []
+    total = sum(b["folded_ms"] for b in breaks) / 1000
+    head = (f"folded: {len(breaks)} idle gap{'s' if len(breaks) != 1 else ''} over "
+            f"{duration_words(folds['threshold_s'], TIME)}, {duration_words(total, TIME)} in all")
+    return [head] + [f"     {_utc(b['start'])} → {_utc(b['end'])} UTC  {b['label']}" for b in breaks]
+
+
 def render_figures(fig: Mapping[str, Any]) -> str:
-    """The figures as a short text report (``relayscope stats``)."""
+    """The figures as a short text report (``relayscope stats``); the folded gaps when the figures
+    carry them (``export.figures`` adds them)."""
     unit = fig["unit"]
 
     def q(v: float) -> str:
@@ -617,5 +683,9 @@ def render_figures(fig: Mapping[str, Any]) -> str:
         out.append(f"{'  ' * ln['depth']}{ln['label']}: wall {q(ln['wall'])} · tools {q(ln['tools'])} · "
                    f"model {q(ln['model_wait'])} · idle {q(ln['idle'])} (longest gap {q(ln['longest_idle'])}) · "
                    f"{ln['tokens']['input_tokens']} in / {ln['tokens']['output_tokens']} out tokens"
-                   + (f" · reported {ln['reported_ms']:g} ms" if ln["reported_ms"] is not None else ""))
+                   + (f" · reported {ln['reported_ms']:g} ms" if ln["reported_ms"] is not None else "")
+                   + (f" · {ln['status']}" if ln.get("status") else ""))
+        if ln.get("timing"):
+            out.append(f"{'  ' * ln['depth']}  timing: {timing_words(ln['timing'], ln['timing_results'])}")
+    out += folded_lines(fig.get("folds") or {})
     return "\n".join(out) + "\n"
