@@ -3,6 +3,8 @@ and a name is checked once where it comes in (``strategy_named``)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from relayscope import cli
@@ -27,3 +29,12 @@ def test_the_cli_offers_the_catalogue(capsys: pytest.CaptureFixture[str]) -> Non
         cli.main(["translate", "-s", "bogus", "-"])
     err = capsys.readouterr().err
     assert all(f"'{name}'" in err for name in STRATEGY_NAMES)
+
+
+def test_the_pages_type_no_strategy_names_the_catalogue_fills_their_selects() -> None:
+    root = Path(__file__).resolve().parents[2]
+    for page in (root / "index.html", root / "static" / "pyscript.html"):
+        html = page.read_text()
+        for name in STRATEGY_NAMES:
+            assert f'<option value="{name}"' not in html, f"{page.name} types the strategy {name}"
+    assert "none, index, fingerprint, lineage" not in (root / "index.html").read_text()
