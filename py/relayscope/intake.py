@@ -5,14 +5,14 @@ CLI, followed by ``--follow``, opened, dropped or watched on the page), and whet
 a transcript at all (``binary_reason``: NUL bytes, or not UTF-8 text). A file named on its own
 (a command-line argument, a file picked or dropped by itself) is read whatever its name: the
 reader chose it.
-Must not: read files, translate, or word anything but the reason bytes are not text.
+Must not: read files, translate, import anything of the package (the CLI's start-up reads it),
+or word anything but the reason bytes are not text.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Final
-
-from .multifile import meta_file_id
 
 # Files of a folder that are read, by name: (suffix, what such a file is). Anything else in a
 # folder (notes, configs, a tool's own ``.json`` or ``.txt`` output) is skipped and named as such.
@@ -24,12 +24,15 @@ FOLDER_FILES: Final[tuple[tuple[str, str], ...]] = (
 )
 # ...and each sub-agent's meta file (``agent-<id>.meta.json``: its spawning call, type, depth).
 SUFFIXES: Final = tuple(suffix for suffix, _ in FOLDER_FILES)
+# The meta file's name, as formats.session.AGENT_META reads it (a test holds the two together): a
+# pattern of its own here, so that the command line's file reading loads no translator.
+AGENT_META: Final = re.compile(r"^agent-(.+)\.meta\.json$")
 HEAD_BYTES: Final = 8192  # how much of an input the text check looks at
 
 
 def read_in_folder(name: str) -> bool:
     """Whether a file found in a folder is read: a transcript by its name, or a sub-agent meta file."""
-    return name.lower().endswith(SUFFIXES) or meta_file_id(name) is not None
+    return name.lower().endswith(SUFFIXES) or AGENT_META.match(name.replace("\\", "/").rsplit("/", 1)[-1]) is not None
 
 
 def binary_reason(name: str | None, data: bytes | bytearray | memoryview, size: int | None = None) -> str | None:

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from relayscope import follow, inputs
-from relayscope.intake import FOLDER_FILES, binary_reason, read_in_folder
+from relayscope.formats.session import AGENT_META as SESSION_META
+from relayscope.intake import AGENT_META, FOLDER_FILES, binary_reason, read_in_folder
 
 READ = ["s.jsonl", "t.ndjson", "fleet.sse", "run_stream.log", "S.JSONL", "subagents/agent-a1.meta.json"]
 SKIPPED = ["notes.txt", "settings.json", "x.meta.json", "README.md", "image.png", "jsonl"]
@@ -51,3 +52,8 @@ def test_binary_input_is_told_from_text() -> None:
     assert binary_reason("t.txt", cut[:9001], 600_000_000) is None
     told = binary_reason("big.bin", b"\x00" * 9000, 600_000_000)
     assert told is not None and "572 MiB" in told
+
+
+def test_the_meta_file_is_named_as_the_session_reader_names_it() -> None:
+    for name in ("agent-a1.meta.json", "agent-x.y.meta.json", "agent-.meta.json", "x.meta.json", "agent-a1.json"):
+        assert bool(AGENT_META.match(name)) == bool(SESSION_META.match(name)), name

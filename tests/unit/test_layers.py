@@ -1,9 +1,9 @@
 """The package's layers: every import points down, no cycles, no imports hidden in functions.
 Read from the source with ``ast``, so a new module or import is checked as it lands.
 
-    wire, relay, _bounded, redact -> trace, lanes, describe, present, meaning, drift, usage, subagents -> emitter,
-    translator -> formats -> analysis, audit -> multifile, live, fates, textout, spans, folds, export,
-    intake -> cli (and its inputs, follow), web
+    wire, relay, _bounded, redact, intake -> trace, lanes, describe, present, meaning, drift, usage, subagents -> emitter,
+    translator -> formats -> analysis, audit -> multifile, live, fates, textout, spans, folds, export
+    -> cli (and its inputs, follow), web
 
 and inside web: plain records -> the view model -> the DOM mirror and the view state -> drawing
 -> controllers -> the app -> the worker's entry point (WEB_LAYERS).
@@ -25,6 +25,7 @@ LAYERS: dict[str, int] = {
     "relayscope._bounded": 0,
     "relayscope.wire": 0,
     "relayscope.relay": 0,
+    "relayscope.intake": 0,  # which files of a folder are read, whether bytes are text: for the CLI and the page
     "relayscope.redact": 0,  # secrets out of input lines: plain strings in, plain strings out
     "relayscope.trace": 1,
     "relayscope.lanes": 1,
@@ -50,7 +51,6 @@ LAYERS: dict[str, int] = {
     "relayscope.folds": 5,  # the swimlanes' time axis with idle gaps folded: breaks and the map both ways
     "relayscope.export": 5,  # spans as Chrome Trace Event Format / OTLP JSON; translates via multifile
     "relayscope.snapshot": 5,  # the run as one self-contained HTML page: rows (describe), swimlanes (export, folds)
-    "relayscope.intake": 5,  # which files of a folder are read, whether bytes are text: for the CLI and the page
     "relayscope.cli": 6,
     "relayscope.inputs": 6,  # the command line's file reading: I/O, so nothing in the core may use it
     "relayscope.follow": 6,  # --follow's polling: I/O, like inputs
@@ -76,9 +76,12 @@ WEB_LAYERS: dict[str, int] = {
     # touches JavaScript
     "app": 5, "main": 6,
 }
-# Imports inside functions, on purpose: main.py imports the package only once Pyodide has loaded
-# it (a broken wheel must still end in "error"), and `js` / pyodide.ffi, which exist only there.
-LATE_IMPORTS_ALLOWED = {"relayscope.web.main"}
+# Imports inside functions, on purpose: web/main.py imports the package only once Pyodide has
+# loaded it (a broken wheel must still end in "error"), and `js` / pyodide.ffi, which exist only
+# there. cli: each command imports the modules it needs when it runs, so that a run of one command
+# (or `--version`) loads none of the others' (start-up is most of a short run; test_cli_startup);
+# inputs: the shareable file's reader (zipfile, the redactor) only for bytes that start as a zip.
+LATE_IMPORTS_ALLOWED = {"relayscope.web.main", "relayscope.cli", "relayscope.inputs"}
 WEB = "relayscope.web"
 
 
