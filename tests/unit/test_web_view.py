@@ -48,3 +48,12 @@ def test_a_view_asked_for_wins_over_the_one_it_is_laid_over() -> None:
     link = Asked(strategy=StrategyName("none"), step=9, text="x")
     address = Asked(step=2)
     assert address.over(link) == Asked(strategy=StrategyName("none"), step=2, text="x")
+
+
+def test_the_reading_the_rows_order_and_the_fold_are_remembered() -> None:
+    st = ViewState(reading="run", order="lane", fold=False)
+    query = query_of(st, {})
+    assert query == {"reading": "run", "order": "lane", "fold": "off"}
+    assert view_from(query_dict("?" + urlencode(query))) == Asked(reading="run", order="lane", fold=False)
+    assert query_of(ViewState(reading="protocol"), {}) == {"reading": "protocol"}  # chosen, so kept
+    assert view_from(query_dict("reading=bogus&order=time&fold=on")) == Asked()  # defaults and nonsense: nothing

@@ -29,6 +29,8 @@ from .remote import WINDOW as window
 from .share import EMBED_PARAMS
 
 PANELS: Final = ("stepper", "lanes", "audit")  # the panels beside (or under) the timeline, each collapsible
+READINGS: Final = ("run", "protocol")  # what happened (messages, tools, agents) / the relay events and de-dup
+ORDERS: Final = ("time", "lane")  # rows across lanes by their time, or grouped by lane
 SCOPES: Final = ("all", "shown")  # the stepper goes through every input line, or those of the rows shown
 MAX_COLS: Final = 8  # lane columns drawn in the rows' gutter; lanes beyond share the row colour only
 LANE_COLORS: Final = 8
@@ -75,6 +77,9 @@ class ViewState:
     bookkeeping: bool = False  # bookkeeping records shown
     closed: set[str] = field(default_factory=set)  # panels collapsed (PANELS)
     step_scope: str = "all"  # SCOPES
+    reading: str = ""  # READINGS; "" until chosen: each input opens in the reading that fits it
+    order: str = "time"  # ORDERS
+    fold: bool = True  # the swimlanes' axis folds long idle gaps
 
 
 @dataclass
@@ -141,6 +146,9 @@ class Asked:
     bookkeeping: bool | None = None
     closed: list[str] | None = None
     scope: str | None = None
+    reading: str | None = None
+    order: str | None = None
+    fold: bool | None = None
 
     def over(self, other: Asked) -> Asked:
         """This view, with ``other``'s values where it gives none."""
@@ -156,7 +164,8 @@ def query_dict(search: str) -> dict[str, str]:
 def view_from(params: dict[str, str]) -> Asked:
     """The view a query asks for (what is not valid is left out): strategy, step and row
     (1-based step), q, types (``-type`` excludes), lane, bookkeeping, closed (panels collapsed),
-    scope (``shown``: step through the lines of the rows shown)."""
+    scope (``shown``: step through the lines of the rows shown), reading (``run`` or
+    ``protocol``), order (``lane``: rows grouped by lane), fold (``off``: the axis unfolded)."""
     asked = Asked()
     with contextlib.suppress(ValueError):
         asked.strategy = strategy_named(params.get("strategy"))
@@ -176,6 +185,12 @@ def view_from(params: dict[str, str]) -> Asked:
         asked.closed = [p for p in params["closed"].split(",") if p in PANELS]
     if params.get("scope") == "shown":
         asked.scope = "shown"
+    if params.get("reading") in READINGS:
+        asked.reading = params["reading"]
+    if params.get("order") == "lane":
+        asked.order = "lane"
+    if params.get("fold") == "off":
+        asked.fold = False
     return asked
 
 
@@ -205,6 +220,12 @@ def query_of(st: ViewState, here: dict[str, str]) -> dict[str, str]:
         params["closed"] = ",".join(p for p in PANELS if p in st.closed)
     if st.step_scope == "shown":
         params["scope"] = "shown"
+    if st.reading:
+        params["reading"] = st.reading
+    if st.order == "lane":
+        params["order"] = "lane"
+    if not st.fold:
+        params["fold"] = "off"
     params.update({k: here[k] for k in EMBED_PARAMS if k in here})
     return params
 
