@@ -1051,7 +1051,7 @@ def _export_formats() -> list[str]:
     return list(FORMATS)
 
 
-# -- issue 20: the run as a trace (export) and where its time went (stats) ---------------------
+# -- the run as a trace (export) and where its time went (stats) ---------------------
 
 def _runs(args: argparse.Namespace) -> tuple[list[Run], bool]:
     """The input's sessions in time, and whether some of it could not be read (said on stderr as

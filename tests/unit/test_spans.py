@@ -1,4 +1,4 @@
-"""Issue 20: the run in time (spans.py) and as a trace other tools open (export.py).
+"""The run in time (spans.py) and as a trace other tools open (export.py).
 
 Expectations are computed from the raw records with the standard library's ``json`` and
 ``datetime``, not from our code: a tool span runs from its ``tool_use`` record's ``timestamp`` to
