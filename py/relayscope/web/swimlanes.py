@@ -12,7 +12,11 @@ only ever sets as ``textContent`` or ``fillText``), then ``lanes-ready``. The pa
 (``static/js/swimlanes.mjs``) draws them on a canvas per track and owns zoom, pan, hover and the
 keyboard: those never wait for the worker. What the reader picks comes back as messages: ``pick``
 (a span or mark: select its row in the timeline and its line in the stepper) and ``range`` (a
-dragged range: the timeline keeps the rows inside it, through ``Filters.restrict``). The view
+dragged range: the timeline keeps the rows inside it, through ``Filters.restrict``). On the
+wall-clock axis the header of ``lanes`` carries the run's folded axis (``folds.of_run``'s
+``to_json``: its breaks and segments), from which the page maps time to x; whether it folds is the
+view's (``ViewState.fold``, ``fold=off`` in the address), said to the page as the section's
+``data-fold`` and toggled by the "Fold idle" button beside Fit (or F on a track). The view
 shows only when it has something to show the rows do not (:func:`worth_showing`): lanes side by
 side (more than one), or tool calls in wall-clock time (their durations). One lane in line order
 is the rows again, drawn as bars, and one more Tab stop on the way to them.
@@ -30,18 +34,20 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final, Protocol
 
+from .. import folds as F
 from .. import spans as S
 from ..fates import Fates
-from .dom import Element, clear, fmt_int, h, show
+from .dom import Element, On, clear, fmt_int, h, show
 from .model import Workspace
 from .protocol import Op, Pick, Range
 from .remote import DOCUMENT as document
 from .remote import PAGE
-from .view import Shown
+from .view import Shown, ViewState
 
 KINDS: Final = {"agent": 0, "tool": 1}
 MARKS: Final = {"model": 0, "lost": 1, "error": 2}
-IDS: Final = ("swimlanes", "swimlanes-axis", "swimlanes-figures", "swimlanes-tracks", "swimlanes-clear-range")
+IDS: Final = ("swimlanes", "swimlanes-axis", "swimlanes-figures", "swimlanes-tracks", "swimlanes-clear-range",
+              "swimlanes-fold")
 PART_NUMBERS: Final = 60_000  # numbers per part (10,000 spans; 12,000 marks)
 PART_CHARS: Final = 1 << 20  # part text per message to the page
 LABELS_UP_TO: Final = 20_000  # spans in all: past this, a span's tooltip gives its name, not its key input
@@ -76,19 +82,28 @@ class Narrowing(Protocol):
     def restrict(self, within: Callable[[list[int]], list[int]] | None) -> None: ...
 
 
+class Syncing(Protocol):
+    def sync(self) -> None: ...
+
+
 class Swimlanes:
-    def __init__(self, shown: Shown, selection: Selecting, stepper: Stepping, filters: Narrowing) -> None:
-        self.shown, self.selection, self.stepper, self.filters = shown, selection, stepper, filters
+    def __init__(self, view: ViewState, shown: Shown, selection: Selecting, stepper: Stepping, filters: Narrowing,
+                 address: Syncing) -> None:
+        self.view, self.shown, self.selection, self.stepper, self.filters = view, shown, selection, stepper, filters
+        self.address = address
         self.els = {name: document.element(name) for name in IDS}
         self.tl: S.Timeline | None = None
+        self.fold: F.Fold | None = None
         self.xs: list[float] = []
         self.range: tuple[float, float] | None = None
         self.version = 0
 
-    def wire(self) -> None:
-        """What the reader picks and drags on the page's tracks comes as messages."""
+    def wire(self, on: On) -> None:
+        """What the reader picks and drags on the page's tracks comes as messages; the fold
+        toggle is a button of ours."""
         PAGE.subscribe(Pick, self.on_pick)
         PAGE.subscribe(Range, self.on_range)
+        on(self.els["swimlanes-fold"], "click", lambda _: self.toggle_fold())
 
     # -- drawing the data ---------------------------------------------------------------------
 
@@ -108,6 +123,7 @@ class Swimlanes:
         if tl is None:
             return  # another input came meanwhile: its own show() draws
         self.tl, self.xs = tl, S.positions(ws.relays, tl.axis, stamps)
+        self.fold = F.of_run(tl, ws.relays, stamps)
         box = self.els["swimlanes-tracks"]
         clear(box)
         if not worth_showing(tl):
@@ -122,14 +138,14 @@ class Swimlanes:
             marks.setdefault(mk.lane, []).append(mk)
         tracks = [self._track(tr, tl, fig, spans.get(tr.id, []), marks.get(tr.id, [])) for tr in tl.tracks]
         box.append(*[t.element for t in tracks])
-        self.els["swimlanes-axis"].textContent = f"x: {tl.axis_words}" + (
-            f", from {_clock(tl.start)}" if tl.axis == S.TIME else " (the input has no timestamps)")
         self.els["swimlanes-figures"].textContent = _figures_line(fig)
+        self._say_fold()
         self.version += 1
         PAGE.op(Op.LANES, {
             "version": self.version, "axis": tl.axis, "span": _num(tl.end - tl.start),
             "origin": _num(tl.start),  # x of the run's start (its first line)
-            "unit": "s" if tl.axis == S.TIME else "line" if tl.axis == S.LINE else "relay"})
+            "unit": "s" if tl.axis == S.TIME else "line" if tl.axis == S.LINE else "relay",
+            "folds": self.fold.to_json()})
         for t in tracks:
             PAGE.op(Op.LANE_META, t.lane, t.spans_meta, t.marks_meta)
         # the worker's time for all of it: spans, figures, the data (bench/swimlanes_bench.py)
@@ -206,6 +222,30 @@ class Swimlanes:
                         if self.shown.ws is not ws and self.shown.ws is not None:
                             return False
         return True
+
+    def _say_fold(self) -> None:
+        """The fold as the view has it: the section's ``data-fold`` (the page draws by it), the
+        button's state (shown only when there is a gap to fold), the axis' caption."""
+        tl, fold = self.tl, self.fold
+        if tl is None or fold is None:
+            return
+        on = self.view.fold
+        self.els["swimlanes"].setAttribute("data-fold", "on" if on else "off")
+        button = self.els["swimlanes-fold"]
+        button.setAttribute("aria-pressed", "true" if on else "false")
+        show(button, bool(fold.breaks))
+        caption = f"x: {tl.axis_words}" + (
+            f", from {_clock(tl.start)}" if tl.axis == S.TIME else " (the input has no timestamps)")
+        if fold.breaks:
+            gaps = f"{len(fold.breaks)} idle gap(s) over {S.duration_words(fold.threshold_s, S.TIME)}"
+            caption += f"; {gaps} folded" if on else f"; {gaps} shown to scale"
+        self.els["swimlanes-axis"].textContent = caption
+
+    def toggle_fold(self) -> None:
+        """The axis folded or to scale; the address keeps the choice."""
+        self.view.fold = not self.view.fold
+        self._say_fold()
+        self.address.sync()
 
     # -- what the reader does -------------------------------------------------------------------
 
