@@ -138,6 +138,12 @@ def test_each_break_is_on_the_ruler_with_its_folded_time_as_stats_folds_it(app, 
         assert gap.get_attribute("title").startswith(f"{b['label']}: ")
         assert gap.text_content() in (b["label"], b["label"].removesuffix(" idle"))
     assert gaps.nth(1).text_content() == "29h 00m idle"  # room enough at 1400 px: said in full
+    # on a track, the break says the same under the pointer
+    gap = gaps.nth(1).bounding_box()
+    main = app.page.locator('[data-testid=swimlane-track][data-lane="main"] .sl-lane').bounding_box()
+    app.page.mouse.move(gap["x"] + gap["width"] / 2, main["y"] + main["height"] - 2)
+    app.testid("swimlane-tip").wait_for(state="visible")
+    assert app.testid("swimlane-tip").text_content().startswith("29h 00m idle (folded")
     assert "2 idle gap(s) over 5m 00s folded" in app.testid("swimlane-axis").text_content()
     # the spans keep their true times in what they say: the longer sub-agent, 1m 57s
     lane, span = max(agent_spans(app).items(), key=lambda kv: kv[1]["end"] - kv[1]["start"])
