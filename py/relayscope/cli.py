@@ -28,6 +28,7 @@ import os
 import shutil
 import signal
 import sys
+import time
 import traceback
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -43,12 +44,19 @@ from .audit import render
 from .drift import Drift, DriftReport, describe
 from .emitter import Emitter
 from .export import FORMATS as EXPORT_FORMATS
-from .export import Run, export, figures, runs
+from .export import Live, day_start, run_figures
+from .export import Spans as OtlpSpans
+from .export import stream as export_stream
+from .export import writer as export_writer
 from .fates import Tracker
 from .formats import FORMATS, detect
 from .inputs import STDIN, Input, Problem, display_name, open_named, read_regular, walk
 from .multifile import SessionResult, audit_input, translate_files
+from .otlp import SettingsError as OtlpSettingsError
+from .otlp import settings as otlp_settings
+from .otlp_follow import FollowSpans
 from .redact import Redactor, redact_bytes
+from .spans import parse as parse_stamp
 from .spans import render_figures
 from .textout import Names, RelayText, TraceText
 from .trace import TraceStep
@@ -724,39 +732,138 @@ class Parser(argparse.ArgumentParser):
     commands: dict[str, argparse.ArgumentParser]
 
 
-# -- issue 20: the run as a trace (export) and where its time went (stats) ---------------------
+# -- the run as a trace (export), sent to a collector, and where its time went (stats) -------------
 
-def _runs(args: argparse.Namespace) -> tuple[list[Run], bool]:
-    """The input's sessions in time, and whether some of it could not be read (said on stderr)."""
-    failed = False
+def _source(args: argparse.Namespace) -> tuple[bytes | dict[str, bytes] | Iterator[bytes], bool]:
+    """What ``export`` and ``stats`` read: one input as it comes (a line at a time: constant
+    memory), or several files (and folders) read whole; and whether some could not be read."""
     if _many(args.file):
         files, problems = gather(named(args.file))
-        failed = report_problems(problems)
-        found = runs(redacted_files(args, files), args.strategy, args.input_format)
-    else:
-        data = b"".join(_read_one(args.file[0], args))
-        found = runs(data, args.strategy, args.input_format)
-    report_redaction(args)
-    for run in found:
-        bad = [r for r in run.relays if isinstance(r, R.Error)]
-        report_files([(r.file or run.name or _run.name, r.line, r.message) for r in bad])
-        failed = failed or bool(bad)
-    return found, failed
+        return redacted_files(args, files), report_problems(problems)
+    (source,) = [i for i in named(args.file[:1]) if isinstance(i, Input)]
+    _run.name, _run.line = source.name, 0
+
+    def lines() -> Iterator[bytes]:
+        try:
+            yield from redacted_lines(args, source.lines())
+        except OSError as exc:
+            raise UsageError(f"{source.name}: {exc.strerror or exc}") from exc
+    return lines(), False
+
+
+def _said(run: Live, failed: bool) -> bool:
+    """A finished run's unreadable lines and notes on stderr; whether it had errors."""
+    report_files([(f or run.name or _run.name, line, message) for f, line, message in run.errors])
+    if run.error_count > len(run.errors):
+        _err(f"relayscope: {run.error_count - len(run.errors)} more unreadable line(s) not listed")
+    b = run.builder_now()
+    for note in b.notes:
+        _err(f"relayscope: {display_name(run.name) + ': ' if run.name else ''}{note}")
+    return failed or bool(run.error_count)
+
+
+def _untimed_start(args: argparse.Namespace) -> float | None:
+    raw = args.untimed_start
+    if raw is None:
+        return None
+    try:
+        return float(raw)
+    except ValueError:
+        pass
+    seconds = parse_stamp(raw)
+    if seconds is None:
+        raise UsageError(f"--untimed-start takes an ISO 8601 time or seconds since the epoch, not {raw!r}")
+    return seconds
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    found, failed = _runs(args)
-    _write_out(export(found, args.format))
+    try:
+        # the environment names a collector only when no file format is asked for
+        target = otlp_settings(args.otlp_endpoint, args.otlp_header or (), args.otlp_protocol,
+                               env=None if args.format is None or args.follow else {})
+    except OtlpSettingsError as exc:
+        raise UsageError(str(exc)) from exc
+    if args.follow:
+        if target is None:
+            raise UsageError("--follow sends to a collector: give --otlp-endpoint (or OTEL_EXPORTER_OTLP_ENDPOINT)")
+        return _export_follow(args, target)
+    if args.format is None and target is None:
+        raise UsageError("give --format (a file) or --otlp-endpoint (a collector)")
+    source, failed = _source(args)
+    start = _untimed_start(args)
+    if target is not None:
+        return _export_send(args, source, target, start, failed)
+    seen: list[Live] = []
+
+    def out(data: bytes) -> None:
+        _write_some(stdout(), data)
+    done_runs = 0
+    w = export_writer(args.format, out, start if start is not None else day_start(time.time()))
+    for run, items, done in export_stream(source, args.strategy, args.input_format):
+        if not seen or seen[-1] is not run:
+            seen.append(run)
+        w.put(run, items, done)
+        if done:
+            done_runs += 1
+            failed = _said(run, failed)
+    w.close()
+    _write_some(stdout(), b"")
+    report_redaction(args)
     return INPUT_ERRORS if failed else OK
 
 
+def _export_send(args: argparse.Namespace, source: Any, target: Any, start: float | None, failed: bool) -> int:
+    from .otlp import Sender, SendError
+
+    sender = Sender(target, give_up=args.otlp_give_up)
+    clock = export_writer("otlp", lambda _b: None, start if start is not None else day_start(time.time()))
+    spans = OtlpSpans(clock)
+    try:
+        for run, items, done in export_stream(source, args.strategy, args.input_format):
+            sender.add(spans.resource(run), spans.of(run, items))
+            if done:
+                failed = _said(run, failed)
+        sender.flush()
+    except SendError as exc:
+        _err(f"relayscope: {exc}")
+        return INPUT_ERRORS
+    report_redaction(args)
+    _err(f"relayscope: sent {sender.sent} span(s) to {target.endpoint} in {sender.requests} request(s)")
+    return INPUT_ERRORS if failed else OK
+
+
+def _export_follow(args: argparse.Namespace, target: Any) -> int:
+    from .otlp import Sender, SendError
+
+    redactor_of(args)  # --redact with --follow: a usage error, never an unredacted output
+    path = args.file[0]
+    if len(args.file) != 1 or path == STDIN or not (os.path.isfile(path) or os.path.isdir(path)):
+        raise UsageError("--follow takes one FILE or DIR that exists")
+    start = _untimed_start(args)
+    sender = Sender(target, give_up=None)
+    sink = FollowSpans(sender, start if start is not None else time.time(), os.path.isdir(path))
+    try:
+        outcome = follow.run(path, args, sink, raw=sink.raw)
+    except SendError as exc:
+        _err(f"relayscope: {exc}")
+        return INPUT_ERRORS
+    _err(f"relayscope: sent {sender.sent} span(s) to {target.endpoint} in {sender.requests} request(s)")
+    failed = any(_said(run, False) for run in sink.runs.values()) or outcome.failed
+    return INTERRUPTED if outcome.interrupted else INPUT_ERRORS if failed else OK
+
+
 def cmd_stats(args: argparse.Namespace) -> int:
-    found, failed = _runs(args)
-    figs = figures(found)
+    source, failed = _source(args)
+    figs = []
+    for run, _items, done in export_stream(source, args.strategy, args.input_format):
+        if done:  # only the figures are kept: the spans go as they finish
+            figs.append(run_figures(run))
+            failed = _said(run, failed)
     if args.json:
         _write_out(msgspec.json.encode(figs) + b"\n")
     else:
         _write_out("\n".join((f"== {f['name']}\n" if len(figs) > 1 else "") + render_figures(f) for f in figs).encode())
+    report_redaction(args)
     return INPUT_ERRORS if failed else OK
 
 
@@ -852,14 +959,32 @@ def build_parser() -> Parser:
                     help="list what would be replaced (line, kind, placeholder, a masked excerpt) instead")
     rd.set_defaults(run=cmd_redact)
 
-    ex = sub.add_parser("export", help="the run as a trace: Chrome Trace Event Format or OTLP/JSON",
-                        description="One span per agent (its spawning call to its result) and per tool call "
-                        "(tool_use to tool_result), on the input's timestamps (else its line order): "
-                        "chrome-trace opens in Perfetto UI and chrome://tracing, otlp in Jaeger, Phoenix, Langfuse.")
+    ex = sub.add_parser("export", help="the run as a trace: Chrome Trace Event Format or OTLP, to a file or a collector",
+                        description="One span per agent (its spawning call to its result), per tool call "
+                        "(tool_use to tool_result) and per model call (with its usage), on the input's timestamps "
+                        "(else its line order, placed from --untimed-start): chrome-trace opens in Perfetto UI, "
+                        "speedscope and the DevTools Performance panel, otlp in Jaeger, Tempo, Phoenix, Langfuse, "
+                        "MLflow. One input is read a line at a time (constant memory); several files or a folder "
+                        "are read whole (about 3 MB of memory per MB of input). See docs/exports.md.")
     ex.add_argument("file", nargs="+", metavar="FILE", help="a transcript; or a session's files, or a directory")
-    ex.add_argument("--format", choices=list(EXPORT_FORMATS), required=True, help="trace format")
+    ex.add_argument("--format", choices=list(EXPORT_FORMATS), default=None, help="trace format written to stdout")
+    ex.add_argument("--untimed-start", metavar="TIME", default=None,
+                    help="where a run without timestamps is placed (ISO 8601 or seconds since the epoch; "
+                    "default: the start of today, UTC; with --follow: now)")
+    ex.add_argument("--otlp-endpoint", metavar="URL", default=None,
+                    help="send the spans to this OTLP/HTTP collector instead (a URL without a path gets "
+                    "/v1/traces; default: OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, when --format is not given)")
+    ex.add_argument("--otlp-header", metavar="KEY=VALUE", action="append",
+                    help="a header for the collector, e.g. authorization=Bearer ... (repeatable; added to "
+                    "OTEL_EXPORTER_OTLP_HEADERS)")
+    ex.add_argument("--otlp-protocol", choices=["http/protobuf", "http/json"], default=None,
+                    help="default: OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf")
+    ex.add_argument("--otlp-give-up", type=float, metavar="SECONDS", default=300.0,
+                    help="with a collector that cannot be reached: stop retrying after SECONDS (default 300; "
+                    "--follow never gives up)")
     common(ex)
     redact_option(ex)
+    follow_options(ex)
     ex.set_defaults(run=cmd_export)
 
     st = sub.add_parser("stats", help="where the time went, per lane and for the run",

@@ -298,9 +298,9 @@ def runs(source: bytes | Mapping[str, bytes], strategy: str = "lineage", fmt: st
     if isinstance(source, Mapping):
         results = {r.name: r for r in translate_files(source, strategy, fmt=fmt)}
         split = {k: split_lines(v) for k, v in source.items()}
-        for live, closed, _ in stream(source, strategy, fmt):
+        for live, items, _ in stream(source, strategy, fmt):
             res = results[live.name or ""]
-            out.append(_run(live, closed, res.relays, S.stamps_of({k: split[k] for k in res.files if k in split})))
+            out.append(_run(live, items, res.relays, S.stamps_of({k: split[k] for k in res.files if k in split})))
         return out
     lines = split_lines(bytes(source))
     a = Analyzer(strategy, fmt)

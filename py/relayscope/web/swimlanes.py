@@ -227,7 +227,9 @@ class Swimlanes:
         parts = self.app.redaction.source_parts(ws)  # "Redact secrets" on: as `export --redact` reads it
         source: bytes | dict[str, bytes] = parts[0][1] if len(parts) == 1 and parts[0][0] is None else {
             str(k): v for k, v in parts}
-        data = export.export(export.runs(source, ws.strategy), fmt)
+        parts_out: list[bytes] = []
+        export.write(source, fmt, parts_out.append, ws.strategy)  # the CLI's own writer: the same bytes
+        data = b"".join(parts_out)
         base = (ws.name or "relayscope").rstrip("/").rsplit("/", 1)[-1].split(" ", 1)[0] or "relayscope"
         stem = base.rsplit(".", 1)[0] if "." in base else base
         download(f"{stem}.{ws.strategy}.{'trace' if fmt == 'chrome-trace' else 'otlp'}.json", data, MIME)
