@@ -14,7 +14,7 @@ a focused track, and "Fit". The same moves run on a --base-mb input in the same 
 baseline. Printed: spans drawn, the longest task during the moves for each input, and the
 slowest frame's draw time (`data-draw-ms`, swimlanes.mjs); the ratio of the big to the base.
 `--compare N` instead times one zoom step of N spans drawn as SVG rects, as divs and on a canvas
-(the measurement the canvas was chosen by). Not asserted anywhere: figures for the README.
+(the measurement the canvas was chosen by). Not asserted anywhere: figures for docs/benchmarks.md.
 """
 
 from __future__ import annotations

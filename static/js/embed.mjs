@@ -5,7 +5,7 @@
 //
 // In a frame, embed mode tells the parent page how high its content is, each time that changes:
 //   parent.postMessage({type: "relayscope:height", height: <CSS px, an integer>}, "*")
-// A host page may size the frame from it (README, "Embedding"); the message carries nothing but
+// A host page may size the frame from it (docs/embedding.md, "The frame's height"); the message carries nothing but
 // the number, so any origin may read it.
 const root = document.documentElement;
 const params = new URLSearchParams(location.search);

@@ -1,4 +1,4 @@
-"""Issue 22, points 1 and 2: the command line's text for people.
+"""The command line's text for people.
 
 ``translate -f text``: paths relative to what was named, a header row, aligned columns, lanes
 labelled as the page labels them, colour only when asked for (``--color``, ``NO_COLOR``), the
@@ -176,10 +176,3 @@ def test_the_trace_and_the_page_give_every_skipped_block_the_same_fate(strategy:
                 for s in a.trace]
     assert as_traced == as_paged
 
-
-def test_the_readme_shows_text_as_it_now_looks() -> None:
-    readme = (ROOT / "README.md").read_text()
-    shown = readme.split("$ COLUMNS=100 relayscope translate -f text tests/fixtures/seed-examples/interleaved-subagents.ndjson\n", 1)[1]
-    shown = shown.split("```", 1)[0]
-    p = run("translate", "-f", "text", str(SEEDS / "interleaved-subagents.ndjson"), env={"COLUMNS": "100"})
-    assert p.stdout.decode().startswith(shown)

@@ -311,7 +311,7 @@ class Links:
         e["embed-copy"].textContent = "Copy"
         e["embed-note"].textContent = ("The frame tells its page its height (a message "
                                        "{type: 'relayscope:height', height}), should you want to "
-                                       "size it to fit; the README shows how.")
+                                       "size it to fit; docs/embedding.md shows how.")
         preview = e["embed-preview"]
         if str(preview.getAttribute("src") or "") != url:
             preview.setAttribute("sandbox", SANDBOX)

@@ -1,7 +1,7 @@
 """help: the short help panel: what the strategies do, what the step-through's decisions mean, and
 what the chips and marks in the timeline are. Static text of ours, drawn once at start.
 
-Must not: grow into a manual (README.md is that); every entry is one or two lines.
+Must not: grow into a manual (docs/ is that); every entry is one or two lines.
 """
 
 from __future__ import annotations
