@@ -52,6 +52,7 @@ from .fates import Tracker
 from .formats import FORMATS, detect
 from .inputs import STDIN, Input, Problem, display_name, open_named, read_regular, walk
 from .multifile import SessionResult, audit_input, translate_files
+from .otlp import Sender, SendError
 from .otlp import SettingsError as OtlpSettingsError
 from .otlp import settings as otlp_settings
 from .otlp_follow import FollowSpans
@@ -813,8 +814,6 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def _export_send(args: argparse.Namespace, source: Any, target: Any, start: float | None, failed: bool) -> int:
-    from .otlp import Sender, SendError
-
     sender = Sender(target, give_up=args.otlp_give_up)
     clock = export_writer("otlp", lambda _b: None, start if start is not None else day_start(time.time()))
     spans = OtlpSpans(clock)
@@ -833,8 +832,6 @@ def _export_send(args: argparse.Namespace, source: Any, target: Any, start: floa
 
 
 def _export_follow(args: argparse.Namespace, target: Any) -> int:
-    from .otlp import Sender, SendError
-
     redactor_of(args)  # --redact with --follow: a usage error, never an unredacted output
     path = args.file[0]
     if len(args.file) != 1 or path == STDIN or not (os.path.isfile(path) or os.path.isdir(path)):

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -668,8 +669,6 @@ def write(source: Source, fmt: str, out: Callable[[bytes], None], strategy: str 
           untimed_start: float | None = None, now: float | None = None) -> list[Live]:
     """Export ``source`` in ``fmt`` to ``out`` as it is read (the CLI and the page). Untimed runs
     start at ``untimed_start`` (default: the start of the UTC day of ``now``). Returns the runs."""
-    import time
-
     start = untimed_start if untimed_start is not None else day_start(time.time() if now is None else now)
     w = writer(fmt, out, start)
     seen: list[Live] = []
@@ -684,7 +683,7 @@ def write(source: Source, fmt: str, out: Callable[[bytes], None], strategy: str 
 def export(all_runs: Sequence[Run], fmt: str, untimed_start: float = 0.0) -> bytes:
     """The runs held whole (:func:`runs`) in ``fmt``: the bytes :func:`write` gives for their input."""
     parts: list[bytes] = []
-    w = writer(fmt, parts.append, untimed_start or day_start(__import__("time").time()))
+    w = writer(fmt, parts.append, untimed_start or day_start(time.time()))
     for run, items, done in _replay(all_runs):
         w.put(run, items, done)
     w.close()
