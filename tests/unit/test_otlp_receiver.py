@@ -70,7 +70,7 @@ def _spans(url: str, want: int) -> list[dict[str, Any]]:
     """The default project's spans, once ``want`` are there (Phoenix writes them a moment later)."""
     deadline = time.monotonic() + 30
     while True:
-        with urllib.request.urlopen(f"{url}/v1/projects/default/spans?limit=10000", timeout=10) as r:
+        with urllib.request.urlopen(f"{url}/v1/projects/default/spans?limit=1000", timeout=10) as r:
             got: list[dict[str, Any]] = json.load(r)["data"]
         if len(got) >= want or time.monotonic() > deadline:
             return got
