@@ -120,7 +120,7 @@ class Inventory:
                     key = _block_key(mid, block)
                     add(key, number)
                     if mid or uuid:
-                        self.by_message.setdefault(mid or uuid or "", []).append(key)
+                        self.belongs(mid or uuid or "", key)
         elif kind == "user":
             if isinstance(content, str):
                 content = [{"type": "text", "text": content}]
@@ -137,7 +137,15 @@ class Inventory:
             self._stream(number, obj)
         elif kind == "system" and obj.get("subtype") == "model_refusal_fallback":
             uuids = obj.get("retracted_message_uuids")
-            self.retracted.update(u for u in (uuids if isinstance(uuids, list) else []) if isinstance(u, str))
+            self.retract([u for u in (uuids if isinstance(uuids, list) else []) if isinstance(u, str)])
+
+    def belongs(self, message: str, key: Key) -> None:
+        """Block ``key`` is of ``message`` (its id, else its line's uuid): a fallback may withdraw it."""
+        self.by_message.setdefault(message, []).append(key)
+
+    def retract(self, uuids: list[str]) -> None:
+        """A ``model_refusal_fallback`` withdraws these messages (their lines' uuids, or their ids)."""
+        self.retracted.update(uuids)
 
     def _stream(self, number: int, obj: dict[str, Any]) -> None:
         event = obj["event"]
@@ -166,13 +174,20 @@ class Inventory:
             entry = self.streams.get((current[lane], index))
             if entry is not None and delta.get("type") in ("text_delta", "thinking_delta"):
                 entry[1].append(_str(delta.get("text")) or _str(delta.get("thinking")) or "")
+        elif etype == "content_block_stop" and lane in current:
+            self._streamed(current[lane], index)  # whole now: its text need not be held to the end
 
-    def finish(self) -> dict[Key, Item]:
-        for (mid, _index), (btype, parts, number) in self.streams.items():
+    def _streamed(self, mid: str, index: int) -> None:
+        entry = self.streams.pop((mid, index), None)
+        if entry is not None:
+            btype, parts, number = entry
             key = ("block", mid, btype, "".join(parts))
             self.add(key, number)
-            self.by_message.setdefault(mid, []).append(key)
-        self.streams = {}
+            self.belongs(mid, key)
+
+    def finish(self) -> dict[Key, Item]:
+        for mid, index in list(self.streams):
+            self._streamed(mid, index)
         for uuid in self.retracted:
             for key in self.by_message.get(self.uuid_message.get(uuid, uuid), []) + self.by_message.get(uuid, []):
                 if key in self.items:

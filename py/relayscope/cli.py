@@ -30,7 +30,7 @@ import signal
 import sys
 import time
 import traceback
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, BinaryIO, Final
@@ -399,6 +399,42 @@ def gather(items: list[Named]) -> tuple[dict[str, bytes], list[Problem]]:
     return files, problems
 
 
+class FilesOnDisk(Mapping[str, bytes]):
+    """What :func:`gather` finds, each file read when asked, not held (``export`` and ``stats``
+    read a folder a session at a time). Names as ``gather`` gives them; a file that cannot be read
+    when asked reads as empty, its problem kept in ``problems``."""
+
+    def __init__(self, items: list[Named]) -> None:
+        self.paths: dict[str, str] = {}
+        self.problems: list[Problem] = []
+        for item in items:
+            if isinstance(item, Input):
+                if item.path == STDIN:
+                    raise UsageError("- (stdin) cannot be read together with other files or a directory")
+                self.paths.setdefault(item.name, item.path)
+                continue
+            found, trouble = walk(item)
+            self.problems.extend(trouble)
+            if not found and not trouble:
+                raise UsageError(f"{display_name(item)}: no .jsonl transcripts in this directory")
+            for path in found:
+                self.paths.setdefault(display_name(path), path)
+
+    def __getitem__(self, name: str) -> bytes:
+        _run.name, _run.line = name, 0
+        content = read_regular(self.paths[name])
+        if isinstance(content, Problem):
+            self.problems.append(content)
+            return b""
+        return content
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.paths)
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+
 # --- --redact: an input filter any command can take ----------------------------------------
 
 
@@ -735,12 +771,14 @@ class Parser(argparse.ArgumentParser):
 
 # -- the run as a trace (export), sent to a collector, and where its time went (stats) -------------
 
-def _source(args: argparse.Namespace) -> tuple[bytes | dict[str, bytes] | Iterator[bytes], bool]:
+def _source(args: argparse.Namespace) -> tuple[FilesOnDisk | Iterator[bytes], Callable[[str], bytes] | None]:
     """What ``export`` and ``stats`` read: one input as it comes (a line at a time: constant
-    memory), or several files (and folders) read whole; and whether some could not be read."""
+    memory), or several files (and folders) a session at a time (each session's files are read
+    whole: ``read`` reads one, redacted with ``--redact``)."""
     if _many(args.file):
-        files, problems = gather(named(args.file))
-        return redacted_files(args, files), report_problems(problems)
+        files = FilesOnDisk(named(args.file))
+        r = redactor_of(args)
+        return files, (lambda name: redact_bytes(files[name], r)) if r is not None else None
     (source,) = [i for i in named(args.file[:1]) if isinstance(i, Input)]
     _run.name, _run.line = source.name, 0
 
@@ -749,7 +787,15 @@ def _source(args: argparse.Namespace) -> tuple[bytes | dict[str, bytes] | Iterat
             yield from redacted_lines(args, source.lines())
         except OSError as exc:
             raise UsageError(f"{source.name}: {exc.strerror or exc}") from exc
-    return lines(), False
+    return lines(), None
+
+
+def _unread(source: FilesOnDisk | Iterator[bytes], failed: bool) -> bool:
+    """The files of a folder that could not be read, said on stderr; whether there were any."""
+    if isinstance(source, FilesOnDisk):
+        failed = report_problems(source.problems) or failed
+        source.problems = []
+    return failed
 
 
 def _said(run: Live, failed: bool) -> bool:
@@ -790,38 +836,36 @@ def cmd_export(args: argparse.Namespace) -> int:
         return _export_follow(args, target)
     if args.format is None and target is None:
         raise UsageError("give --format (a file) or --otlp-endpoint (a collector)")
-    source, failed = _source(args)
+    source, read = _source(args)
     start = _untimed_start(args)
+    failed = _unread(source, False)
     if target is not None:
-        return _export_send(args, source, target, start, failed)
-    seen: list[Live] = []
+        return _export_send(args, source, read, target, start, failed)
 
     def out(data: bytes) -> None:
         _write_some(stdout(), data)
-    done_runs = 0
     w = export_writer(args.format, out, start if start is not None else day_start(time.time()))
-    for run, items, done in export_stream(source, args.strategy, args.input_format):
-        if not seen or seen[-1] is not run:
-            seen.append(run)
+    for run, items, done in export_stream(source, args.strategy, args.input_format, read):
         w.put(run, items, done)
         if done:
-            done_runs += 1
-            failed = _said(run, failed)
+            failed = _said(run, _unread(source, failed))
     w.close()
     _write_some(stdout(), b"")
     report_redaction(args)
     return INPUT_ERRORS if failed else OK
 
 
-def _export_send(args: argparse.Namespace, source: Any, target: Any, start: float | None, failed: bool) -> int:
+def _export_send(args: argparse.Namespace, source: Any, read: Any, target: Any, start: float | None,
+                 failed: bool) -> int:
     sender = Sender(target, give_up=args.otlp_give_up)
     clock = export_writer("otlp", lambda _b: None, start if start is not None else day_start(time.time()))
     spans = OtlpSpans(clock)
     try:
-        for run, items, done in export_stream(source, args.strategy, args.input_format):
-            sender.add(spans.resource(run), spans.of(run, items))
+        for run, items, done in export_stream(source, args.strategy, args.input_format, read):
+            sent = spans.of(run, items)
+            sender.add(spans.resource(run), sent)
             if done:
-                failed = _said(run, failed)
+                failed = _said(run, _unread(source, failed))
         sender.flush()
     except SendError as exc:
         _err(f"relayscope: {exc}")
@@ -850,12 +894,13 @@ def _export_follow(args: argparse.Namespace, target: Any) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    source, failed = _source(args)
+    source, read = _source(args)
+    failed = _unread(source, False)
     figs = []
-    for run, _items, done in export_stream(source, args.strategy, args.input_format):
+    for run, _items, done in export_stream(source, args.strategy, args.input_format, read):
         if done:  # only the figures are kept: the spans go as they finish
             figs.append(run_figures(run))
-            failed = _said(run, failed)
+            failed = _said(run, _unread(source, failed))
     if args.json:
         _write_out(msgspec.json.encode(figs) + b"\n")
     else:

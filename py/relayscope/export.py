@@ -31,12 +31,17 @@ Pure: no I/O. Must not: name machine paths in its output (files are named by the
 from __future__ import annotations
 
 import hashlib
-import json
+import math
+import sys
 import time
+from array import array
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
+
+import msgspec
 
 from . import relay as R
 from . import spans as S
@@ -44,13 +49,18 @@ from ._bounded import RecentMap
 from .analysis import AUTO, Analyzer
 from .audit import Inventory, Key, RelayKeys, describe
 from .lanes import MAIN
-from .multifile import audit_input, translate_files
+from .multifile import audit_input, group_names, translate_files
 from .wire import split_lines
 
 FORMATS: Final = ("chrome-trace", "otlp")
 LINE_US: Final = 1000  # off the time axis: one line (or relay) is drawn as one millisecond
 SCOPE: Final = "relayscope"
 STAMPS_KEPT: Final = 1 << 16  # lines whose timestamps a late relay may still ask for
+LOST_AFTER: Final = 4096  # lines a block may wait for the relay that carries it before it counts as lost
+SEEN_KEPT: Final = 1 << 15  # digests of emitted blocks per generation (two generations are kept)
+MESSAGES_KEPT: Final = 4096  # messages whose blocks a refusal fallback may still withdraw (the translator's window)
+YIELD_AFTER: Final = 256  # finished items handed on together
+OPEN_KEPT: Final = 1024  # blocks whose text is held for a partial relay that may still continue it
 ERRORS_KEPT: Final = 1000  # unreadable lines named on stderr; the rest are counted
 EVENTS_KEPT: Final = 1000  # marks kept as events of one span; the rest are counted
 
@@ -76,69 +86,166 @@ class Live:
         self.name = name
         self.seed = seed
         self.timing = S.Timing(stamps, several)
-        self.lost = list(lost)
+        self.known_lost = list(lost)  # blocks the whole-file audit found lost (several files)
         self.builder: S.Builder | None = None
         self.stamp_notes = notes
         self.errors: list[tuple[str | None, int, str]] = []
         self.error_count = 0
+        self._early: list[Found] = []  # lost blocks found before the axis was known
 
     def feed(self, relays: Iterable[R.Relay]) -> list[S.Closed]:
+        b = self.builder
+        x = self.timing.x
         for r in relays:
             if type(r) is R.Error:
                 assert isinstance(r, R.Error)
                 self.error_count += 1
                 if len(self.errors) < ERRORS_KEPT:
                     self.errors.append((r.file, r.line, r.message))
+            if b is not None:  # the axis is known: each relay straight to the builder
+                b.feed(r, x(r))
+                continue
             self._take(self.timing.feed(r))
-        return self._drain()
+            b = self.builder
+        return self.drain()
 
     def finish(self, late: Callable[[S.Builder], None] | None = None) -> list[S.Closed]:
         self._take(self.timing.finish())
         b = self.builder_now()
+        self.lost([])
         if late is not None:
             late(b)
         b.finish()
         if self.stamp_notes is not None:
             b.notes.extend(self.stamp_notes.words())
-        return self._drain()
+        return self.drain()
 
     def builder_now(self) -> S.Builder:
         if self.builder is None:
-            self.builder = S.Builder(self.timing.axis or S.LINE, self.lost)
+            self.builder = S.Builder(self.timing.axis or S.LINE, self.known_lost)
         return self.builder
+
+    def lost(self, found: list[Found]) -> None:
+        """Blocks no relay carries (the streamed audit), each on the lane it was found in."""
+        if self.builder is None:
+            self._early.extend(found)  # the axis, which places them, is not known yet
+            return
+        b = self.builder
+        if self._early:
+            found, self._early = self._early + found, []
+        for line, file, lane, words, x in found:
+            b.lost(S.Lost(line, file, words), lane, float(line) if b.axis == S.LINE else x)
 
     def _take(self, pairs: list[tuple[R.Relay, float]]) -> None:
         if pairs:
             b = self.builder_now()
             for r, x in pairs:
                 b.feed(r, x)
+            if self._early:
+                self.lost([])
 
-    def _drain(self) -> list[S.Closed]:
-        if self.builder is None:
+    def drain(self) -> list[S.Closed]:
+        if self.builder is None or not self.builder.closed:
             return []
         out, self.builder.closed = self.builder.closed, []
         return out
 
 
-class _LostWatch:
-    """The audit's question, asked as the lines pass: which blocks of the inventory does no relay
-    carry? Blocks are kept as 8-byte digests (emitted ones) and, until a relay carries them, with
-    their line and words: memory in the number of blocks, not in their text."""
+class StampRing:
+    """The timestamps of one file's last ``size`` lines, by line number, in a fixed array (NaN:
+    none): a late relay may still ask for its line's time; older lines answer None."""
+
+    __slots__ = ("size", "top", "values")
+
+    def __init__(self, size: int = STAMPS_KEPT) -> None:
+        self.size = size
+        self.values = array("d", [math.nan]) * size
+        self.top = 0  # the last line put
+
+    def put(self, line: int, seconds: float | None) -> None:
+        self.values[line % self.size] = math.nan if seconds is None else seconds
+        self.top = max(self.top, line)
+
+    def get(self, line: int) -> float | None:
+        if not self.top - self.size < line <= self.top:
+            return None
+        v = self.values[line % self.size]
+        return None if v != v else v  # NaN: no stamp
+
+
+_WIDE: Final = sys.hash_info.width >= 64  # CPython on 64-bit machines; Pyodide's hashes are 32 bits
+
+
+def _digest(key: Key) -> int:
+    """A block's key as 8 bytes, for as long as this process runs: the key's own hash where it has
+    64 bits (its texts are hashed once, and the hash is kept on them), else BLAKE2b of it."""
+    if _WIDE:
+        return hash(key)
+    raw = repr(key).encode("utf-8", "surrogatepass")
+    return int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "big")
+
+
+class _BoundedKeys(RelayKeys):
+    """The audit's relay keys, holding the text of the last ``OPEN_KEPT`` blocks only (the ones a
+    partial relay may still continue: the message being streamed or grown)."""
 
     def __init__(self) -> None:
-        self.inv = _DigestInventory(self)
-        self.keys = RelayKeys()
-        self.emitted: set[int] = set()
-        self.open_blocks: dict[int, int] = {}  # a streamed block's first seq -> the digest of its key so far
-        self.pending: dict[int, tuple[int, str, str, float]] = {}  # digest -> line, lane, words, x
+        super().__init__()
+        self.open_blocks = RecentMap(OPEN_KEPT)
+
+
+class _Seen:
+    """Digests of the blocks emitted lately: two generations of at most ``SEEN_KEPT`` (a block
+    repeats close to where it was first carried, as the translator's own windows assume)."""
+
+    __slots__ = ("new", "old")
+
+    def __init__(self) -> None:
+        self.new: set[int] = set()
+        self.old: set[int] = set()
+
+    def add(self, d: int) -> None:
+        self.new.add(d)
+        if len(self.new) >= SEEN_KEPT:
+            self.old, self.new = self.new, set()
+
+    def discard(self, d: int) -> None:
+        self.new.discard(d)
+        self.old.discard(d)
+
+    def __contains__(self, d: int) -> bool:
+        return d in self.new or d in self.old
+
+
+_GROWS: Final = (R.TextDelta, R.ThinkingDelta)  # the blocks a partial relay may continue
+Found = tuple[int, str | None, str, str, float]  # a lost block: its line and file, the lane and x where it was, its words
+
+
+class LostWatch:
+    """The audit's question, asked as the lines pass: which blocks of the inventory does no relay
+    carry? A block no relay has carried ``LOST_AFTER`` lines after its line is lost (``due``);
+    a block of a message a refusal fallback withdraws is retracted, never lost (the audit's rule).
+    Held: digests of what was emitted lately, the blocks still waiting (digest, line, words), the
+    text of the last blocks a partial relay may continue: constant in the input's length."""
+
+    def __init__(self, file: str | None = None) -> None:
+        self.file = file
+        self.inv = _DigestInventory(self, file)
+        self.keys = _BoundedKeys()
+        self.emitted = _Seen()
+        self.growing: RecentMap[int, int] = RecentMap(MESSAGES_KEPT)  # a streamed block's first seq -> digest so far
+        self.pending: dict[int, Found] = {}  # digest -> where the block was
+        self.order: deque[tuple[int, int]] = deque()  # (line, digest) in the order found
         self.where: tuple[str, float] = (MAIN, 0.0)
+        self.retracted = 0
 
     def line(self, number: int, raw: bytes) -> None:
         self.inv.add_line(number, raw)
 
     def relays(self, relays: Iterable[R.Relay], x_of: Callable[[R.Relay], float | None]) -> None:
+        feed, emitted, pending, growing = self.keys.feed, self.emitted, self.pending, self.growing
         for r in relays:
-            found = self.keys.feed(r)
+            found = feed(r)
             x = x_of(r)
             if x is not None:
                 self.where = (r.lane, x)
@@ -147,53 +254,72 @@ class _LostWatch:
             key, first = found
             d = _digest(key)
             if first != r.seq:  # a streamed block grows: only its whole key counts
-                old = self.open_blocks.get(first)
+                old = growing.get(first)
                 if old is not None and old != d:
-                    self.emitted.discard(old)
-            self.open_blocks[first] = d
-            if len(self.open_blocks) > STAMPS_KEPT:
-                del self.open_blocks[next(iter(self.open_blocks))]
-            self.emitted.add(d)
-            self.pending.pop(d, None)
+                    emitted.discard(old)
+                growing[first] = d
+            elif type(r) in _GROWS:
+                growing[first] = d
+            emitted.add(d)
+            pending.pop(d, None)
 
     def add(self, key: Key, number: int) -> None:
         d = _digest(key)
         if d not in self.emitted and d not in self.pending:
-            self.pending[d] = (number, self.where[0], describe(key), self.where[1])
+            self.pending[d] = (number, self.file, self.where[0], describe(key), self.where[1])
+            self.order.append((number, d))
 
-    def finish(self, b: S.Builder) -> None:
+    def withdraw(self, digests: set[int]) -> None:
+        self.retracted += len(digests)
+        for d in digests:
+            self.pending.pop(d, None)
+
+    def due(self, number: int) -> list[Found]:
+        """The blocks found ``LOST_AFTER`` lines before ``number`` that no relay carried since."""
+        out: list[Found] = []
+        order, pending = self.order, self.pending
+        while order and order[0][0] <= number - LOST_AFTER:
+            got = pending.pop(order.popleft()[1], None)
+            if got is not None:
+                out.append(got)
+        return out
+
+    def finish(self) -> list[Found]:
+        """End of input: what still waits is lost."""
         self.inv.finish()
-        lost = sorted((v for d, v in self.pending.items() if d not in self.emitted), key=lambda v: v[0])
-        for number, lane, words, x in lost:
-            b.lost(S.Lost(number, None, words), lane, float(number) if b.axis == S.LINE else x)
+        return self.due(sys.maxsize)
+
+    def notes(self) -> list[str]:
+        return retracted_words(self.retracted)
+
+
+def retracted_words(n: int) -> list[str]:
+    return [f"{n} block(s) retracted by a model_refusal_fallback (withdrawn on purpose: neither lost "
+            "nor emitted)"] if n else []
 
 
 class _DigestInventory(Inventory):
-    """The audit's inventory, its blocks handed on as they are found instead of kept."""
+    """The audit's inventory, its blocks handed on as they are found instead of kept, and the
+    blocks of the last ``MESSAGES_KEPT`` messages as digests for a fallback that withdraws them."""
 
-    def __init__(self, watch: _LostWatch) -> None:
-        super().__init__()
+    def __init__(self, watch: LostWatch, file: str | None) -> None:
+        super().__init__(file)
         self.watch = watch
-        self.by_message = _Forget()  # withdrawn messages (model_refusal_fallback) are not looked up
-        self.uuid_message = _Forget()
+        self.digests: RecentMap[str, list[int]] = RecentMap(MESSAGES_KEPT)
+        self.uuid_message = RecentMap(MESSAGES_KEPT)
 
     def add(self, key: Key, line: int) -> None:
         self.watch.add(key, line)
 
+    def belongs(self, message: str, key: Key) -> None:
+        got = self.digests.get(message)
+        if got is None:
+            self.digests[message] = got = []
+        got.append(_digest(key))
 
-class _Forget(dict[Any, Any]):
-    """A dict that keeps nothing."""
-
-    def setdefault(self, key: Any, default: Any = None) -> Any:
-        return default
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        pass
-
-
-def _digest(key: Key) -> int:
-    raw = repr(key).encode("utf-8", "surrogatepass")
-    return int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "big")
+    def retract(self, uuids: list[str]) -> None:
+        self.watch.withdraw({d for u in uuids for m in {self.uuid_message.get(u, u), u}
+                             for d in self.digests.get(m, ())})
 
 
 # -- sources ---------------------------------------------------------------------------------
@@ -201,71 +327,90 @@ def _digest(key: Key) -> int:
 Source = bytes | Mapping[str, bytes] | Iterable[bytes]
 
 
-def stream(source: Source, strategy: str = "lineage", fmt: str = AUTO) -> Iterator[tuple[Live, list[S.Closed], bool]]:
+def stream(source: Source, strategy: str = "lineage", fmt: str = AUTO,
+           read: Callable[[str], bytes] | None = None) -> Iterator[tuple[Live, list[S.Closed], bool]]:
     """The runs of ``source`` (one text; ``{file name: content}``; or an iterable of chunks of one
-    text, read as it comes) as ``(run, what finished, whether the run is done)``, in order."""
+    text, read as it comes) as ``(run, what finished, whether the run is done)``, in order. Files
+    are grouped into sessions by what ``source`` gives, then read a session at a time through
+    ``read`` (default: ``source`` again; the CLI's redacts)."""
     if isinstance(source, Mapping):
-        yield from _files(source, strategy, fmt)
+        yield from _files(source, strategy, fmt, read or source.__getitem__)
     else:
         yield from _text([source] if isinstance(source, bytes | bytearray) else source, strategy, fmt)
 
 
 def _text(chunks: Iterable[bytes], strategy: str, fmt: str) -> Iterator[tuple[Live, list[S.Closed], bool]]:
     notes = S.StampNotes()
-    stamps: RecentMap[int, float | None] = RecentMap(STAMPS_KEPT)
+    stamps = StampRing()
     analyzer = Analyzer(strategy, fmt, keep=False)
-    watch = _LostWatch()
+    watch = LostWatch()
     live: Live | None = None
     number = 0
     rest = b""
+    get = stamps.get
 
     def at(_file: str | None, line: int) -> float | None:
-        return stamps.get(line)
+        return get(line)
 
     def x_of(r: R.Relay) -> float | None:
-        return stamps.get(r.line)
-
-    def run_of(first: bytes) -> Live:
-        return Live(None, at, first, notes=notes)
+        return get(r.line)
 
     def one(line: bytes) -> list[S.Closed]:
         nonlocal number, live
         number += 1
         if live is None:
             if not line.strip():
-                stamps[number] = None
-                relays = analyzer.feed_line(line)
+                stamps.put(number, None)
+                analyzer.feed_line(line)
                 watch.line(number, line)
                 return []
-            live = run_of(line)
-        stamps[number] = notes.read(line) if b'"timestamp"' in line else None
+            live = Live(None, at, line, notes=notes)
+        stamps.put(number, notes.read(line) if b'"timestamp"' in line else None)
         relays = analyzer.feed_line(line)
         watch.relays(relays, x_of)
         watch.line(number, line)
+        if number > LOST_AFTER:
+            live.lost(watch.due(number))
         return live.feed(relays)
 
+    out: list[S.Closed] = []
     for chunk in chunks:
         if not chunk:
             continue
-        parts = (rest + bytes(chunk)).split(b"\n")
-        rest = parts.pop()
-        out: list[S.Closed] = []
+        if not rest and chunk[-1:] == b"\n" and chunk.find(b"\n") == len(chunk) - 1:
+            parts = [chunk[:-1]]  # a line as a reader gives it: no copies
+        else:
+            parts = (rest + bytes(chunk)).split(b"\n")
+            rest = parts.pop()
         for line in parts:
             out.extend(one(line))
-        if out and live is not None:
+        if len(out) >= YIELD_AFTER and live is not None:  # in batches: each costs its caller a round
             yield live, out, False
-    out = one(rest) if rest else []
+            out = []
+    out.extend(one(rest) if rest else ())
     tail = analyzer.finish()
     if live is None:
         if not tail:
             return
-        live = run_of(b"")
+        live = Live(None, at, b"", notes=notes)
     watch.relays(tail, x_of)
     out += live.feed(tail)
-    yield live, out + live.finish(watch.finish), True
+
+    def late(b: S.Builder) -> None:
+        live.lost(watch.finish())
+        b.notes.extend(watch.notes())
+    yield live, out + live.finish(late), True
 
 
-def _files(source: Mapping[str, bytes], strategy: str, fmt: str) -> Iterator[tuple[Live, list[S.Closed], bool]]:
+def _files(source: Mapping[str, bytes], strategy: str, fmt: str,
+           read: Callable[[str], bytes]) -> Iterator[tuple[Live, list[S.Closed], bool]]:
+    """A session's files (main and sub-agents) are translated together, as ``multifile`` links
+    them: one session is held at a time, never the whole folder."""
+    for _name, _found, names in group_names(source, fmt):
+        yield from _session({n: read(n) for n in names}, strategy, fmt)
+
+
+def _session(source: Mapping[str, bytes], strategy: str, fmt: str) -> Iterator[tuple[Live, list[S.Closed], bool]]:
     split = {k: split_lines(v) for k, v in source.items()}
     audits = {a.name: a for a in audit_input(source, [strategy], fmt)}
     for res in translate_files(source, strategy, fmt=fmt):
@@ -276,7 +421,8 @@ def _files(source: Mapping[str, bytes], strategy: str, fmt: str) -> Iterator[tup
         first = next((ln for k in res.files for ln in split.get(k, []) if ln.strip()), b"")
         live = Live(res.name, stamps, first, several=len(res.files) > 1, lost=lost, notes=notes)
         out = live.feed(res.relays)
-        yield live, out + live.finish(), True
+        withdrawn = retracted_words(sum(1 for it in audit.items.values() if it.retracted) if audit else 0)
+        yield live, out + live.finish(lambda b: b.notes.extend(withdrawn)), True  # noqa: B023 - called at once
 
 
 # -- whole runs (the page's swimlanes, the tests) --------------------------------------------
@@ -362,8 +508,7 @@ class Writer:
         return f"{S.AXIS_WORDS[axis]} (no timestamps: 1 ms = 1 {unit}, placed from {start})"
 
 
-def _dumps(obj: Any) -> bytes:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+_dumps: Final = msgspec.json.encode  # compact, UTF-8 as is: what json.dumps(ensure_ascii=False) writes
 
 
 # -- Trace Event Format ---------------------------------------------------------------------
@@ -495,6 +640,16 @@ def _id(seed: bytes, *parts: str, size: int) -> bytes:
     return h.digest()[:size]
 
 
+def _at(it: S.Span | S.Call) -> tuple[str, str]:
+    """Where a call began (file base name, line): an id repeated later (a capture read twice, an
+    id reused after its result) makes another span, and a file read whole or followed says the same."""
+    return _base(it.file) or "", str(it.line)
+
+
+def _tool_id(trace: bytes, tool_id: str | None, it: S.Span) -> bytes:
+    return _id(trace, "tool", tool_id or "", *_at(it), size=8)
+
+
 def _attrs(*pairs: tuple[str, Value | None]) -> list[tuple[str, Value]]:
     return [(k, v) for k, v in pairs if v is not None]
 
@@ -508,6 +663,7 @@ class Spans:
         self.trace: dict[int, bytes] = {}  # id(run) -> trace id (fixed when its first span is made)
         self.events: dict[str, list[tuple[int, str, list[tuple[str, Value]]]]] = {}
         self.dropped: dict[str, int] = {}
+        self.ended: dict[int, set[str]] = {}  # id(run) -> lanes whose agent span is written
 
     def trace_id(self, run: Live) -> bytes:
         got = self.trace.get(id(run))
@@ -532,17 +688,21 @@ class Spans:
             if isinstance(it, S.Mark):
                 if it.kind == "model":
                     continue
-                kept = self.events.setdefault(it.lane, [])
+                # a mark found after its lane's span was written (a block found lost later) goes on the root
+                late = it.lane in self.ended.get(id(run), ())
+                on = MAIN if late else it.lane
+                kept = self.events.setdefault(on, [])
                 if len(kept) >= EVENTS_KEPT:
-                    self.dropped[it.lane] = self.dropped.get(it.lane, 0) + 1
+                    self.dropped[on] = self.dropped.get(on, 0) + 1
                     continue
                 kept.append((ns(it.at, axis), "lost block" if it.kind == "lost" else "error", _attrs(
-                    ("relayscope.text", it.text), ("relayscope.line", it.line), ("relayscope.file", _base(it.file)))))
+                    ("relayscope.text", it.text), ("relayscope.line", it.line), ("relayscope.file", _base(it.file)),
+                    ("relayscope.lane", it.lane if late else None))))
             elif isinstance(it, S.Call):
                 mid = it.message_id or f"@{it.seq}"
                 total_in = it.input_tokens + it.cache_read_tokens + it.cache_creation_tokens
                 out.append(OSpan(
-                    trace, _id(trace, "chat", it.lane, mid, size=8), _id(trace, "agent", it.lane, size=8),
+                    trace, _id(trace, "chat", it.lane, mid, *_at(it), size=8), _id(trace, "agent", it.lane, size=8),
                     f"chat {it.model}" if it.model else "chat", ns(it.start, axis), ns(it.end, axis), _attrs(
                         ("gen_ai.operation.name", "chat"), ("gen_ai.provider.name", "anthropic"),
                         ("gen_ai.request.model", it.model), ("gen_ai.response.model", it.model),
@@ -561,7 +721,7 @@ class Spans:
                         ("relayscope.seq", it.seq), ("relayscope.line", it.line), ("relayscope.file", _base(it.file)))))
             elif it.kind == "tool":
                 out.append(OSpan(
-                    trace, _id(trace, "tool", it.tool_id or str(it.seq), size=8), _id(trace, "agent", it.lane, size=8),
+                    trace, _tool_id(trace, it.tool_id, it), _id(trace, "agent", it.lane, size=8),
                     f"execute_tool {it.name}", ns(it.start, axis), ns(it.end, axis), _attrs(
                         ("gen_ai.operation.name", "execute_tool"), ("gen_ai.tool.name", it.name),
                         ("gen_ai.tool.call.id", it.tool_id), ("gen_ai.tool.type", "function"),
@@ -570,6 +730,7 @@ class Spans:
                         ("relayscope.file", _base(it.file)), ("relayscope.open", True if it.open else None)),
                     error="tool_result is_error" if it.error else None))
             else:
+                self.ended.setdefault(id(run), set()).add(it.lane)
                 out.append(self._agent(run, b, trace, it))
         return out
 
@@ -578,7 +739,7 @@ class Spans:
         if s.lane == MAIN:
             parent = None
         elif s.tool_id:
-            parent = _id(trace, "tool", s.tool_id, size=8)
+            parent = _tool_id(trace, s.tool_id, s)  # the spawning call: the agent span carries its line
         else:
             parent = _id(trace, "agent", s.parent_lane or MAIN, size=8)
         events = self.events.pop(s.lane, [])
@@ -603,16 +764,11 @@ class Spans:
             events, "tool_result is_error" if s.error else None)
 
 
-def _json_value(v: Value) -> dict[str, Any]:
-    if isinstance(v, bool):
-        return {"boolValue": v}
-    if isinstance(v, int):
-        return {"intValue": str(v)}
-    return {"stringValue": v}
-
-
 def _json_attrs(attrs: list[tuple[str, Value]]) -> list[dict[str, Any]]:
-    return [{"key": k, "value": _json_value(v)} for k, v in attrs]
+    """OTLP/JSON ``KeyValue``s: 64-bit integers as strings (one comprehension: a call per value
+    would cost as much as the rest of the span)."""
+    return [{"key": k, "value": {"boolValue": v} if v is True or v is False else
+             {"intValue": str(v)} if type(v) is int else {"stringValue": v}} for k, v in attrs]
 
 
 def otlp_json_span(s: OSpan) -> dict[str, Any]:

@@ -300,9 +300,10 @@ class Lost:
 
 
 def lost_blocks(relays: Iterable[R.Relay], items: Mapping[Key, Item]) -> list[Lost]:
-    """The blocks of the audit's inventory that the relays do not carry, in input order."""
+    """The blocks of the audit's inventory that the relays do not carry, in input order (a block a
+    refusal fallback withdrew is retracted, never lost: the audit's rule)."""
     emitted = {key for key, _ in relay_keys(relays)}
-    lost = [Lost(it.line, it.file, describe(key)) for key, it in items.items() if key not in emitted]
+    lost = [Lost(it.line, it.file, describe(key)) for key, it in items.items() if key not in emitted and not it.retracted]
     lost.sort(key=lambda b: (b.file or "", b.line))
     return lost
 
@@ -493,7 +494,7 @@ class Builder:
             self._lost.setdefault(b.file, []).append(b)
         self._last: tuple[R.Relay, float] | None = None
         self._last_in: dict[str | None, tuple[str, float]] = {}  # per file: the lane and x of its last relay
-        self._lane_ends: list[tuple[_Lane, float]] = []  # closed lanes: their figures are made at the end
+        self._lane_ends: list[tuple[Track, _Sums]] = []  # closed lanes (their state freed): their figures
         self._by_tool: dict[str, list[float]] = {}
         self._tokens = {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "cache_creation_tokens": 0}
 
@@ -513,6 +514,11 @@ class Builder:
         self._sweep.advance(x, len(self._calls), len(self._waiting), self._answering, model_side)
         ln = self._lanes.get(r.lane)
         if ln is None:
+            if r.lane in self.tracks:  # a closed lane: only its last message's usage still counts
+                if kind is R.Usage:
+                    assert isinstance(r, R.Usage)
+                    self._take_usage(self.tracks[r.lane], r)
+                return
             ln = self._open_lane(r, x, r if isinstance(r, R.LaneStart) else None)
         self._advance(ln, x, model_side)
         ln.last_x, ln.last_seq = max(ln.last_x, x), r.seq
@@ -553,7 +559,7 @@ class Builder:
         """End of input: every open lane closes at its last event (children first), then main."""
         for file in list(self._lost):
             self._place_lost(file, None)
-        order = sorted((ln for ln in self._lanes.values() if not ln.closed), key=lambda ln: -ln.track.depth)
+        order = sorted(self._lanes.values(), key=lambda ln: -ln.track.depth)
         for ln in order:
             if not ln.closed and (ln.spawn is None or ln.spawn not in self._calls):
                 self._close_lane(ln, ln.last_x, None)
@@ -660,7 +666,8 @@ class Builder:
                         tool_id=ln.spawn, error=error, parent_lane=tr.parent)
         tr.rows = max(1, len(ln.rows))
         self.closed.append(tr.agent)
-        self._lane_ends.append((ln, end))
+        self._lane_ends.append((tr, _sums(ln, end)))
+        del self._lanes[tr.id]  # what a closed lane held is done with; its track stays
         return end
 
     # -- tool calls ----------------------------------------------------------------------------
@@ -694,10 +701,11 @@ class Builder:
         error = bool(res is not None and res.is_error)
         if c.child is not None:
             kid = self._lanes.get(c.child)
+            done = self.tracks.get(c.child)
             if kid is not None and not kid.closed:
                 end = max(end, self._close_lane(kid, end, end_seq, error))
-            elif kid is not None and kid.track.agent is not None:
-                end = max(end, kid.track.agent.end)
+            elif done is not None and done.agent is not None:
+                end = max(end, done.agent.end)
         ln.rows[c.row] = end
         ln.floor = max(ln.floor, end)
         acc = ln.by_tool.setdefault(use.name, [0, 0.0])
@@ -873,36 +881,18 @@ class Builder:
 
     # -- figures -------------------------------------------------------------------------------
 
-    def _figures_of(self, ln: _Lane, end: float) -> dict[str, Any]:
-        tr = ln.track
-        wall = end - ln.start
-        tools, model = min(ln.tools, wall), min(ln.model, max(0.0, wall - ln.tools))
-        idle = max(0.0, wall - tools - model)
-        longest = max(ln.longest, ln.gap)
-        return {
-            "lane": tr.id, "label": tr.label, "depth": tr.depth, "parent": tr.parent, "model": tr.model,
-            "wall": _round(wall), "tools": _round(tools), "model_wait": _round(model), "idle": _round(idle),
-            "longest_idle": _round(min(longest, idle)),
-            "overlap": {"model_and_tools": _round(ln.both), "parallel_tools": _round(ln.parallel)},
-            "tool_calls": int(sum(v[0] for v in ln.by_tool.values())),
-            "by_tool": _top(ln.by_tool, TOP_TOOLS),
-            "tokens": {"input_tokens": tr.input_tokens, "output_tokens": tr.output_tokens,
-                       "cache_read_tokens": tr.cache_read_tokens, "cache_creation_tokens": tr.cache_creation_tokens},
-            "reported_ms": tr.reported_ms, "ttft_ms": tr.ttft_ms,
-        }
-
     def figures(self, order: Sequence[str] | None = None) -> dict[str, Any]:
         """Where the time went (after :meth:`finish`): per lane (in ``order``, else closing
         order) and for the run. Plain JSON values, in a fixed order."""
         sw = self._sweep
         start, end = self.start or 0.0, self.end or 0.0
-        for ln in self._lanes.values():
-            if ln.track.agent is not None:
-                start, end = min(start, ln.track.agent.start), max(end, ln.track.agent.end)
+        for tr in self.tracks.values():
+            if tr.agent is not None:
+                start, end = min(start, tr.agent.start), max(end, tr.agent.end)
         wall = end - start
         tools = min(sw.tools, wall)
         model = min(sw.model, max(0.0, wall - tools))
-        lanes = [self._figures_of(ln, end) for ln, end in self._lane_ends]
+        lanes = [_figures_of(tr, sums) for tr, sums in self._lane_ends]
         if order is not None:
             at = {f["lane"]: f for f in lanes}
             lanes = [at[k] for k in order if k in at]
@@ -919,6 +909,40 @@ class Builder:
             "lanes": lanes,
             "notes": list(self.notes),
         }
+
+
+@dataclass(frozen=True, slots=True)
+class _Sums:
+    """What a closed lane's figures need of it (the lane itself is freed)."""
+
+    wall: float
+    tools: float
+    model: float
+    longest: float
+    both: float
+    parallel: float
+    by_tool: dict[str, list[float]]
+
+
+def _sums(ln: _Lane, end: float) -> _Sums:
+    return _Sums(end - ln.start, ln.tools, ln.model, max(ln.longest, ln.gap), ln.both, ln.parallel, ln.by_tool)
+
+
+def _figures_of(tr: Track, s: _Sums) -> dict[str, Any]:
+    wall = s.wall
+    tools, model = min(s.tools, wall), min(s.model, max(0.0, wall - s.tools))
+    idle = max(0.0, wall - tools - model)
+    return {
+        "lane": tr.id, "label": tr.label, "depth": tr.depth, "parent": tr.parent, "model": tr.model,
+        "wall": _round(wall), "tools": _round(tools), "model_wait": _round(model), "idle": _round(idle),
+        "longest_idle": _round(min(s.longest, idle)),
+        "overlap": {"model_and_tools": _round(s.both), "parallel_tools": _round(s.parallel)},
+        "tool_calls": int(sum(v[0] for v in s.by_tool.values())),
+        "by_tool": _top(s.by_tool, TOP_TOOLS),
+        "tokens": {"input_tokens": tr.input_tokens, "output_tokens": tr.output_tokens,
+                   "cache_read_tokens": tr.cache_read_tokens, "cache_creation_tokens": tr.cache_creation_tokens},
+        "reported_ms": tr.reported_ms, "ttft_ms": tr.ttft_ms,
+    }
 
 
 def _free_row(rows: list[float], x: float) -> int:
