@@ -92,6 +92,7 @@ class Live:
         self.errors: list[tuple[str | None, int, str]] = []
         self.error_count = 0
         self._early: list[Found] = []  # lost blocks found before the axis was known
+        self.watch: LostWatch | None = None  # one text's streamed audit (a folder's is whole)
 
     def feed(self, relays: Iterable[R.Relay]) -> list[S.Closed]:
         b = self.builder
@@ -247,8 +248,7 @@ class LostWatch:
         for r in relays:
             found = feed(r)
             x = x_of(r)
-            if x is not None:
-                self.where = (r.lane, x)
+            self.where = (r.lane, self.where[1] if x is None else x)  # off the time axis the line places it
             if found is None:
                 continue
             key, first = found
@@ -365,6 +365,7 @@ def _text(chunks: Iterable[bytes], strategy: str, fmt: str) -> Iterator[tuple[Li
                 watch.line(number, line)
                 return []
             live = Live(None, at, line, notes=notes)
+            live.watch = watch
         stamps.put(number, notes.read(line) if b'"timestamp"' in line else None)
         relays = analyzer.feed_line(line)
         watch.relays(relays, x_of)
@@ -417,7 +418,7 @@ def _session(source: Mapping[str, bytes], strategy: str, fmt: str) -> Iterator[t
         notes = S.StampNotes()
         stamps = S.stamps_of({k: split[k] for k in res.files if k in split}, notes)
         audit = audits.get(res.name)
-        lost = S.lost_blocks(res.relays, audit.items) if audit is not None and audit.comparable else ()
+        lost = S.lost_blocks(res.relays, audit.items, res.format == "session") if audit and audit.comparable else ()
         first = next((ln for k in res.files for ln in split.get(k, []) if ln.strip()), b"")
         live = Live(res.name, stamps, first, several=len(res.files) > 1, lost=lost, notes=notes)
         out = live.feed(res.relays)

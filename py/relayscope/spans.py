@@ -299,10 +299,11 @@ class Lost:
     words: str
 
 
-def lost_blocks(relays: Iterable[R.Relay], items: Mapping[Key, Item]) -> list[Lost]:
+def lost_blocks(relays: Iterable[R.Relay], items: Mapping[Key, Item], by_file: bool = True) -> list[Lost]:
     """The blocks of the audit's inventory that the relays do not carry, in input order (a block a
-    refusal fallback withdrew is retracted, never lost: the audit's rule)."""
-    emitted = {key for key, _ in relay_keys(relays)}
+    refusal fallback withdrew is retracted, never lost: the audit's rule). ``by_file``: the
+    inventory tells user text apart by file (a session's files); a stream's does not."""
+    emitted = {key if by_file or key[0] != "user_text" else key[:3] for key, _ in relay_keys(relays)}
     lost = [Lost(it.line, it.file, describe(key)) for key, it in items.items() if key not in emitted and not it.retracted]
     lost.sort(key=lambda b: (b.file or "", b.line))
     return lost
