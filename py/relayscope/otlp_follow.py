@@ -132,15 +132,19 @@ class FollowSpans:
         by_file: dict[str | None, list[R.Relay]] = {}
         for r in relays:
             by_file.setdefault(r.file if self.folder else None, []).append(r)
+        runs: dict[int, tuple[Live, list[R.Relay]]] = {}
+        for r in relays:  # in their order: a sub-agent's relays come between its call and its result
+            live = self._run(self._file(r.file if self.folder else None))
+            runs.setdefault(id(live), (live, []))[1].append(r)
+        closed = {key: live.feed(rs) for key, (live, rs) in runs.items()}
         for name, rs in by_file.items():
             f = self._file(name)
-            live = self._run(f)
             f.watch.relays(rs, self._x)
-            closed = live.feed(rs)
-            f.relayed = max(f.relayed, rs[-1].line)
+            f.relayed = max(f.relayed, max(r.line for r in rs))
             if f.relayed > LOST_AFTER:
-                live.lost(f.watch.due(f.relayed))
-            self._send(live, closed + live.drain())
+                self._run(f).lost(f.watch.due(f.relayed))
+        for key, (live, _rs) in runs.items():
+            self._send(live, closed[key] + live.drain())
         self.sender.flush()  # each poll's spans as they finish: a collector shows the run live
 
     def _send(self, live: Live, closed: list[S.Closed]) -> None:
