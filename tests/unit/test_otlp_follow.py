@@ -34,7 +34,7 @@ def collector() -> Iterator[tuple[str, list[Any]]]:
     got: list[Any] = []
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - the http.server name
+        def do_POST(self) -> None:
             req = pb.ExportTraceServiceRequest()
             req.ParseFromString(self.rfile.read(int(self.headers["Content-Length"])))
             got.extend(s for rs in req.resource_spans for ss in rs.scope_spans for s in ss.spans)
