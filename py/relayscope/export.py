@@ -8,20 +8,25 @@
   instant events for lost blocks and errors, ``M`` metadata. ``ts`` is absolute microseconds since
   the epoch (never 0, which the DevTools engine leaves out of the trace's bounds); off the time
   axis one input line (or relay) is one millisecond from ``untimed_start``, and ``otherData`` says so.
-  Events come in the order their spans end (viewers sort them).
+  A lane's span reaches 1 us past its last event (viewers end a span before its end time: a call
+  that starts at the lane's last event would be a second root). Events come in the order their
+  spans end (viewers sort them).
 * ``otlp``: OTLP/JSON ``ExportTraceServiceRequest`` (Jaeger, Tempo, Phoenix, Langfuse, MLflow). One
   trace per session; a span per agent (``invoke_agent``), per tool call (``execute_tool``) and per
   model call (``chat``, with its usage): the OpenTelemetry GenAI attributes and OpenInference's
   (Phoenix reads those). Ids are hashes of the session id (else the input's first line), the lane,
-  the tool call and the message: the same run gives the same ids however it is read, so a collector
-  that is sent it again does not count it twice. ``otlp_spans`` gives the same spans as data for the
+  the tool call or message and where it began (file, line): the same run gives the same ids however
+  it is read, so a collector that is sent it again does not count it twice, and an id the input
+  repeats makes another span. A mark found after its lane's span was written (a block found lost
+  later) is an event of the root, naming its lane. :class:`Spans` gives the spans as data for the
   protobuf encoder (``otlp.py``).
 * ``figures``: where the time went (``spans.Builder.figures``), one entry per session.
 
 Memory: one text (or stdin) is read a line at a time, and only what is still open is held (spans,
-the lines a late relay may still name, the audit's digests of the blocks): constant in the input's
-length. Several files (a session folder) are translated together as ``multifile`` does, which holds
-them whole.
+calls and lanes not finished, the timestamps of the last ``STAMPS_KEPT`` lines, the streamed audit's
+digests: :class:`LostWatch`): constant in the input's length. Several files (a folder) are read a
+session at a time: a session's files (main and sub-agents) are translated together, as
+``multifile`` links them, and held whole while they are.
 
 The CLI (``relayscope export``, ``stats``) and the web page's downloads both call :func:`write`
 (or the same writers through :func:`stream`), so their bytes are the same.
@@ -566,8 +571,10 @@ class ChromeTrace(Writer):
                     args["open"] = True  # no result: ends at the lane's last event
                 if it.error:
                     args["is_error"] = True
-                self._event({"name": it.name, "cat": it.kind, "ph": "X", "ts": ts,
-                             "dur": max(0, self.ns(it.end, axis) // 1000 - ts), "pid": self.pid,
+                # a lane's span reaches 1 us past its last event: viewers end a span before its end
+                # time, so a call (or mark) that starts at the lane's last event is still inside it
+                dur = max(0, self.ns(it.end, axis) // 1000 - ts) + (it.kind == "agent")
+                self._event({"name": it.name, "cat": it.kind, "ph": "X", "ts": ts, "dur": dur, "pid": self.pid,
                              "tid": self._tid(b, it.lane, "tools", it.row if it.kind == "tool" else 0), "args": args})
             elif isinstance(it, S.Call):
                 ts = self.ns(it.start, axis) // 1000

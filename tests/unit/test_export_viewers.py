@@ -67,6 +67,22 @@ def test_children_stay_inside_their_parents_when_the_run_was_cut(path: Path) -> 
     _nested(_otlp(data))
 
 
+@pytest.mark.parametrize("path", sweep(REAL_FILES, ids=lambda p: p.name))
+def test_every_event_of_a_lanes_thread_starts_inside_its_span_as_the_devtools_engine_reads_it(path: Path) -> None:
+    """The DevTools engine (and speedscope) end a span before its end time: an event that starts at
+    the very end of its lane's span (the last call of a cut run) would be a second root."""
+    data = path.read_bytes()
+    if b'"tool_use"' not in data:
+        pytest.skip("no tool call")
+    for text in (_cut_before_result(path), data):
+        events = json.loads(export.chrome_trace(export.runs(text), DAY))["traceEvents"]
+        agents = {e["tid"]: e for e in events if e.get("cat") == "agent"}
+        for e in events:
+            a = agents.get(e.get("tid"))
+            if e["ph"] in ("X", "i") and a is not None and e is not a:
+                assert a["ts"] <= e["ts"] < a["ts"] + a["dur"], (e["name"], e["ts"], a["ts"] + a["dur"])
+
+
 def test_a_cut_run_keeps_its_last_calls_inside_the_main_agent() -> None:
     spans = _otlp(_cut_before_result(AGENTS))
     root = next(s for s in spans if "parentSpanId" not in s)
