@@ -350,24 +350,24 @@ def group_files(files: Mapping[str, Text], fmt: str = "auto", _cache: _Prepared 
     return [FileGroup(name, found, {n: files[n] for n in names}) for name, found, names in _groups(files, fmt, cache)]
 
 
-class _ScansOnly(dict[str, tuple[list[bytes], _Scan]]):
-    """A cache of what a quick pass saw of each file, without its lines (they are read again later)."""
+class _KeepNothing(dict[str, tuple[list[bytes], _Scan]]):
+    """A cache that keeps nothing: each file is read again when its group is."""
 
     def __setitem__(self, name: str, found: tuple[list[bytes], _Scan]) -> None:
-        super().__setitem__(name, ([], found[1]))
+        pass
 
 
 def group_names(files: Mapping[str, Text], fmt: str = "auto") -> list[tuple[str, str, list[str]]]:
     """:func:`group_files` as ``(name, format, file names)``, each file looked at once and let go:
     for a reader that then reads one group at a time (``files`` may read a file when asked)."""
-    return _groups(files, fmt, _ScansOnly())
+    return _groups(files, fmt, _KeepNothing())
 
 
 def _groups(files: Mapping[str, Text], fmt: str, cache: _Prepared) -> list[tuple[str, str, list[str]]]:
     metas = {n for n in files if AGENT_META.match(_basename(n))}
     groups: list[tuple[str, str, list[str]]] = []
     mains: dict[str, list[str]] = {}  # main file path -> its group's files
-    agents: list[tuple[str, _Scan]] = []
+    agents: list[tuple[str, str | None]] = []  # sub-agent file -> the sessionId its records carry
     by_sid: dict[str, list[str]] = {}
     linked: dict[str, list[str]] = {}  # agent id -> files of the group whose tool results name it
     for name in files:
@@ -381,7 +381,7 @@ def _groups(files: Mapping[str, Text], fmt: str, cache: _Prepared) -> list[tuple
         _, s = _prepare(name, content, cache)
         del content
         if _agent_id(name) is not None:
-            agents.append((name, s))
+            agents.append((name, s.session_id))
             continue
         g = mains[name.replace("\\", "/")] = [name]
         groups.append((name, "session", g))
@@ -390,15 +390,15 @@ def _groups(files: Mapping[str, Text], fmt: str, cache: _Prepared) -> list[tuple
         for agent in s.agent_results:
             linked.setdefault(agent, g)
     orphans: dict[str, list[str]] = {}
-    for name, s in agents:
+    for name, sid in agents:
         agent = _agent_id(name) or ""
         folder = _dirname(name)
         group = None
         if _basename(folder) == "subagents":  # 2.1.x: <project>/<session>/subagents/agent-<id>.jsonl
             group = mains.get(_dirname(folder) + ".jsonl")
-        group = group or linked.get(agent) or (by_sid.get(s.session_id) if s.session_id else None)
+        group = group or linked.get(agent) or (by_sid.get(sid) if sid else None)
         if group is None:
-            key = s.session_id or name
+            key = sid or name
             group = orphans.get(key)
             if group is None:
                 group = orphans[key] = []
