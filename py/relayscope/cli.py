@@ -896,15 +896,27 @@ def _export_follow(args: argparse.Namespace, target: Any) -> int:
 def cmd_stats(args: argparse.Namespace) -> int:
     source, read = _source(args)
     failed = _unread(source, False)
-    figs = []
+    held: dict[str, Any] | None = None  # the first session's figures: headed only if a second comes
+    count = 0
     for run, _items, done in export_stream(source, args.strategy, args.input_format, read):
-        if done:  # only the figures are kept: the spans go as they finish
-            figs.append(run_figures(run))
-            failed = _said(run, _unread(source, failed))
+        if not done:  # only the figures count: the spans go as they finish
+            continue
+        fig = run_figures(run)
+        failed = _said(run, _unread(source, failed))
+        count += 1
+        if args.json:  # written as each session ends: a folder's figures are not held
+            _write_out((b"[" if count == 1 else b",") + msgspec.json.encode(fig))
+        elif held is not None or count > 1:
+            if held is not None:
+                _write_out(f"== {held['name']}\n{render_figures(held)}".encode())
+                held = None
+            _write_out(f"\n== {fig['name']}\n{render_figures(fig)}".encode())
+        else:
+            held = fig
     if args.json:
-        _write_out(msgspec.json.encode(figs) + b"\n")
+        _write_out((b"]" if count else b"[]") + b"\n")
     else:
-        _write_out("\n".join((f"== {f['name']}\n" if len(figs) > 1 else "") + render_figures(f) for f in figs).encode())
+        _write_out(render_figures(held).encode() if held is not None else b"")
     report_redaction(args)
     return INPUT_ERRORS if failed else OK
 
@@ -1006,8 +1018,10 @@ def build_parser() -> Parser:
                         "(tool_use to tool_result) and per model call (with its usage), on the input's timestamps "
                         "(else its line order, placed from --untimed-start): chrome-trace opens in Perfetto UI, "
                         "speedscope and the DevTools Performance panel, otlp in Jaeger, Tempo, Phoenix, Langfuse, "
-                        "MLflow. One input is read a line at a time (constant memory); several files or a folder "
-                        "are read whole (about 3 MB of memory per MB of input). See docs/exports.md.")
+                        "MLflow. One input is read a line at a time (constant memory: about 45 MB at 100 MB, 63 MB at "
+                        "400 MB); several files or a folder a session at a time, each session's files (main and "
+                        "sub-agents) whole to link them: about 4 MB of memory per MB of the largest session. See "
+                        "docs/exports.md.")
     ex.add_argument("file", nargs="+", metavar="FILE", help="a transcript; or a session's files, or a directory")
     ex.add_argument("--format", choices=list(EXPORT_FORMATS), default=None, help="trace format written to stdout")
     ex.add_argument("--untimed-start", metavar="TIME", default=None,
@@ -1030,8 +1044,11 @@ def build_parser() -> Parser:
     ex.set_defaults(run=cmd_export)
 
     st = sub.add_parser("stats", help="where the time went, per lane and for the run",
-                        description="Wall time, time in tool calls by tool, waiting on the model, idle gaps and "
-                        "tokens, per lane and for the run (seconds where the input has timestamps, else lines).")
+                        description="Wall time (the main agent: its first record to its last; a sub-agent: its "
+                        "spawning call to that call's result), cut into time in tool calls, waiting on the model and "
+                        "idle (the rest: waiting on the user, gaps, a session left open), with the overlaps beside, "
+                        "time by tool and tokens, per lane and for the run (seconds where the input has timestamps, "
+                        "else lines). Memory as export's: one input a line at a time, a folder a session at a time.")
     st.add_argument("file", nargs="+", metavar="FILE", help="a transcript; or a session's files, or a directory")
     st.add_argument("--json", action="store_true", help="JSON instead of text")
     common(st)
