@@ -201,8 +201,9 @@ class _BoundedKeys(RelayKeys):
 
 
 class _Seen:
-    """Digests of the blocks emitted lately: two generations of at most ``SEEN_KEPT`` (a block
-    repeats close to where it was first carried, as the translator's own windows assume)."""
+    """Digests of the blocks done with lately (emitted, or said lost): two generations of at most
+    ``SEEN_KEPT`` (a block repeats close to where it was first seen, as the translator's own windows
+    assume; one repeated further apart is looked at again)."""
 
     __slots__ = ("new", "old")
 
@@ -231,8 +232,9 @@ class LostWatch:
     """The audit's question, asked as the lines pass: which blocks of the inventory does no relay
     carry? A block no relay has carried ``LOST_AFTER`` lines after its line is lost (``due``);
     a block of a message a refusal fallback withdraws is retracted, never lost (the audit's rule).
-    Held: digests of what was emitted lately, the blocks still waiting (digest, line, words), the
-    text of the last blocks a partial relay may continue: constant in the input's length."""
+    Held: digests of what was done with lately, the blocks still waiting (digest, line, words), the
+    text of the last blocks a partial relay may continue: constant in the input's length. What the
+    audit counts once, this says once, unless its repeats are further apart than that window."""
 
     def __init__(self, file: str | None = None) -> None:
         self.file = file
@@ -284,9 +286,11 @@ class LostWatch:
         out: list[Found] = []
         order, pending = self.order, self.pending
         while order and order[0][0] <= number - LOST_AFTER:
-            got = pending.pop(order.popleft()[1], None)
+            d = order.popleft()[1]
+            got = pending.pop(d, None)
             if got is not None:
                 out.append(got)
+                self.emitted.add(d)  # done with: said once, as the audit counts a block once
         return out
 
     def finish(self) -> list[Found]:
