@@ -121,6 +121,13 @@ def test_a_block_found_lost_after_its_lane_ended_is_an_event_of_the_root() -> No
     assert mark["args"]["lane"] == "toolu_T"
 
 
+def test_a_block_lost_again_later_is_said_once_as_the_audit_counts_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(export, "LOST_AFTER", 2)  # decided long before its copy comes
+    data = _late_loss() * 3
+    (audit,) = audit_lines(split_lines(data), ["index"])
+    assert _lost(data, "index") == collections.Counter(audit.lost_keys) == {"text 'a' in s1": 1}
+
+
 # -- bounded ----------------------------------------------------------------------------------
 
 def _many_agents(n: int) -> bytes:
