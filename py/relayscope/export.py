@@ -532,10 +532,11 @@ class ChromeTrace(Writer):
         self.first = True
         self.axes: set[str] = set()
         self.notes: list[str] = []
+        self.parts: list[bytes] = []  # a batch's events, written together (``put``)
         out(b'{"traceEvents":[')
 
     def _event(self, e: dict[str, Any]) -> None:
-        self.out((b"" if self.first else b",\n") + _dumps(e))
+        self.parts.append((b"" if self.first else b",\n") + _dumps(e))
         self.first = False
 
     def _start(self, run: Live) -> None:
@@ -558,6 +559,12 @@ class ChromeTrace(Writer):
         return tid
 
     def put(self, run: Live, items: list[S.Closed], done: bool) -> None:
+        self._put(run, items, done)
+        if self.parts:  # one write per batch: a call per event would cost as much as its encoding
+            parts, self.parts = self.parts, []
+            self.out(b"".join(parts))
+
+    def _put(self, run: Live, items: list[S.Closed], done: bool) -> None:
         if run is not self.cur:
             self._start(run)
         b = run.builder_now()
@@ -814,8 +821,8 @@ class OtlpJson(Writer):
                      + b'},"scopeSpans":[{"scope":{"name":"' + SCOPE.encode() + b'"},"spans":[')
             self.cur, self.first = run, True
             self.runs += 1
-        for s in got:
-            self.out((b"" if self.first else b",\n") + _dumps(otlp_json_span(s)))
+        if got:  # one write per batch: a call per span would cost as much as its encoding
+            self.out((b"" if self.first else b",\n") + b",\n".join([_dumps(otlp_json_span(s)) for s in got]))
             self.first = False
         if done and self.cur is run:
             self.out(b"]}]}")
