@@ -16,7 +16,8 @@ emitted once, lost (never emitted) or duplicated (emitted more than once). A blo
 a ``system/model_refusal_fallback`` withdraws (``retracted_message_uuids``: the lines' uuids, or
 message ids) is counted as **retracted**, neither lost nor emitted: withdrawn on purpose. Each
 audit also carries the translation's token totals (``usage.usage_report``: the one rule the CLI
-and the page share).
+and the page share) and, where the CLI counted its sub-agents or a session's sub-agent
+transcripts are missing, that count held against the lanes found (``subagents.check``).
 
 This module compares; it does not translate. Which translation is audited (the one shown) is
 decided by the one audit entry point, ``multifile.audit_steps``, which the CLI and the web model
@@ -28,12 +29,14 @@ or anything above this layer.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import msgspec
 
 from . import relay as R
+from .lanes import Lane
+from .subagents import check
 from .usage import usage_report
 from .wire import repair_escapes
 
@@ -63,6 +66,7 @@ class StrategyAudit(msgspec.Struct):
     retracted: int = 0  # blocks of withdrawn messages: neither lost nor emitted
     tokens: dict[str, Any] = {}  # usage.UsageReport of this translation: per lane and for the run
     drift: dict[str, Any] = {}  # drift.DriftReport of the input: what this version does not know
+    subagents: dict[str, Any] = {}  # subagents.SubagentCheck of this translation, when there is one
 
 
 def describe(key: Key) -> str:
@@ -291,7 +295,10 @@ def relay_keys(relays: Iterable[R.Relay]) -> list[tuple[Key, R.Relay]]:
     return out
 
 
-def audit_relays(strategy: str, relays: list[R.Relay], items: dict[Key, Item]) -> StrategyAudit:
+def audit_relays(strategy: str, relays: list[R.Relay], items: dict[Key, Item],
+                 lanes: Mapping[str, Lane] | None = None) -> StrategyAudit:
+    """One strategy's relays against the inventory; ``lanes`` (a session's) name the sub-agent
+    transcripts the input lacks."""
     counts: dict[Key, list[R.Relay]] = {}
     unmatched = 0
     for key, relay in relay_keys(relays):
@@ -324,6 +331,7 @@ def audit_relays(strategy: str, relays: list[R.Relay], items: dict[Key, Item]) -
         duplicated_keys=[describe(k) for k in dup],
         retracted=len(withdrawn),
         tokens=msgspec.to_builtins(usage_report(relays)),
+        subagents=msgspec.to_builtins(found) if (found := check(relays, lanes)) is not None else {},
     )
 
 
@@ -345,6 +353,7 @@ def render(results: list[StrategyAudit]) -> str:
             rows.append(f"{a.strategy}: {a.retracted} block(s) retracted by a model_refusal_fallback (withdrawn on "
                         "purpose: neither lost nor emitted)")
     rows.extend(_tokens_line(a.tokens) for a in results[-1:] if a.tokens.get("run", {}).get("messages"))
+    rows.extend(f"sub-agents: {w}" for a in results[-1:] for w in a.subagents.get("words", ()))
     return "\n".join(rows) + "\n"
 
 

@@ -37,7 +37,7 @@ from typing import Any, BinaryIO, Final
 
 import msgspec
 
-from . import __version__, follow
+from . import __version__, follow, sharefile, snapshot
 from . import relay as R
 from .analysis import AUTO, Analyzer
 from .audit import render
@@ -50,13 +50,25 @@ from .export import stream as export_stream
 from .export import writer as export_writer
 from .fates import Tracker
 from .formats import FORMATS, detect
-from .inputs import STDIN, Input, Problem, display_name, open_named, read_regular, walk
+from .inputs import (
+    STDIN,
+    Input,
+    Problem,
+    display_name,
+    is_share,
+    is_share_path,
+    open_named,
+    read_regular,
+    read_share,
+    walk,
+)
 from .multifile import SessionResult, audit_input, translate_files
 from .otlp import Sender, SendError
 from .otlp import SettingsError as OtlpSettingsError
 from .otlp import settings as otlp_settings
 from .otlp_follow import FollowSpans
 from .redact import Redactor, redact_bytes
+from .sharefile import Opened, is_sharefile
 from .spans import parse as parse_stamp
 from .spans import render_figures
 from .textout import Names, RelayText, TraceText
@@ -294,8 +306,9 @@ def terminal_width() -> int | None:
 
 
 def names_of(paths: list[str]) -> Names:
-    """How files are named in text output: relative to the folders and files named."""
-    folders = [p for p in paths if p != STDIN and os.path.isdir(p)]
+    """How files are named in text output: relative to the folders (and shareable files) and
+    files named."""
+    folders = [p for p in paths if p != STDIN and (os.path.isdir(p) or is_share_path(p))]
     files = [p for p in paths if p != STDIN and p not in folders]
     return Names(folders, files)
 
@@ -349,6 +362,8 @@ def is_batch(items: list[Named], fmt: str) -> bool:
     if any(isinstance(i, str) for i in items):
         return True
     inputs = [i for i in items if isinstance(i, Input)]
+    if any(is_share(i) for i in inputs):
+        return True
     if len(inputs) < 2 or any(i.path == STDIN for i in inputs) or fmt not in (AUTO, "session"):
         return False
     return fmt == "session" or any(_sniff(i) == "session" for i in inputs)
@@ -365,20 +380,25 @@ def _sniff(source: Input) -> str | None:
         source.park()
 
 
-def gather(items: list[Named]) -> tuple[dict[str, bytes], list[Problem]]:
+def gather(items: list[Named], shares: dict[str, Opened] | None = None) -> tuple[dict[str, bytes], list[Problem]]:
     """Every file named or found under a named directory, read whole: ({name: content}, what
-    could not be read). Names are as given (escaped for display when not UTF-8)."""
+    could not be read). Names are as given (escaped for display when not UTF-8); a shareable
+    file's files are named ``FILE/PATH``, and what it held goes into ``shares`` under FILE."""
     files: dict[str, bytes] = {}
     problems: list[Problem] = []
     for item in items:
         if isinstance(item, Input):
-            if item.path == STDIN:
-                raise UsageError("- (stdin) cannot be read together with other files or a directory")
+            if item.path == STDIN and not (len(items) == 1 and is_share(item)):
+                raise UsageError("- (stdin) cannot be read together with other files or a directory" if len(items) > 1
+                                 else "- (stdin): this reads files and folders; save the transcript to a file")
             _run.name, _run.line = item.name, 0
             try:
                 data = item.read()
             except OSError as exc:
                 problems.append(Problem(item.name, f"{exc.strerror or exc}; skipped"))
+                continue
+            if is_sharefile(data[:4]):
+                _open_share(item.name, data, files, problems, shares)
                 continue
             files.setdefault(item.name, data)
             continue
@@ -399,40 +419,74 @@ def gather(items: list[Named]) -> tuple[dict[str, bytes], list[Problem]]:
     return files, problems
 
 
+def _open_share(name: str, data: bytes, files: dict[str, bytes], problems: list[Problem],
+                shares: dict[str, Opened] | None) -> None:
+    held, trouble, opened = read_share(name, data)
+    problems.extend(trouble)
+    for path, content in held.items():
+        files.setdefault(path, content)
+    if shares is not None:
+        shares[name] = opened
+
+
 class FilesOnDisk(Mapping[str, bytes]):
-    """What :func:`gather` finds, each file read when asked, not held (``export`` and ``stats``
-    read a folder a session at a time). Names as ``gather`` gives them; a file that cannot be read
-    when asked reads as empty, its problem kept in ``problems``."""
+    """What :func:`gather` finds, a file on disk read when asked, not held (``export`` and
+    ``stats`` read a folder a session at a time); what cannot be read again (a shareable file's
+    files, stdin, a pipe) is read once and held. Names as ``gather`` gives them; a file that cannot
+    be read when asked reads as empty, its problem kept in ``problems``."""
 
     def __init__(self, items: list[Named]) -> None:
-        self.paths: dict[str, str] = {}
+        self.files: dict[str, str | bytes] = {}  # name -> its path, or its bytes
         self.problems: list[Problem] = []
         for item in items:
             if isinstance(item, Input):
-                if item.path == STDIN:
-                    raise UsageError("- (stdin) cannot be read together with other files or a directory")
-                self.paths.setdefault(item.name, item.path)
+                self._named(item, len(items))
                 continue
             found, trouble = walk(item)
             self.problems.extend(trouble)
             if not found and not trouble:
                 raise UsageError(f"{display_name(item)}: no .jsonl transcripts in this directory")
             for path in found:
-                self.paths.setdefault(display_name(path), path)
+                self.files.setdefault(display_name(path), path)
+
+    def _named(self, item: Input, count: int) -> None:
+        share = is_share(item)
+        if item.path == STDIN and not (count == 1 and share):
+            raise UsageError("- (stdin) cannot be read together with other files or a directory" if count > 1
+                             else "- (stdin): this reads files and folders; save the transcript to a file")
+        if not share and item.path != STDIN and os.path.isfile(item.path):
+            self.files.setdefault(item.name, item.path)
+            return
+        _run.name, _run.line = item.name, 0
+        try:
+            data = item.read()
+        except OSError as exc:
+            self.problems.append(Problem(item.name, f"{exc.strerror or exc}; skipped"))
+            return
+        held: dict[str, bytes] = {}
+        if is_sharefile(data[:4]):
+            _open_share(item.name, data, held, self.problems, None)
+        else:
+            held[item.name] = data
+        for name, content in held.items():
+            self.files.setdefault(name, content)
 
     def __getitem__(self, name: str) -> bytes:
+        found = self.files[name]
+        if isinstance(found, bytes):
+            return found
         _run.name, _run.line = name, 0
-        content = read_regular(self.paths[name])
+        content = read_regular(found)
         if isinstance(content, Problem):
             self.problems.append(content)
             return b""
         return content
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.paths)
+        return iter(self.files)
 
     def __len__(self) -> int:
-        return len(self.paths)
+        return len(self.files)
 
 
 # --- --redact: an input filter any command can take ----------------------------------------
@@ -486,6 +540,8 @@ def _follow(command: str, args: argparse.Namespace, paths: list[str]) -> int | N
         raise UsageError("--follow takes one FILE or DIR (stdin is always read live)")
     if not os.path.exists(paths[0]):
         raise UsageError(f"{display_name(paths[0])}: No such file or directory")
+    if is_share_path(paths[0]):
+        raise UsageError(f"{display_name(paths[0])}: a shareable file does not grow: read it without --follow")
     if not (os.path.isfile(paths[0]) or os.path.isdir(paths[0])):
         raise UsageError(f"{display_name(paths[0])}: --follow reads a regular file or a folder "
                          "(a pipe is read live without it)")
@@ -561,8 +617,8 @@ def _stream(source: Input, args: argparse.Namespace, writer: Writer, several: bo
     return bool(a.errors)
 
 
-def _read_one(path: str, args: argparse.Namespace) -> list[bytes]:
-    (source,) = [i for i in named([path]) if isinstance(i, Input)]
+def _read_one(source: Named, args: argparse.Namespace) -> list[bytes]:
+    assert isinstance(source, Input)
     _run.name, _run.line = source.name, 0
     try:
         return list(redacted_lines(args, source.lines()))
@@ -570,8 +626,13 @@ def _read_one(path: str, args: argparse.Namespace) -> list[bytes]:
         raise UsageError(f"{source.name}: {exc.strerror or exc}") from exc
 
 
-def _many(paths: list[str]) -> bool:
-    return len(paths) > 1 or (paths[0] != STDIN and os.path.isdir(paths[0]))
+def _many(items: list[Named]) -> bool:
+    """Read whole, as a set of files: several inputs, a folder, or a shareable file."""
+    return len(items) > 1 or isinstance(items[0], str) or _is_share(items[0])
+
+
+def _is_share(item: Named) -> bool:
+    return isinstance(item, Input) and is_share(item)
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
@@ -581,8 +642,9 @@ def cmd_trace(args: argparse.Namespace) -> int:
     if followed is not None:
         return followed
     names = names_of(args.file)
-    if _many(args.file):
-        files, problems = gather(named(args.file))
+    items = named(args.file)
+    if _many(items):
+        files, problems = gather(items)
         files = redacted_files(args, files)
         failed = report_problems(problems)
         results = translate_files(files, args.strategy, trace=True, fmt=args.input_format)
@@ -601,7 +663,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
             report_files(r.errors)
         report_drift_files(files, results)
         return INPUT_ERRORS if failed or any(r.errors for r in results) else OK
-    lines = _read_one(args.file[0], args)
+    lines = _read_one(items[0], args)
     a = Analyzer(args.strategy, args.input_format, trace=True, keep=True, drift=True)
     for line in lines:
         _run.line += 1
@@ -676,9 +738,10 @@ def _write_out(data: bytes) -> None:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    if _many(args.file):
-        return _audit_many(args)
-    lines = _read_one(args.file[0], args)
+    items = named(args.file)
+    if _many(items):
+        return _audit_many(args, items)
+    lines = _read_one(items[0], args)
     name = _run.name or ""
     (result,) = audit_input(lines, fmt=args.input_format, name=name)
     if not result.comparable:
@@ -689,9 +752,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return INPUT_ERRORS if result.errors else OK
 
 
-def _audit_many(args: argparse.Namespace) -> int:
+def _audit_many(args: argparse.Namespace, items: list[Named]) -> int:
     """Audit each session (a main file with its sub-agent files) or other transcript found."""
-    files, problems = gather(named(args.file))
+    files, problems = gather(items)
     files = redacted_files(args, files)
     failed = report_problems(problems)
     _run.name, _run.line = next(iter(files), None), 0
@@ -715,12 +778,16 @@ def _audit_many(args: argparse.Namespace) -> int:
 def cmd_redact(args: argparse.Namespace) -> int:
     """``relayscope redact``: the input with its secrets replaced, in its own format. One input
     (a file, ``-``) to stdout, a line at a time; several, or a folder, into ``-o DIR`` under the
-    names they have below what was named. ``--list``: what would be replaced, not the text."""
+    names they have below what was named; one shareable file, as a shareable file to stdout (or
+    its files into ``-o DIR``). ``--list``: what would be replaced, not the text."""
     args.redact = True
     r = redactor_of(args)
     assert r is not None
     items = named(args.files)
-    single = len(items) == 1 and isinstance(items[0], Input)
+    one_file = len(items) == 1 and isinstance(items[0], Input)
+    if one_file and _is_share(items[0]) and not args.output:
+        return _redact_share(args, items, r)
+    single = one_file and not _is_share(items[0])
     if not single and not args.output and not args.list:
         raise UsageError("several inputs or a folder: name a folder to write the redacted files to with -o DIR")
     out = stdout()
@@ -741,19 +808,43 @@ def cmd_redact(args: argparse.Namespace) -> int:
             if args.list:
                 continue
             target = os.path.join(args.output, names(name))
-            if os.path.exists(target) and os.path.samefile(target, name):
+            if os.path.exists(target) and os.path.exists(name) and os.path.samefile(target, name):
                 raise UsageError(f"{display_name(target)}: -o would write over the input")
             os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
             with open(target, "wb") as f:
                 f.write(data)
         report_problems(problems)
     if args.list:
-        rows = [f"{'line':>6}  {'kind':<16} {'placeholder':<30} masked"]
-        rows += [f"{f.line:>6}  {f.kind:<16} {f.placeholder:<30} {f.masked}" for f in r.findings]
-        _write_some(out, ("\n".join(rows) + "\n").encode())
+        _list_findings(out, r)
     _write_some(out, b"")
     report_redaction(args)
     return OK
+
+
+def _redact_share(args: argparse.Namespace, items: list[Named], r: Redactor) -> int:
+    """One shareable file in, the same redacted out (its files, their paths and its view)."""
+    shares: dict[str, Opened] = {}
+    _, problems = gather(items, shares)
+    failed = report_problems(problems)
+    opened = next(iter(shares.values()))
+    out = stdout()
+    if args.list:
+        sharefile.prepare(opened.files, opened.view, r)  # the findings are what --list shows
+        _list_findings(out, r)
+    else:
+        if sys.stdout is not None and sys.stdout.isatty():
+            raise UsageError("the redacted shareable file is a zip: send it to a file (> FILE), "
+                             "or write its files into a folder with -o DIR")
+        _write_some(out, sharefile.pack(opened.files, opened.view, r))
+    _write_some(out, b"")
+    report_redaction(args)
+    return INPUT_ERRORS if failed else OK
+
+
+def _list_findings(out: BinaryIO, r: Redactor) -> None:
+    rows = [f"{'line':>6}  {'kind':<16} {'placeholder':<30} masked"]
+    rows += [f"{f.line:>6}  {f.kind:<16} {f.placeholder:<30} {f.masked}" for f in r.findings]
+    _write_some(out, ("\n".join(rows) + "\n").encode())
 
 
 def _write_some(out: BinaryIO, data: bytes) -> None:
@@ -775,11 +866,12 @@ def _source(args: argparse.Namespace) -> tuple[FilesOnDisk | Iterator[bytes], Ca
     """What ``export`` and ``stats`` read: one input as it comes (a line at a time: constant
     memory), or several files (and folders) a session at a time (each session's files are read
     whole: ``read`` reads one, redacted with ``--redact``)."""
-    if _many(args.file):
-        files = FilesOnDisk(named(args.file))
+    items = named(args.file)
+    if _many(items):
+        files = FilesOnDisk(items)
         r = redactor_of(args)
         return files, (lambda name: redact_bytes(files[name], r)) if r is not None else None
-    (source,) = [i for i in named(args.file[:1]) if isinstance(i, Input)]
+    (source,) = [i for i in items if isinstance(i, Input)]
     _run.name, _run.line = source.name, 0
 
     def lines() -> Iterator[bytes]:
@@ -921,6 +1013,112 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return INPUT_ERRORS if failed else OK
 
 
+# --- one file or one page to pass on: pack and html ------------------------------------------
+
+
+def shared_paths(files: dict[str, bytes], shares: Mapping[str, Opened]) -> dict[str, bytes]:
+    """Each file under the path it is shared as: a shareable file's files under their own paths,
+    any other by its path below the folder all of them share, so a session's layout (the main
+    file beside its folder of sub-agent files) is kept and no machine path travels."""
+    inner: dict[str, str] = {}
+    plain = []
+    for name in files:
+        share = next((s for s in shares if name.startswith(s + "/")), None)
+        if share is not None:
+            inner[name] = name[len(share) + 1:]
+        else:
+            plain.append(name)
+    where = [os.path.abspath(n) for n in plain]
+    common = os.path.commonpath([os.path.dirname(w) for w in where]) if where else ""
+    for name, w in zip(plain, where, strict=True):
+        inner[name] = os.path.relpath(w, common).replace(os.sep, "/")
+    out: dict[str, bytes] = {}
+    for name, data in files.items():
+        if inner[name] in out:
+            raise UsageError(f"{name}: another input is already shared as {inner[name]}")
+        out[inner[name]] = data
+    return out
+
+
+def view_of(args: argparse.Namespace, shares: Mapping[str, Opened]) -> dict[str, str]:
+    """The view a shareable file or a snapshot opens at: the first shareable file's, then
+    ``--view KEY=VALUE`` over it."""
+    view = dict(next(iter(shares.values())).view) if shares else {}
+    for pair in args.view or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--view {pair}: give KEY=VALUE (strategy=index, row=12, step=40)")
+        view[key] = value
+    return view
+
+
+def _gather_shared(args: argparse.Namespace, items: list[Named]) -> tuple[dict[str, bytes], dict[str, str], bool]:
+    """The input's files under their shared paths and the view (not redacted yet), and whether
+    some of it could not be read (said on stderr)."""
+    shares: dict[str, Opened] = {}
+    files, problems = gather(items, shares)
+    failed = report_problems(problems)
+    if not files:
+        raise UsageError("nothing to share: no file of the input could be read")
+    return shared_paths(files, shares), view_of(args, shares), failed
+
+
+def _write_file(path: str, data: bytes, inputs: list[str]) -> None:
+    """``data`` into ``path`` (``-``: stdout), never over one of the inputs."""
+    if path == STDIN:
+        _write_out(data)
+        return
+    for name in inputs:
+        if name != STDIN and os.path.exists(path) and os.path.exists(name) and os.path.samefile(path, name):
+            raise UsageError(f"{display_name(path)}: -o would write over the input")
+    try:
+        with open(path, "wb") as f:
+            f.write(data)
+    except OSError as exc:
+        raise UsageError(f"{display_name(path)}: {exc.strerror or exc}") from exc
+
+
+def cmd_pack(args: argparse.Namespace) -> int:
+    files, view, failed = _gather_shared(args, named(args.files))
+    try:
+        data = sharefile.pack(files, view, redactor_of(args))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    _write_file(args.output, data, args.files)
+    size = sum(map(len, files.values()))
+    where = "<stdout>" if args.output == STDIN else display_name(args.output)
+    _err(f"relayscope: packed {len(files)} file(s), {size:,} bytes, into {where} "
+         f"({len(data):,} bytes)")
+    report_redaction(args)
+    return INPUT_ERRORS if failed else OK
+
+
+def cmd_html(args: argparse.Namespace) -> int:
+    """``relayscope html``: the snapshot, one self-contained page (``snapshot.render``)."""
+    if args.detail_chars is not None and args.detail_chars < 0:
+        raise UsageError("--detail-chars takes 0 or more")
+    items = named(args.files)
+    r = redactor_of(args)
+    if _many(items):
+        files, view, failed = _gather_shared(args, items)
+        try:
+            shared = sharefile.prepare(files, view, r)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from exc
+        source: bytes | dict[str, bytes] = shared.files
+        view = shared.view
+        name = next(iter(shared.files)) if len(shared.files) == 1 else None
+    else:
+        source, view, failed = b"".join(_read_one(items[0], args)), view_of(args, {}), False
+        name = os.path.basename(args.files[0]) if args.files[0] != STDIN else "stdin"
+    page = snapshot.render(source, strategy=args.strategy, fmt=args.input_format, name=name,
+                           view=view, redacted=r.summary() if r is not None else None,
+                           detail_chars=args.detail_chars)
+    _write_file(args.output, page.encode("utf-8"), args.files)
+    report_redaction(args)
+    return INPUT_ERRORS if failed else OK
+
+
 def build_parser() -> Parser:
     p = Parser(
         prog="relayscope",
@@ -947,6 +1145,9 @@ def build_parser() -> Parser:
         sp.add_argument("--redact", action="store_true",
                         help="replace secrets, e-mail addresses and home-folder user names in the input with "
                         "[redacted:KIND:N] before anything else reads it (see: relayscope redact --help)")
+
+    def view_option(sp: argparse.ArgumentParser, text: str) -> None:
+        sp.add_argument("--view", action="append", metavar="KEY=VALUE", help=text)
 
     def common(sp: argparse.ArgumentParser, strategy: bool = True) -> None:
         if strategy:
@@ -1054,7 +1255,40 @@ def build_parser() -> Parser:
     common(st)
     redact_option(st)
     st.set_defaults(run=cmd_stats)
-    p.commands = {"translate": t, "trace": tr, "audit": au, "redact": rd, "export": ex, "stats": st}
+    pk = sub.add_parser("pack", help="one shareable file: every file of the input, compressed, with a view",
+                        description="Write the input (files, folders, shareable files) as one shareable file: a zip "
+                        "holding every file under its path relative to the others (a session's main file, its "
+                        "sub-agent files and their meta files), and a manifest (each file's size and SHA-256, the "
+                        f"view the page opens it at). Every command reads it as it reads the folder. Name it "
+                        f"*{sharefile.SUFFIX}; the format is described in docs/share-format.md.")
+    pk.add_argument("files", nargs="+", metavar="INPUT", help="files, folders or shareable files to pack")
+    pk.add_argument("-o", "--output", metavar="FILE", required=True,
+                    help=f"the shareable file to write (name it *{sharefile.SUFFIX}; - for stdout)")
+    view_option(pk, "the view the page opens it at, as in the page's address: strategy=index, step=40, row=12 "
+                "(repeat; default: the view of a shareable file packed again)")
+    redact_option(pk)
+    pk.set_defaults(run=cmd_pack)
+    ht = sub.add_parser("html", help="a snapshot anyone can read: one self-contained HTML page",
+                        description="Write the input as one HTML page that needs nothing else: the rows (each "
+                        "relay in words, its whole content one click away), the swimlanes and the figures of "
+                        "each session. It runs no script and loads nothing (a strict Content-Security-Policy "
+                        "says so), so it opens offline in any browser and can be mailed or attached.")
+    ht.add_argument("files", nargs="+", metavar="INPUT",
+                    help="a transcript, a session's files, a folder or a shareable file")
+    ht.add_argument("-o", "--output", metavar="FILE", default=STDIN, help="the page to write (default: stdout)")
+    ht.add_argument("-s", "--strategy", choices=list(STRATEGIES), default=None,
+                    help="de-dup strategy (default: a shareable file's view, else lineage)")
+    ht.add_argument("-i", "--input-format", choices=[AUTO, *FORMATS], default=AUTO,
+                    help="input format (default: detected from the first lines)")
+    view_option(ht, "row=N opens that row; strategy=NAME (as in the page's address; default: a shareable "
+                "file's view)")
+    ht.add_argument("--detail-chars", type=int, metavar="N", default=None,
+                    help="characters of each row's content kept (default: 20000 for an input up to 10 MB, "
+                    "else 0); 0: the rows' one-line summaries only, so the page of a large input opens fast")
+    redact_option(ht)
+    ht.set_defaults(run=cmd_html)
+    p.commands = {"translate": t, "trace": tr, "audit": au, "redact": rd, "export": ex, "stats": st, "pack": pk,
+                  "html": ht}
     return p
 
 

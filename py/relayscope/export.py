@@ -53,6 +53,7 @@ from . import spans as S
 from ._bounded import RecentMap
 from .analysis import AUTO, Analyzer
 from .audit import Inventory, Key, RelayKeys, describe
+from .folds import THRESHOLD_S, fold, of_run
 from .lanes import MAIN
 from .multifile import audit_input, group_names, translate_files
 from .wire import split_lines
@@ -98,6 +99,7 @@ class Live:
         self.error_count = 0
         self._early: list[Found] = []  # lost blocks found before the axis was known
         self.watch: LostWatch | None = None  # one text's streamed audit (a folder's is whole)
+        self.folds: dict[str, Any] | None = None  # a session's folded gaps, from its whole timeline
 
     def feed(self, relays: Iterable[R.Relay]) -> list[S.Closed]:
         b = self.builder
@@ -128,7 +130,7 @@ class Live:
 
     def builder_now(self) -> S.Builder:
         if self.builder is None:
-            self.builder = S.Builder(self.timing.axis or S.LINE, self.known_lost)
+            self.builder = S.Builder(self.timing.axis or S.LINE, self.known_lost, THRESHOLD_S)
         return self.builder
 
     def lost(self, found: list[Found]) -> None:
@@ -432,7 +434,11 @@ def _session(source: Mapping[str, bytes], strategy: str, fmt: str) -> Iterator[t
         live = Live(res.name, stamps, first, several=len(res.files) > 1, lost=lost, notes=notes)
         out = live.feed(res.relays)
         withdrawn = retracted_words(sum(1 for it in audit.items.values() if it.retracted) if audit else 0)
-        yield live, out + live.finish(lambda b: b.notes.extend(withdrawn)), True  # noqa: B023 - called at once
+        out += live.finish(lambda b: b.notes.extend(withdrawn))  # noqa: B023 - called at once
+        # a session's files are held whole: its folds from its timeline, as the page folds it (its
+        # files' relays come a file at a time, not in time order)
+        live.folds = of_run(_timeline(live, out), res.relays, stamps).to_json()
+        yield live, out, True
 
 
 # -- whole runs (the page's swimlanes, the tests) --------------------------------------------
@@ -475,11 +481,15 @@ def runs(source: bytes | Mapping[str, bytes], strategy: str = "lineage", fmt: st
 
 
 def _run(live: Live, closed: list[S.Closed], relays: list[R.Relay], stamps: S.Stamps) -> Run:
+    return Run(live.name, _timeline(live, closed), relays, stamps, live, closed)
+
+
+def _timeline(live: Live, closed: list[S.Closed]) -> S.Timeline:
     b = live.builder_now()
     b.closed = list(closed)
     tl = S.collect(b)
     b.closed = []
-    return Run(live.name, tl, relays, stamps, live, closed)
+    return tl
 
 
 def _replay(all_runs: Sequence[Run]) -> Iterator[tuple[Live, list[S.Closed], bool]]:
@@ -874,11 +884,18 @@ def otlp(all_runs: Sequence[Run], untimed_start: float = 0.0) -> bytes:
 
 
 def figures(all_runs: Sequence[Run]) -> list[dict[str, Any]]:
-    """Where the time went, per session: ``{"name": ..., **spans.figures}``."""
-    return [{"name": _base(r.name), **r.timeline.figures} for r in all_runs]
+    """Where the time went, per session: ``{"name": ..., **spans.figures, "folds": ...}`` (the idle
+    gaps the swimlanes fold, ``folds.Fold.to_json``)."""
+    return [{"name": _base(r.name), **r.timeline.figures,
+             "folds": of_run(r.timeline, r.relays, r.stamps).to_json()} for r in all_runs]
 
 
 def run_figures(run: Live) -> dict[str, Any]:
-    """A streamed run's figures (after its last item)."""
+    """A streamed run's figures (after its last item), with its folded gaps as :func:`figures`
+    gives them (the builder kept the idle stretches as it went)."""
     b = run.builder_now()
-    return {"name": _base(run.name), **b.figures([t.id for t in S._ordered(b.tracks)])}
+    folds = run.folds
+    if folds is None:
+        start, end = b.bounds()
+        folds = fold(b.gaps if b.axis == S.TIME else [], start, end, THRESHOLD_S).to_json()
+    return {"name": _base(run.name), **b.figures([t.id for t in S._ordered(b.tracks)]), "folds": folds}

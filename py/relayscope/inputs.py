@@ -12,6 +12,9 @@ folders) into named byte streams, and say plainly what could not be read.
   symlink loop, a dangling link or an unreadable file or folder becomes a :class:`Problem`
   (``NAME: message``) and is skipped; the rest is read. A FIFO named on the command line is
   read (its writer is the user's business).
+* A shareable file (``sharefile``: a zip of an input's files) is read like a folder: its files
+  are named ``FILE/PATH`` (PATH as stored in it), and what is wrong with it (a file cut short, a
+  hash that does not match, a zip that is not ours) is a :class:`Problem` each, the rest read.
 * Names are shown as text whatever their bytes: :func:`display_name` escapes what is not UTF-8
   (``bad\\xff.jsonl``), so messages and the ``file`` field of relays never fail to encode.
 
@@ -27,6 +30,8 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO, Final
+
+from . import sharefile
 
 STDIN: Final = "-"
 STDIN_NAME: Final = "<stdin>"
@@ -235,3 +240,35 @@ def walk(folder: str) -> tuple[list[str], list[Problem]]:
     if os.path.lexists(main) and main not in found:
         found.insert(0, main)
     return found, problems
+
+
+def is_share(source: Input) -> bool:
+    """Whether ``source`` is a shareable file (it starts as a zip does): a look at its first
+    bytes, kept for the read."""
+    try:
+        head = next(source.peek(), b"")
+    except OSError:
+        return False  # reported when read
+    finally:
+        source.park()
+    return sharefile.is_sharefile(head[:4])
+
+
+def is_share_path(path: str) -> bool:
+    """Whether ``path`` is a regular file that is a shareable file (a FIFO is never opened)."""
+    try:
+        if not os.path.isfile(path):
+            return False
+        with open(path, "rb") as f:
+            return sharefile.is_sharefile(f.read(4))
+    except OSError:
+        return False
+
+
+def read_share(name: str, data: bytes) -> tuple[dict[str, bytes], list[Problem], sharefile.Opened]:
+    """The files of the shareable file ``name`` (its bytes ``data``) as ``NAME/PATH``, what is
+    wrong with it as problems (``NAME: ...`` or ``NAME/PATH: ...``), and all it held."""
+    opened = sharefile.unpack(data)
+    files = {f"{name}/{path}": content for path, content in opened.files.items()}
+    problems = [Problem(f"{name}/{i.path}" if i.path else name, i.message) for i in opened.issues]
+    return files, problems, opened

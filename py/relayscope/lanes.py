@@ -12,10 +12,11 @@ before all of its tool calls have results. Contexts bind to open calls in spawn 
 No timing is used anywhere. This module does not emit relays; the translator does.
 
 Public API for everything above (formats, sessions, CLI, web): :class:`Lane` (label, agent
-type, description, spawning call, depth, parent, file), ``LaneTracker.lane`` /
-``describe`` / ``own_lane`` / ``snapshot`` / ``is_closed``, :func:`is_spawn_tool`,
-:func:`spawn_input` (the ``Task``/``Agent`` input: type, description, prompt) and
-:func:`lane_label`. Nobody else parses a spawn's input or words a lane's label.
+type, description, spawning call, depth, parent, file, the sub-agent's own id), ``LaneTracker.lane``
+/ ``describe`` / ``own_lane`` / ``snapshot`` / ``is_closed``, :func:`is_spawn_tool`,
+:func:`spawn_input` (the ``Task``/``Agent`` input: type, description, prompt), :func:`lane_label`
+and :func:`missing_transcripts` (the sub-agent files a session's input lacks, by the name to look
+for). Nobody else parses a spawn's input or words a lane's label.
 
 State: a :class:`LaneTracker` holds the lanes, the spawn calls (open or closed) and, when
 inferring, the context -> lane bindings. Lanes and spawns span the whole input (a sub-agent's
@@ -30,6 +31,7 @@ step-through restarts translations from checkpoints).
 from __future__ import annotations
 
 import operator
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Final
 
@@ -49,10 +51,18 @@ def lane_label(lane_id: str, agent_type: str | None, description: str | None) ->
     return f"{kind}: {description}" if description else kind
 
 
+def transcript_file(agent_id: str) -> str:
+    """The name of a sub-agent's own transcript in a session folder (``subagents/``)."""
+    return f"agent-{agent_id}.jsonl"
+
+
 @dataclass(slots=True)
 class Lane:
     """One agent context. ``spawn`` is the id of the Task/Agent call that started it, when
-    that call was seen; ``file`` the sub-agent file its records came from (session input)."""
+    that call was seen; ``file`` the sub-agent file its records came from (session input);
+    ``agent_id`` the sub-agent's own id, when a session's records name it (the spawn's
+    ``toolUseResult.agentId``, its ``agent-<id>.meta.json``): its transcript is
+    ``agent-<agent_id>.jsonl``, and a lane with an ``agent_id`` and no ``file`` is missing it."""
 
     id: str
     parent: str | None = None
@@ -63,10 +73,22 @@ class Lane:
     ended: bool = False
     spawn: str | None = None
     file: str | None = None
+    agent_id: str | None = None
 
     @property
     def label(self) -> str:
         return lane_label(self.id, self.agent_type, self.description)
+
+    @property
+    def missing_file(self) -> str | None:
+        """The sub-agent file its records are in and the input lacks (``agent-<id>.jsonl``), or None."""
+        return transcript_file(self.agent_id) if self.agent_id and self.file is None else None
+
+
+def missing_transcripts(lanes: Mapping[str, Lane]) -> dict[str, str]:
+    """Lane id -> the file to look for, for each sub-agent a session's records name (by a spawn's
+    result or a meta file) whose transcript was not among the input; in lane order."""
+    return {k: name for k, lane in lanes.items() if (name := lane.missing_file) is not None}
 
 
 @dataclass(slots=True)
@@ -168,13 +190,14 @@ class LaneTracker:
         self.lanes[tool_id] = target
 
     def describe(self, lane_id: str, agent_type: str | None = None, description: str | None = None,
-                 depth: int | None = None, file: str | None = None) -> Lane:
+                 depth: int | None = None, file: str | None = None, agent_id: str | None = None) -> Lane:
         """Lane metadata known before (or besides) its spawn call, e.g. from a sub-agent's meta
         file. What is already known wins; ``depth`` applies only while no spawn call is seen."""
         lane = self.lane(lane_id)
         lane.agent_type = lane.agent_type or agent_type
         lane.description = lane.description or description
         lane.file = lane.file or file
+        lane.agent_id = lane.agent_id or agent_id
         if depth is not None and lane_id not in self.spawns:
             lane.depth = depth
         return lane

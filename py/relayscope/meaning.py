@@ -12,14 +12,19 @@ says, for each one it knows, the one thing a reader needs first (h11-style: a ta
   run went: a task started, a retry, a rate limit, a compaction: shown) or ``bookkeeping``
   (Claude Code's own books: hidden on the page until asked for);
 * a one-line **summary** made from its fields, tolerant of fields missing or of another type
-  (a field of the wrong type reads as absent, never raises).
+  (a field of the wrong type reads as absent, never raises);
+* for a few, what a reader follows from it: whether it reports a failure (``error``: drawn as an
+  error row), the field naming the tool call it is about (``call``: a permission denial's refused
+  call, a heartbeat's Agent call) and the field holding a web address to open (``link``: where a
+  change was published). ``call_of`` and ``link_of`` read them off a relay; a link is given only
+  when it is an ``http(s)`` address of the characters a URI may hold, and always as text.
 
 ``RECORDS`` holds the top-level types, ``SYSTEM`` the ``system`` subtypes. ``KNOWN_FIELDS``
 lists the top-level fields this version knows (read by ``drift``). ``task_state`` is the state a
 ``task_*`` event gives its task's lane (``running``, ``completed``, ``failed``).
 
-Sources: PROTOCOL.md sections 5 and 6 (the shapes real captures carry, and those reported since)
-and the captures in tests/fixtures/real (CLI 2.1.143 to 2.1.233).
+Sources: PROTOCOL.md sections 5, 6 and 7 (the shapes real captures carry, and those reported
+since) and the captures in tests/fixtures/real (CLI 2.1.143 to 2.1.233).
 
 No state; imports only ``relay``. Must not decide de-duplication or lanes (the translator does);
 the web page's bookkeeping filter, ``present``'s summaries and ``drift`` read this table.
@@ -28,6 +33,7 @@ the web page's bookkeeping filter, ``present``'s summaries and ``drift`` read th
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final, NamedTuple
 
@@ -36,8 +42,9 @@ import msgspec
 from . import relay as R
 
 __all__ = [
-    "BOOKKEEPING", "CONTENT", "KNOWN_FIELDS", "LIFECYCLE", "RECORDS", "SYSTEM", "Meaning",
-    "is_bookkeeping", "meaning_of", "place_of", "relay_summary", "summarize", "task_state",
+    "BOOKKEEPING", "CONTENT", "KNOWN_FIELDS", "LIFECYCLE", "RECORDS", "SYSTEM", "Meaning", "call_of",
+    "elapsed_words", "init_words", "is_bookkeeping", "is_error", "link_of", "meaning_of", "place_of",
+    "relay_fields", "relay_summary", "result_words", "summarize", "task_state",
 ]
 
 CONTENT: Final = "content"
@@ -88,6 +95,16 @@ def _when(epoch: int | float | None) -> str | None:
         return datetime.datetime.fromtimestamp(float(epoch), datetime.UTC).strftime("resets %Y-%m-%d %H:%M UTC")
     except (OverflowError, OSError, ValueError):
         return None
+
+
+def elapsed_words(seconds: int | float) -> str:
+    """A running time for people: ``30 s``, ``2m 05s``, ``1h 02m``."""
+    s = max(0, round(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60}m {s % 60:02d}s"
+    return f"{s // 3600}h {s % 3600 // 60:02d}m"
 
 
 # --- summaries, one per shape --------------------------------------------------------------
@@ -229,9 +246,38 @@ def _plain(label: str) -> Callable[[Fields], str]:
     return lambda o: label
 
 
+def _heartbeat(o: Fields) -> str:
+    elapsed = _n(o, "elapsed_time_seconds")
+    what = _s(o, "tool_name") or _s(o, "subagent_type") or "tool"
+    running = f"{what} running" + (f", {elapsed_words(elapsed)}" if elapsed is not None else "")
+    return _join("heartbeat" if o.get("heartbeat") is True else "tool progress", running)
+
+
+def _denied(o: Fields) -> str:
+    return _join("permission denied: " + (_s(o, "tool_name") or "tool call"), _s(o, "decision_reason_type"),
+                 _s(o, "message"))
+
+
+def _vcs(o: Fields) -> str:
+    return _join("repository changed: " + (_s(o, "kind") or "?"), _s(o, "cwd"))
+
+
+def _published(o: Fields) -> str:
+    action = _s(o, "action")
+    ident = _s(o, "identifier")
+    if ident is None and _n(o, "identifier") is not None:
+        ident = str(_n(o, "identifier"))
+    where = " ".join(p for p in (_s(o, "repo"), f"#{ident}" if ident and ident.isdigit() else ident) if p)
+    return _join("change published" + (f" ({action})" if action else ""), _s(o, "provider"), where or None,
+                 _s(o, "url"))
+
+
 class Meaning(NamedTuple):
     place: str  # CONTENT, LIFECYCLE or BOOKKEEPING_PLACE
     summary: Callable[[Fields], str]
+    error: bool = False  # it reports a failure: an error row
+    call: str | None = None  # the field naming the tool call it is about
+    link: str | None = None  # the field holding a web address to open
 
 
 M = Meaning
@@ -250,6 +296,9 @@ RECORDS: Final[dict[str, Meaning]] = {
     "control_cancel_request": M(BOOKKEEPING_PLACE, _control),
     "command_lifecycle": M(LIFECYCLE, _text_field("command", "command", "state", "status")),
     "keep_alive": M(BOOKKEEPING_PLACE, _plain("keep-alive")),
+    # a running sub-agent's heartbeat (2.1.25x, PROTOCOL.md 7): its ``tool_use_id`` is no call's;
+    # the Agent call is ``parent_tool_use_id``. It says the agent is alive, and for how long.
+    "tool_progress": M(BOOKKEEPING_PLACE, _heartbeat, call="parent_tool_use_id"),
     # session files (PROTOCOL.md 2, 6)
     "summary": M(BOOKKEEPING_PLACE, _session_record("summary", "summary")),
     "progress": M(BOOKKEEPING_PLACE, _progress),
@@ -267,7 +316,7 @@ RECORDS: Final[dict[str, Meaning]] = {
     "queue": M(BOOKKEEPING_PLACE, _queue),
     "frame-link": M(BOOKKEEPING_PLACE, _plain("frame link")),
     "bridge-session": M(BOOKKEEPING_PLACE, _plain("bridge session")),
-    "pr-link": M(BOOKKEEPING_PLACE, _session_record("pull request", "prUrl", "url")),
+    "pr-link": M(BOOKKEEPING_PLACE, _session_record("pull request", "prUrl", "url"), link="prUrl"),
 }
 
 # ``system`` subtypes. ``init`` and ``result`` are acted on by the translator.
@@ -299,7 +348,12 @@ SYSTEM: Final[dict[str | None, Meaning]] = {
     "hook_started": M(BOOKKEEPING_PLACE, _hook),
     "hook_response": M(BOOKKEEPING_PLACE, _hook),
     "hook_progress": M(BOOKKEEPING_PLACE, _hook),
-    "tool_progress": M(BOOKKEEPING_PLACE, _text_field("tool progress", "subagent_type", "tool_name")),
+    "tool_progress": M(BOOKKEEPING_PLACE, _heartbeat, call="parent_tool_use_id"),
+    # what the permission rules refused: a row on the refused call (its tool_result may follow)
+    "permission_denied": M(LIFECYCLE, _denied, error=True, call="tool_use_id"),
+    # what the run did to a repository, and where the change was published
+    "vcs_state_changed": M(LIFECYCLE, _vcs),
+    "code_change_published": M(LIFECYCLE, _published, link="url"),
 }
 
 # The names of the records hidden on the page until asked for: bookkeeping in either table.
@@ -328,7 +382,11 @@ KNOWN_FIELDS: Final = frozenset({
     "error_status", "error", "compact_result", "compact_error", "compact_metadata", "hook_id", "hook_name",
     "hook_event", "output", "stdout", "stderr", "exit_code", "outcome", "key", "text", "priority",
     "summarizes_uuid", "status_category", "status_detail", "needs_action", "retracted_message_uuids",
-    "conversation_reset", "heartbeat",
+    "conversation_reset", "heartbeat", "tool_name", "elapsed_time_seconds", "decision_reason_type", "kind",
+    "provider", "url", "repo", "identifier", "action",
+    # system/init and result, 2.1.25x (PROTOCOL.md 7)
+    "view_mode", "per_turn_effort_active", "scratchpad_path", "first_content_frame_ms", "result_index",
+    "structured_output",
     # session files
     "parentUuid", "logicalParentUuid", "isSidechain", "userType", "sessionId", "version", "gitBranch", "slug",
     "timestamp", "requestId", "agentId", "isMeta", "isCompactSummary", "isApiErrorMessage",
@@ -381,6 +439,86 @@ def relay_summary(r: R.System | R.Passthrough) -> str:
     if isinstance(r, R.System):
         return summarize("system", r.subtype, _fields(r.data))
     return summarize(r.event_type, None, _fields(r.data))
+
+
+def _row(r: R.Relay) -> Meaning | None:
+    if isinstance(r, R.System):
+        return SYSTEM.get(r.subtype)
+    if isinstance(r, R.Passthrough):
+        return RECORDS.get(r.event_type) if r.event_type is not None else None
+    return None
+
+
+def relay_fields(r: R.System | R.Passthrough) -> Fields:
+    """The line a ``system`` or ``passthrough`` relay carries, as an object (empty when it is none)."""
+    value = _fields(r.data)
+    return value if isinstance(value, dict) else {}
+
+
+def _field(r: R.Relay, which: str) -> str | None:
+    """The field of ``r``'s line that its row names as ``which`` (``call``, ``link``), as text."""
+    found = _row(r)
+    key = getattr(found, which) if found is not None else None
+    if key is None or not isinstance(r, R.System | R.Passthrough):
+        return None
+    return _s(relay_fields(r), key)
+
+
+def is_error(r: R.Relay) -> bool:
+    """Does this ``system`` or ``passthrough`` relay report a failure (an error row)?"""
+    found = _row(r)
+    return found is not None and found.error
+
+
+def call_of(r: R.Relay) -> str | None:
+    """The id of the tool call a ``system`` or ``passthrough`` relay is about (a permission
+    denial's refused call, a heartbeat's Agent call), or None."""
+    return _field(r, "call")
+
+
+# An address a reader may open: http(s), then only the characters RFC 3986 allows in a URI (no
+# space, quote or angle bracket: no markup rides in it, no control character reaches a terminal).
+_URL: Final = re.compile(r"https?://[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+\Z", re.ASCII)
+MAX_URL: Final = 2048
+
+
+def link_of(r: R.Relay) -> str | None:
+    """The web address a ``system`` or ``passthrough`` relay points to (where a change was
+    published, a pull request), when it is an ``http(s)`` address of printable characters; else
+    None (the summary still shows the field as text)."""
+    url = _field(r, "link")
+    return url if url is not None and len(url) <= MAX_URL and _URL.match(url) else None
+
+
+def init_words(extra: Fields) -> list[str]:
+    """What a ``system/init`` line's fields beside the session, model and tools say to a reader
+    (``session_meta.extra``): its tools when they came as text, and the run's capabilities."""
+    out: list[str] = []
+    if _s(extra, "tools"):
+        out.append("tools given as text")
+    caps = extra.get("capabilities")
+    names = [c for c in caps if isinstance(c, str) and c] if isinstance(caps, list) else []
+    if names:
+        out.append("capabilities " + ", ".join(names))
+    return out
+
+
+def result_words(extra: Fields) -> list[str]:
+    """What a ``result`` line's newer fields say to a reader (``turn_complete.extra``): why the run
+    ended when not plainly, an API error status, and the sub-agents the CLI counted."""
+    out: list[str] = []
+    reason = _s(extra, "terminal_reason")
+    if reason and reason != "completed":
+        out.append(f"ended: {reason}")
+    status = _n(extra, "api_error_status")
+    if status is not None:
+        out.append(f"API error {int(status)}")
+    stats = _d(extra, "subagent_stats")
+    spawned, failed = _n(stats, "spawned"), _n(stats, "failed")
+    if spawned is not None:
+        out.append(f"{int(spawned)} sub-agent{'' if spawned == 1 else 's'}"
+                   + (f" ({int(failed)} failed)" if failed else ""))
+    return out
 
 
 def is_bookkeeping(r: R.Relay) -> bool:

@@ -317,6 +317,9 @@ def _translate_session(files: Mapping[str, Text], strategy: str, trace: bool,
         if not af.done:
             relays.extend(run(af))
     relays.extend(t.finish())
+    for agent, (spawn, _) in links.items():  # whose transcript to look for (lanes.missing_transcripts)
+        if spawn in t.lanes.lanes:
+            t.lanes.describe(spawn, agent_id=agent)
     first = (mains or agents or list(files) or [""])[0]
     session_id = next((scans[n].session_id for n in (mains + agents) if scans[n].session_id), None)
     return SessionResult(
@@ -343,7 +346,8 @@ def group_files(files: Mapping[str, Text], fmt: str = "auto", _cache: _Prepared 
     """Sort a set of files (a folder, a drop) into sessions: each main ``<session>.jsonl`` with
     the sub-agent files of ``<session>/subagents/`` beside it, the sub-agent files one of its tool
     results names (``toolUseResult.agentId``), and the ``agent-*.jsonl`` whose records carry its
-    ``sessionId``; each with its ``agent-<id>.meta.json``. Sub-agent files with no main file form
+    ``sessionId``; each with its ``agent-<id>.meta.json`` (one whose transcript is not given still
+joins the session of its ``subagents/`` folder). Sub-agent files with no main file form
     one group per sessionId. A file that is no session transcript (detected; every file when
     ``fmt`` names another format) is a group of its own. Groups come in input order."""
     cache: _Prepared = {} if _cache is None else _cache
@@ -407,6 +411,11 @@ def _groups(files: Mapping[str, Text], fmt: str, cache: _Prepared) -> list[tuple
         for meta in metas:
             if _dirname(meta) == folder and _basename(meta) == f"agent-{agent}.meta.json":
                 group.append(meta)
+    for meta in metas:  # a meta file without its transcript: its session still names the sub-agent
+        folder = _dirname(meta)
+        group = mains.get(_dirname(folder) + ".jsonl") if _basename(folder) == "subagents" else None
+        if group is not None and meta not in group:
+            group.append(meta)
     return groups
 
 
@@ -532,7 +541,7 @@ def _audit_stream(name: str | None, fmt: str, lines: list[bytes], names: list[st
         a = Analyzer(strategy, fmt, drift=drift if k == 0 else False)
         for p in a.feed_steps(lines):
             yield start + share * (INVENTORY_SHARE + (1 - INVENTORY_SHARE) * (k + p) / len(names))
-        audits.append(audit_relays(strategy, a.relays, items))
+        audits.append(audit_relays(strategy, a.relays, items, a.lanes))
         counts[strategy] = len(a.relays)
         if k == 0 or strategy == "lineage":
             errors = [(name, line, message) for line, message in a.errors]
@@ -566,7 +575,7 @@ def _audit_session(g: FileGroup, names: list[str], cache: _Prepared, start: floa
     drift = Drift()  # counted once, as the first strategy's translator decodes the files
     for k, strategy in enumerate(names):
         result = _translate_session(g.files, strategy, False, cache, drift if k == 0 else None)
-        audits.append(audit_relays(strategy, result.relays, items))
+        audits.append(audit_relays(strategy, result.relays, items, result.lanes))
         counts[strategy] = len(result.relays)
         if k == 0 or strategy == "lineage":
             errors = result.errors

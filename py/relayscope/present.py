@@ -14,7 +14,7 @@ import msgspec
 from . import describe
 from . import relay as R
 from .describe import WIDTH, clip
-from .meaning import relay_summary
+from .meaning import init_words, relay_summary, result_words
 
 __all__ = ["WIDTH", "clip", "omitted_thinking", "summary", "tool_input_summary"]
 
@@ -60,11 +60,14 @@ def summary(r: R.Relay) -> str:
             parts.append(f"${r.cost_usd:.4f}")
         if r.num_turns is not None:
             parts.append(f"{r.num_turns} turns")
+        parts += result_words(r.extra)
         if r.result:
             parts.append(clip(r.result, 100))
         return " · ".join(parts)
     if isinstance(r, R.SessionMeta):
-        return f"session {r.session_id or '?'} · {r.model or 'model ?'} · {len(r.tools)} tools"
+        told = isinstance(r.extra.get("tools"), str) and r.extra["tools"]  # init_words says so instead
+        tools = [] if told else [f"{len(r.tools)} tools"]
+        return " · ".join([f"session {r.session_id or '?'}", r.model or "model ?", *tools, *init_words(r.extra)])
     if isinstance(r, R.Usage):
         cache = r.cache_read_input_tokens + r.cache_creation_input_tokens
         return f"{r.input_tokens} in · {r.output_tokens} out" + (f" · {cache} cache" if cache else "")

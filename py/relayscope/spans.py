@@ -44,9 +44,16 @@ a call in the lane it spawns  not that lane's parent, said in ``notes``        t
 
 Figures: the lane's wall time is cut into stretches between its relays, each counted once:
 *tools* while a call of the lane runs, else *model* while the lane waits on the model (from its
-input to the last block of the answer), else *idle*; so tools + model + idle = wall. What ran at
+last input, or its start, to the last block of the answer: a stretch ended by more input, or by
+the lane's end, was no model's), else *idle*; so tools + model + idle = wall. What ran at
 the same time is said beside as overlaps: the model answering while a call ran, calls in
 parallel. The run's figures cut the run's wall time the same way over all lanes.
+
+A sub-agent's track carries its state as the lanes panel shows it (``subagents.LaneStates``:
+running, with the last heartbeat's time; completed; failed); the main track carries what the
+results report of the run's timing (``first_content_frame_ms``, ``time_to_request_ms``,
+``ttft_ms``, ``ttft_stream_ms``), each result's value kept. The run's idle stretches longer than
+``gaps_over`` (no call, no model at work, no record) are kept for ``folds``.
 
 Reuses the layers below: lane labels from ``lanes``, a call's key input from ``present``, lost
 blocks from the audit's inventory (``audit.relay_keys``: the audit's own mapping).
@@ -55,6 +62,8 @@ Pure: no I/O, no DOM. Must not: parse input lines beyond their ``timestamp``, or
 
 from __future__ import annotations
 
+import math
+import statistics
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -66,6 +75,7 @@ from . import relay as R
 from .audit import Item, Key, describe, relay_keys
 from .lanes import MAIN, lane_label
 from .present import clip, tool_input_summary
+from .subagents import LaneStates, status_words
 
 TIME: Final = "time"
 LINE: Final = "line"
@@ -75,6 +85,7 @@ TOP_TOOLS: Final = 8  # tools listed by time in the figures; the rest are summed
 SLICE_RELAYS: Final = 25_000  # relays per slice of build_steps
 DECIDE_WITHIN: Final = 64  # relays looked at for the axis when none opens or closes a span
 AWAITING_USAGE: Final = 64  # finished model calls held for their usage, at most
+HELD_KEPT: Final = 256  # stretches held until a lane at work in them moves (the oldest then counts as idle)
 MAX_SECONDS: Final = (2**63 - 1) // 1000 / 1e6  # 2262-04-11: nanoseconds still fit a signed 64-bit int
 # Assistant-side relays: what the model wrote.
 _MODEL_SIDE: Final = (R.TextDelta, R.ThinkingDelta, R.ToolUse, R.ContentBlock)
@@ -83,7 +94,10 @@ _INPUTS: Final = frozenset({R.ToolResult, R.UserMessage})  # what the model is g
 _ENDS: Final = frozenset({R.ToolUse, R.ToolResult})
 # the relays the builder looks at beyond their lane and position (a type test on each is slow in Pyodide)
 _NOTED: Final = frozenset({R.ToolUse, R.ToolResult, R.LaneStart, R.Usage, R.SessionMeta, R.TurnComplete, R.Error,
-                           R.System, R.TextDelta, R.ThinkingDelta, R.ContentBlock, R.UserMessage})
+                           R.System, R.TextDelta, R.ThinkingDelta, R.ContentBlock, R.UserMessage, R.Passthrough})
+_STATED: Final = frozenset({R.ToolUse, R.ToolResult, R.System, R.Passthrough})  # what moves a lane's state
+# What a result reports of the run's timing (ms), in the order the figures list them.
+TIMING: Final = ("time_to_request_ms", "ttft_ms", "ttft_stream_ms", "first_content_frame_ms")
 
 
 # -- timestamps (the page's rows read them the same way: web/rowinfo re-exports these) ----------
@@ -267,6 +281,10 @@ class Track:
     reported_ms: float | None = None  # what the input says the lane took (duration_ms), if it says
     ttft_ms: float | None = None
     first_seq: int = -1
+    state: str | None = None  # a sub-agent: running, completed or failed (subagents.LaneState)
+    status: str | None = None  # the state in words: "running, 30 s" while a heartbeat said so
+    elapsed_s: float | None = None  # the longest running time its heartbeats reported
+    timing: dict[str, list[float]] = field(default_factory=dict)  # TIMING field -> each result's value
 
 
 @dataclass(slots=True)
@@ -370,7 +388,7 @@ def positions(relays: Sequence[R.Relay], axis: str, stamps: Stamps) -> list[floa
 
 # -- the builder ----------------------------------------------------------------------------
 
-_WAITING: Final = 1  # given its input, no answer yet: the stretch before the next relay is the model's
+_WAITING: Final = 1  # given its input, no answer yet: the stretch is the model's if it answers (not more input)
 _ANSWERING: Final = 2  # the model has written: the stretch after is its if more of the answer follows
 _IDLE: Final = 0
 
@@ -419,49 +437,92 @@ class _Lane:
     closed: bool = False
 
 
-class _Sweep:
-    """The run's wall time cut as a lane's is (module doc), over every lane at once."""
+@dataclass(slots=True, eq=False)
+class _Held:
+    """A stretch of the run while lanes were at work on the model: the model's if one of them
+    writes next, idle if each is given input or ends first."""
 
-    def __init__(self) -> None:
+    dt: float
+    lanes: set[str]
+    gaps: list[tuple[float, float]]
+
+
+class _Sweep:
+    """The run's wall time cut as a lane's is (module doc), over every lane at once; and its idle
+    stretches longer than ``gaps_over`` (between two relays: no record in them), for ``folds``."""
+
+    def __init__(self, gaps_over: float = math.inf) -> None:
         self.clock: float | None = None
         self.tools = self.model = self.idle = self.both = self.parallel = 0.0
-        self.tentative = 0.0
-        self.tentative_lanes: set[str] = set()
+        self.held: list[_Held] = []  # consecutive stretches of one set of lanes are one
+        self.gaps_over = gaps_over
+        self.gaps: list[tuple[float, float]] = []
 
-    def advance(self, x: float, open_calls: int, waiting: int, answering: set[str], model_side: bool) -> None:
+    def advance(self, x: float, open_calls: int, at_work: set[str], model_side: bool) -> None:
+        """To ``x``: ``at_work``, the lanes waiting on the model or answering."""
         if self.clock is None:
             self.clock = x
             return
         dt = x - self.clock
         if dt <= 0:
+            if dt < 0:  # a record out of time order: a long stretch it falls in is shorter
+                self._cut(self.gaps, x)
+                if self.held:
+                    self._cut(self.held[-1].gaps, x)
             return
-        self.clock = x
+        began, self.clock = self.clock, x
         if open_calls:
             self.tools += dt
             if model_side:
                 self.both += dt
             if open_calls > 1:
                 self.parallel += dt
-        elif waiting:
-            self.model += dt
-        elif answering:
-            self.tentative += dt
-            self.tentative_lanes |= answering
+        elif at_work:
+            held = self.held[-1] if self.held and self.held[-1].lanes == at_work else None
+            if held is None:
+                held = _Held(0.0, set(at_work), [])
+                self.held.append(held)
+                if len(self.held) > HELD_KEPT:  # none of its lanes has moved for that long: it was idle
+                    self._idle(self.held.pop(0))
+            held.dt += dt
+            if dt > self.gaps_over:
+                held.gaps.append((began, x))
         else:
             self.idle += dt
+            if dt > self.gaps_over:
+                self.gaps.append((began, x))
+
+    def _cut(self, gaps: list[tuple[float, float]], x: float) -> None:
+        """A record at ``x`` inside a long stretch already kept: what is left on either side of it
+        (the stretches are in time order: only those ending after ``x`` are looked at)."""
+        k = len(gaps) - 1
+        while k >= 0 and gaps[k][1] > x:
+            a, b = gaps[k]
+            if a < x:
+                gaps[k:k + 1] = [piece for piece in ((a, x), (x, b)) if piece[1] - piece[0] > self.gaps_over]
+                return
+            k -= 1
+
+    def _idle(self, held: _Held) -> None:
+        self.idle += held.dt
+        self.gaps.extend(held.gaps)
 
     def resolve(self, lane: str, model: bool) -> None:
-        """Lane ``lane`` wrote again (``model``) or was given input: the stretches held for it."""
-        if lane not in self.tentative_lanes:
+        """Lane ``lane`` wrote (``model``), or was given input or ended: the stretches held for it."""
+        if not self.held:
             return
-        if model:
-            self.model += self.tentative
-            self.tentative, self.tentative_lanes = 0.0, set()
-            return
-        self.tentative_lanes.discard(lane)
-        if not self.tentative_lanes:
-            self.idle += self.tentative
-            self.tentative = 0.0
+        keep: list[_Held] = []
+        for held in self.held:
+            if lane in held.lanes:
+                if model:
+                    self.model += held.dt
+                    continue
+                held.lanes.discard(lane)
+                if not held.lanes:
+                    self._idle(held)
+                    continue
+            keep.append(held)
+        self.held = keep
 
 
 Closed = Span | Call | Mark
@@ -472,7 +533,7 @@ class Builder:
     (``closed``, which the caller may empty as it goes); :meth:`finish` closes what is open.
     ``lost``: blocks no relay carries, by line (one file, or by file), placed as the relays pass."""
 
-    def __init__(self, axis: str, lost: Iterable[Lost] = ()) -> None:
+    def __init__(self, axis: str, lost: Iterable[Lost] = (), gaps_over: float = math.inf) -> None:
         self.axis = axis
         self.closed: list[Closed] = []
         self.tracks: dict[str, Track] = {}
@@ -487,9 +548,9 @@ class Builder:
         self._awaiting: dict[str, tuple[Call, float]] = {}  # finished model calls waiting for their usage (and
         # the x of their first relay), by message id
         self._usage: dict[str, R.Usage] = {}  # usage that came before its call finished
-        self._sweep = _Sweep()
-        self._answering: set[str] = set()
-        self._waiting: set[str] = set()
+        self._sweep = _Sweep(gaps_over)
+        self._at_work: set[str] = set()  # lanes waiting on the model or answering
+        self._states = LaneStates()
         self._lost: dict[str | None, list[Lost]] = {}  # by file, last line first
         for b in sorted(lost, key=lambda b: -b.line):
             self._lost.setdefault(b.file, []).append(b)
@@ -512,7 +573,9 @@ class Builder:
             self.end = x
         kind = type(r)
         model_side = kind in _MODEL_TYPES
-        self._sweep.advance(x, len(self._calls), len(self._waiting), self._answering, model_side)
+        self._sweep.advance(x, len(self._calls), self._at_work, model_side)
+        if kind in _STATED:
+            self._states.add(r)
         ln = self._lanes.get(r.lane)
         if ln is None:
             if r.lane in self.tracks:  # a closed lane: only its last message's usage still counts
@@ -568,6 +631,10 @@ class Builder:
             self._close_call(c, None, self._lanes[c.use.lane].last_x, None)
         for mid in list(self._awaiting):
             self._flush_call(mid)
+        for lane, st in self._states.lanes.items():
+            tr = self.tracks.get(lane)
+            if tr is not None and lane != MAIN:
+                tr.state, tr.status, tr.elapsed_s = st.state, status_words(st), st.elapsed_s
 
     # -- lanes ---------------------------------------------------------------------------------
 
@@ -592,7 +659,8 @@ class Builder:
             parent = self._lanes.get(tr.parent or MAIN)
             if parent is not None and not parent.closed:
                 parent.children[lane] = None
-        self._waiting.add(lane)
+        ln.since = ln.start  # its start is what the model was first given (a prompt that comes is later)
+        self._at_work.add(lane)
         return ln
 
     def _lane_start(self, ln: _Lane, r: R.LaneStart) -> None:
@@ -655,8 +723,7 @@ class Builder:
         self._advance(ln, end, False)
         self._resolve(ln, model=False)
         self._end_message(ln)
-        self._waiting.discard(tr.id)
-        self._answering.discard(tr.id)
+        self._at_work.discard(tr.id)
         parent = self._lanes.get(tr.parent) if tr.parent else None
         if parent is not None:
             parent.children.pop(tr.id, None)
@@ -729,16 +796,14 @@ class Builder:
         ln.msg_last = x
         self._resolve(ln, model=True)
         ln.state = _ANSWERING
-        self._waiting.discard(ln.track.id)
-        self._answering.add(ln.track.id)
+        self._at_work.add(ln.track.id)
 
     def _input(self, ln: _Lane, x: float) -> None:
         self._end_message(ln)
         self._resolve(ln, model=False)
         ln.state = _WAITING
         ln.since = x
-        self._answering.discard(ln.track.id)
-        self._waiting.add(ln.track.id)
+        self._at_work.add(ln.track.id)
 
     def _end_message(self, ln: _Lane) -> None:
         first = ln.msg_first
@@ -808,17 +873,15 @@ class Builder:
                 ln.both += dt
             if calls > 1:
                 ln.parallel += dt
-        elif ln.state == _WAITING:
-            ln.model += dt
-            ln.gap = 0.0
-        elif ln.state == _ANSWERING:
+        elif ln.state != _IDLE:  # the model's if it writes next; idle if more input or the end comes
             ln.tentative += dt
         else:
             ln.gap += dt
             ln.longest = max(ln.longest, ln.gap)
 
     def _resolve(self, ln: _Lane, model: bool) -> None:
-        """What the model wrote last was (``model``) or was not the end of its answer."""
+        """The model wrote (``model``: the stretch held since its input or its last block was its),
+        or the lane was given input or ended (it was idle)."""
         if ln.tentative:
             if model:
                 ln.model += ln.tentative
@@ -839,6 +902,10 @@ class Builder:
         ttft = r.extra.get("ttft_ms") if r.extra else None
         if isinstance(ttft, int | float):
             tr.ttft_ms = (tr.ttft_ms or 0.0) + float(ttft)
+        for name in TIMING if r.extra else ():
+            value = r.extra.get(name)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                tr.timing.setdefault(name, []).append(float(value))
         if r.is_error:
             self._mark(Mark("error", r.lane, x, r.seq, r.line, r.file, f"run ended: {r.subtype or 'error'}"))
 
@@ -882,14 +949,24 @@ class Builder:
 
     # -- figures -------------------------------------------------------------------------------
 
-    def figures(self, order: Sequence[str] | None = None) -> dict[str, Any]:
-        """Where the time went (after :meth:`finish`): per lane (in ``order``, else closing
-        order) and for the run. Plain JSON values, in a fixed order."""
-        sw = self._sweep
+    def bounds(self) -> tuple[float, float]:
+        """The run's start and end (after :meth:`finish`): its first record to its last."""
         start, end = self.start or 0.0, self.end or 0.0
         for tr in self.tracks.values():
             if tr.agent is not None:
                 start, end = min(start, tr.agent.start), max(end, tr.agent.end)
+        return start, end
+
+    @property
+    def gaps(self) -> list[tuple[float, float]]:
+        """The idle stretches longer than ``gaps_over``, in order (``folds`` folds them)."""
+        return sorted(self._sweep.gaps)
+
+    def figures(self, order: Sequence[str] | None = None) -> dict[str, Any]:
+        """Where the time went (after :meth:`finish`): per lane (in ``order``, else closing
+        order) and for the run. Plain JSON values, in a fixed order."""
+        sw = self._sweep
+        start, end = self.bounds()
         wall = end - start
         tools = min(sw.tools, wall)
         model = min(sw.model, max(0.0, wall - tools))
@@ -943,6 +1020,9 @@ def _figures_of(tr: Track, s: _Sums) -> dict[str, Any]:
         "tokens": {"input_tokens": tr.input_tokens, "output_tokens": tr.output_tokens,
                    "cache_read_tokens": tr.cache_read_tokens, "cache_creation_tokens": tr.cache_creation_tokens},
         "reported_ms": tr.reported_ms, "ttft_ms": tr.ttft_ms,
+        "state": tr.state, "status": tr.status, "elapsed_s": tr.elapsed_s,
+        "timing": {k: _round(statistics.median(v)) for k, v in tr.timing.items()},
+        "timing_results": max((len(v) for v in tr.timing.values()), default=0),
     }
 
 
@@ -1010,6 +1090,8 @@ def collect(b: Builder) -> Timeline:
     tl.calls = sorted((c for c in b.closed if isinstance(c, Call)), key=lambda c: c.seq)
     tl.marks = sorted((m for m in b.closed if isinstance(m, Mark)), key=lambda m: (m.at, m.line))
     every = [s.start for s in tl.spans] + [s.end for s in tl.spans] + [m.at for m in tl.marks]
+    if b.start is not None and b.end is not None:  # the first record to the last (the figures' wall)
+        every += b.bounds()
     tl.start, tl.end = (min(every), max(every)) if every else (0.0, 0.0)
     tl.notes = list(b.notes)
     tl.figures = b.figures([t.id for t in tl.tracks])
@@ -1039,6 +1121,20 @@ def _ordered(tracks: Mapping[str, Track]) -> list[Track]:
 
 
 # -- where the time went --------------------------------------------------------------------
+
+def busy(tl: Timeline) -> list[tuple[float, float]]:
+    """Where something was in flight in any lane, merged, in order: a tool call, a sub-agent, a
+    model call (from its input to its answer's last block): what the figures count as not idle."""
+    flights = sorted([(s.start, s.end) for s in tl.spans if s.kind == "tool" or s.lane != MAIN]
+                     + [(c.start, c.end) for c in tl.calls])
+    out: list[tuple[float, float]] = []
+    for a, b in flights:
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
+
 
 def figures(tl: Timeline, relays: Sequence[R.Relay] = (), stamps: Stamps | None = None,
             top: int = TOP_TOOLS) -> dict[str, Any]:
@@ -1076,8 +1172,38 @@ def duration_words(seconds: float, axis: str) -> str:
     return f"{s // 3600}h {s % 3600 // 60:02d}m"
 
 
+_TIMING_WORDS: Final = {"time_to_request_ms": "request sent", "ttft_ms": "first token",
+                        "ttft_stream_ms": "first streamed token", "first_content_frame_ms": "first content"}
+
+
+def timing_words(timing: Mapping[str, float], results: int) -> str:
+    """``request sent 0.1 s · first token 0.9 s ...``: a result's timing (the median of several)."""
+    words = " · ".join(f"{_TIMING_WORDS[k]} " + (f"{v:,.0f} ms" if v < 10_000 else duration_words(v / 1000, TIME))
+                       for k, v in timing.items() if k in _TIMING_WORDS)
+    return words + (f" (median of {results} results)" if results > 1 else "")
+
+
+def _utc(t: float) -> str:
+    try:
+        return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d %H:%M:%S")
+    except (OverflowError, OSError, ValueError):
+        return f"{t:g}"
+
+
+def folded_lines(folds: Mapping[str, Any]) -> list[str]:
+    """The folded gaps (``folds.Fold.to_json``) as ``stats`` lists them: true times, in UTC."""
+    breaks = folds.get("breaks") or []
+    if not breaks:
+        return []
+    total = sum(b["folded_ms"] for b in breaks) / 1000
+    head = (f"folded: {len(breaks)} idle gap{'s' if len(breaks) != 1 else ''} over "
+            f"{duration_words(folds['threshold_s'], TIME)}, {duration_words(total, TIME)} in all")
+    return [head] + [f"     {_utc(b['start'])} → {_utc(b['end'])} UTC  {b['label']}" for b in breaks]
+
+
 def render_figures(fig: Mapping[str, Any]) -> str:
-    """The figures as a short text report (``relayscope stats``)."""
+    """The figures as a short text report (``relayscope stats``); the folded gaps when the figures
+    carry them (``export`` adds them)."""
     unit = fig["unit"]
 
     def q(v: float) -> str:
@@ -1102,6 +1228,10 @@ def render_figures(fig: Mapping[str, Any]) -> str:
                    f"model {q(ln['model_wait'])} + idle {q(ln['idle'])} (longest gap {q(ln['longest_idle'])})"
                    f"{overlaps(ln['overlap'])} · "
                    f"{ln['tokens']['input_tokens']} in / {ln['tokens']['output_tokens']} out tokens"
-                   + (f" · reported {ln['reported_ms']:g} ms" if ln["reported_ms"] is not None else ""))
+                   + (f" · reported {ln['reported_ms']:g} ms" if ln["reported_ms"] is not None else "")
+                   + (f" · {ln['status']}" if ln.get("status") else ""))
+        if ln.get("timing"):
+            out.append(f"{'  ' * ln['depth']}  timing: {timing_words(ln['timing'], ln['timing_results'])}")
+    out += folded_lines(fig.get("folds") or {})
     out += [f"note: {n}" for n in fig.get("notes", [])]
     return "\n".join(out) + "\n"

@@ -9,7 +9,9 @@ block of its line in the page's words (``fates``: emitted as #N, duplicate of #N
 streamed as #N, lost).
 
 Streaming: a row is made from its relay alone (a lane's label comes from its ``lane_start``,
-which precedes its rows), so the text of a file read live is the text of the finished file.
+which precedes its rows; the call a record is about, ``meaning.call_of``, from that call's
+``tool_use``, which precedes it too), so the text of a file read live is the text of the finished
+file. A record the meaning table calls an error (a permission denial) is coloured as one.
 Must not: do I/O, read the environment, or word a summary or a fate itself (``present`` and
 ``fates`` do).
 """
@@ -22,8 +24,10 @@ from typing import Final
 
 from . import relay as R
 from . import trace as T
+from ._bounded import RecentMap
 from .fates import LOST, BlockFate
 from .lanes import MAIN, lane_label
+from .meaning import call_of, is_error
 from .present import clip, summary
 
 SEP: Final = "  "
@@ -142,6 +146,10 @@ class RelayText(Layout):
     SEQ: Final = 6
     FIXED = SEQ + TYPE_WIDTH + 4 * len(SEP)
 
+    def __init__(self, width: int | None, color: bool, names: Names | None = None, where: int = 6) -> None:
+        super().__init__(width, color, names, where)
+        self.calls: RecentMap[str, int] = RecentMap()  # tool_use id -> its row's seq
+
     def header(self) -> str:
         where = "line".rjust(self.where) if self.where <= 6 else fit("file:line", self.where)
         cells = ["seq".rjust(self.SEQ), where, fit("lane", self.lane_width), fit("type", TYPE_WIDTH), "summary"]
@@ -156,9 +164,18 @@ class RelayText(Layout):
         used = self.SEQ + self.where + self.lane_width + TYPE_WIDTH + 4 * len(SEP)
         kind = r.type
         sgr = TYPE_COLOURS.get(kind, "")
-        if isinstance(r, R.ToolResult) and r.is_error:
+        words = summary(r)
+        if isinstance(r, R.ToolUse):
+            self.calls[r.id] = r.seq
+        elif isinstance(r, R.ToolResult) and r.is_error:
             sgr = _RED
-        text = clip(summary(r), self.rest(used))
+        elif isinstance(r, R.System | R.Passthrough):
+            call = call_of(r)
+            if call is not None and call in self.calls:
+                words += f" · call #{self.calls[call]}"
+            if is_error(r):
+                sgr = _RED
+        text = clip(words, self.rest(used))
         return SEP.join([
             paint(str(r.seq).rjust(self.SEQ), _DIM, color),
             paint(where, _DIM, color),

@@ -134,7 +134,7 @@ from . import trace as T
 from ._bounded import Recent, RecentMap
 from .emitter import Emitter
 from .lanes import MAIN, Lane, LaneTracker
-from .meaning import task_state
+from .meaning import RECORDS, task_state
 from .wire import (
     Block,
     Event,
@@ -898,17 +898,22 @@ class Translator(Emitter):
             step.kind = f"system/{ev.subtype}"
             if ev.subtype == "init":
                 self._reset(step, "system/init")
+                # tools that are no list (one string, in captures their authors redacted) stay in extra
                 self.emit(step, R.SessionMeta, f.line, MAIN, session_id=ev.session_id, model=ev.model,
                           tools=ev.tools or [], cwd=ev.cwd, version=ev.claude_code_version, source="init",
-                          extra=_extra(f, _INIT_FIELDS))
+                          extra=_extra(f, _INIT_FIELDS if ev.tools is not None else _INIT_NO_TOOLS))
                 step.reason = "session starts"
             elif ev.subtype == "result":  # the documented end-of-turn marker
                 self._reset(step, "system/result")
                 step.decision, step.reason = T.IGNORE, "system/result: end of turn"
             else:
-                lane = ev.tool_use_id if ev.tool_use_id in self.lanes.spawns else _explicit_lane(ev) or MAIN
-                step.lane = lane
                 sub = ev.subtype
+                tid = ev.tool_use_id
+                if sub == "permission_denied" and tid is not None:  # a row on the refused call, where it ran
+                    lane = self.lanes.tool_lane.get(tid) or _explicit_lane(ev) or MAIN
+                else:
+                    lane = tid if tid in self.lanes.spawns else _explicit_lane(ev) or MAIN
+                step.lane = lane
                 state: str | None = None
                 retracts: tuple[int, ...] = ()
                 if sub == "thinking_tokens" and isinstance(ev.estimated_tokens, int | float):
@@ -925,8 +930,13 @@ class Translator(Emitter):
             self._stream_event(step, f, ev)
         else:
             step.kind = f"passthrough:{kind}"
-            self.emit(step, R.Passthrough, f.line, _explicit_lane(ev) or MAIN, event_type=kind, data=_raw_line(f))
-            step.decision, step.reason = T.EMIT, f"unknown event type {kind!r} passed through"
+            lane = _explicit_lane(ev) or MAIN
+            if lane not in self.lanes.spawns and lane in self.lanes.tool_lane:  # about an ordinary call (its
+                lane = self.lanes.tool_lane[lane]  # progress): where the call ran, not a lane of its own
+            step.lane = lane
+            self.emit(step, R.Passthrough, f.line, lane, event_type=kind, data=_raw_line(f))
+            step.decision, step.reason = T.EMIT, (f"{kind} record passed through" if kind in RECORDS
+                                                  else f"unknown event type {kind!r} passed through")
 
     def _assistant(self, step: T.TraceStep, f: Frame, ev: Event) -> None:
         step.kind = "assistant"
@@ -1194,6 +1204,7 @@ def _fields(f: Frame) -> Any:
 # The fields of an init and of a result line that session_meta and turn_complete carry in fields
 # of their own; the rest goes to their ``extra`` (see relay.EXTRA).
 _INIT_FIELDS: Final = frozenset({"type", "subtype", "session_id", "model", "tools", "cwd", "claude_code_version"})
+_INIT_NO_TOOLS: Final = _INIT_FIELDS - {"tools"}
 _RESULT_FIELDS: Final = frozenset({"type", "subtype", "is_error", "result", "total_cost_usd", "cost_usd", "usage",
                                    "duration_ms", "num_turns", "session_id"})
 

@@ -269,9 +269,19 @@ def _salvaged(text: str | bytes, line: int, first_problem: str) -> Frame:
     except RecursionError:
         return _too_deep(text, line)
     note = f"salvaged: {first_problem}; dropped {', '.join(dropped) or 'nothing'}"
+    kind = obj.get("type")
+    if isinstance(kind, str):
+        dropped = [p for p in dropped if (kind, p) not in OWN_TYPES]
     warning = (f"field(s) of the wrong type ignored: {', '.join(dropped[:5])}"
                f"{f' and {len(dropped) - 5} more' if len(dropped) > 5 else ''} ({first_problem})")
     return Frame(line, "event", text, event, note=note, warning=warning if dropped else None)
+
+
+# Fields a documented record carries in a type of its own, not the one ``Event`` decodes them as for
+# the records it is made for: a ``system`` line's ``message`` is its own text (a permission
+# denial's, PROTOCOL.md 7), not an API message; ``tools`` comes as one string in captures their
+# authors redacted. Read as absent and no damage to warn of: the line is passed on whole.
+OWN_TYPES: Final = frozenset({("system", "$.message"), ("system", "$.tools")})
 
 
 def _too_deep(text: str | bytes, line: int) -> Frame:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _corpus import FIXTURE_SESSIONS, FIXTURE_STREAM_JSON, REAL_FILES, sweep
+from _corpus import FIXTURE_SESSIONS, FIXTURE_STREAM_JSON, REAL_FILES, SESSION_FILES, sweep
 from test_newest import REFUSAL
 
 from relayscope import export
@@ -235,3 +235,22 @@ def test_a_lanes_wall_time_runs_from_its_first_record_to_its_last_everywhere() -
     assert agent["ts"] / 1e6 == pytest.approx(first, abs=1e-6)
     assert (agent["ts"] + agent["dur"]) / 1e6 == pytest.approx(last, abs=1e-6)
     assert (tl.start, tl.end) == (pytest.approx(first, abs=1e-6), pytest.approx(last, abs=1e-6))  # the page's axis
+
+
+@pytest.mark.parametrize("path", sweep(SESSION_FILES, ids=lambda p: p.name))
+def test_stats_read_as_they_come_fold_the_gaps_the_page_folds(path: Path) -> None:
+    """The folded gaps of a session file read a line at a time (kept as the relays pass) are the
+    ones the page's timeline gives (``folds.of_run``), and so are a folder's."""
+    data = path.read_bytes()
+    (whole,) = export.figures(export.runs(data))
+    (streamed,) = [export.run_figures(live) for live, _, done in export.stream(data.splitlines(keepends=True))
+                   if done]
+    assert streamed == whole
+
+
+def test_a_session_folder_folds_its_gaps_as_the_page_does() -> None:
+    files = _family(PARALLEL)
+    (whole,) = export.figures(export.runs(files))
+    (streamed,) = [export.run_figures(live) for live, _, done in export.stream(files) if done]
+    assert streamed == whole and [b["label"] for b in whole["folds"]["breaks"]] == [
+        "7m 51s idle", "7m 10s idle", "1h 15m idle"]

@@ -1,8 +1,8 @@
 """The package's layers (issue 8): every import points down, no cycles, no imports hidden in
 functions. Read from the source with ``ast``, so a new module or import is checked as it lands.
 
-    wire, relay, _bounded, redact -> trace, lanes, describe, present, meaning, drift, usage -> emitter,
-    translator -> formats -> analysis, audit -> multifile, live, fates, textout, spans, export -> cli
+    wire, relay, _bounded, redact -> trace, lanes, describe, present, meaning, drift, usage, subagents -> emitter,
+    translator -> formats -> analysis, audit -> multifile, live, fates, textout, spans, folds, export -> cli
     (and its inputs, follow), web
 """
 
@@ -30,6 +30,8 @@ LAYERS: dict[str, int] = {
     "relayscope.drift": 1,  # what an input has that the meaning table and the wire do not know
     "relayscope.usage": 1,  # tokens and cost, once per API message, per lane and run
     "relayscope.describe": 1,  # a tool call in words and as plain data (present's summaries, the page's detail)
+    "relayscope.subagents": 1,  # sub-agents' states (heartbeats, task events) and the CLI's count held against them
+    "relayscope.sharefile": 1,  # an input's files (redacted) as one zip, or a link's fragment, and back: bytes only
     "relayscope.emitter": 2,
     "relayscope.translator": 2,
     "relayscope.formats": 3,
@@ -42,7 +44,9 @@ LAYERS: dict[str, int] = {
     "relayscope.textout": 5,  # the CLI's text for people (it words nothing itself: present, fates)
     "relayscope.fates": 5,  # blocks' fates (the audit's words), for the page's stepper and `trace`
     "relayscope.spans": 5,  # the run in time: relays + timestamps -> spans, marks, figures (issue 20)
+    "relayscope.folds": 5,  # the swimlanes' time axis with idle gaps folded: breaks and the map both ways
     "relayscope.export": 5,  # spans as Chrome Trace Event Format / OTLP JSON; translates via multifile
+    "relayscope.snapshot": 5,  # the run as one self-contained HTML page: rows (describe), swimlanes (export, folds)
     "relayscope.cli": 6,
     "relayscope.inputs": 6,  # the command line's file reading: I/O, so nothing in the core may use it
     "relayscope.follow": 6,  # --follow's polling: I/O, like inputs

@@ -114,7 +114,7 @@ def test_every_known_type_and_subtype_has_a_place_and_a_summary_from_missing_or_
      "task summary · t1 · done"),
     ({"type": "system", "subtype": "background_tasks_changed"}, "lifecycle", "background tasks changed"),
     ({"type": "system", "subtype": "tool_progress", "subagent_type": "Explore", "heartbeat": True}, "bookkeeping",
-     "tool progress · Explore"),
+     "heartbeat · Explore running"),
     ({"type": "system", "subtype": "tool_use_summary", "summary": "3 reads"}, "lifecycle", "tool use summary · 3 reads"),
     ({"type": "system", "subtype": "peer_message_hold"}, "lifecycle", "peer message held"),
     ({"type": "system", "subtype": "away_summary", "content": "You were away: tests pass"}, "content",

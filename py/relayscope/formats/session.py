@@ -382,6 +382,8 @@ class SessionTranslator(Translator):
                 for b in content if isinstance(content, list) else []:
                     if b.type == "tool_result" and b.tool_use_id:
                         self.links.setdefault(agent, b.tool_use_id)
+                        if b.tool_use_id in self.lanes.lanes:  # its transcript: agent-<id>.jsonl
+                            self.lanes.describe(b.tool_use_id, agent_id=agent)
         out = self._feed_checked(f)
         spawned = self._note_spawns(ev, lane)
         if self._on_spawn is not None:
