@@ -61,12 +61,12 @@ from .wire import split_lines
 FORMATS: Final = ("chrome-trace", "otlp")
 LINE_US: Final = 1000  # off the time axis: one line (or relay) is drawn as one millisecond
 SCOPE: Final = "relayscope"
-STAMPS_KEPT: Final = 1 << 16  # lines whose timestamps a late relay may still ask for
+STAMPS_KEPT: Final = 1 << 14  # lines whose timestamps a late relay (a message's usage) may still ask for
 LOST_AFTER: Final = 4096  # lines a block may wait for the relay that carries it before it counts as lost
 SEEN_KEPT: Final = 1 << 13  # digests of emitted blocks per generation (two are kept: 8,192 to 16,384 blocks back)
 MESSAGES_KEPT: Final = 4096  # messages whose blocks a refusal fallback may still withdraw (the translator's window)
 YIELD_AFTER: Final = 256  # finished items handed on together
-OPEN_KEPT: Final = 1024  # blocks whose text is held for a partial relay that may still continue it
+OPEN_KEPT: Final = 256  # blocks whose text is held for a partial relay that may still continue it
 ERRORS_KEPT: Final = 1000  # unreadable lines named on stderr; the rest are counted
 EVENTS_KEPT: Final = 1000  # marks kept as events of one span; the rest are counted
 
@@ -435,9 +435,11 @@ def _session(source: Mapping[str, bytes], strategy: str, fmt: str) -> Iterator[t
         out = live.feed(res.relays)
         withdrawn = retracted_words(sum(1 for it in audit.items.values() if it.retracted) if audit else 0)
         out += live.finish(lambda b: b.notes.extend(withdrawn))  # noqa: B023 - called at once
-        # a session's files are held whole: its folds from its timeline, as the page folds it (its
-        # files' relays come a file at a time, not in time order)
-        live.folds = of_run(_timeline(live, out), res.relays, stamps).to_json()
+        # a session's files are held whole, and their relays come a file at a time, not in time
+        # order: the run's parts and its folds from its timeline (as the page folds it)
+        tl = _timeline(live, out)
+        live.builder_now().whole = S.run_parts(tl)
+        live.folds = of_run(tl, res.relays, stamps).to_json()
         yield live, out, True
 
 

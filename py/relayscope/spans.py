@@ -551,6 +551,7 @@ class Builder:
         self._sweep = _Sweep(gaps_over)
         self._at_work: set[str] = set()  # lanes waiting on the model or answering
         self._states = LaneStates()
+        self.whole: tuple[float, float, float, float] | None = None  # the run's parts from its timeline
         self._lost: dict[str | None, list[Lost]] = {}  # by file, last line first
         for b in sorted(lost, key=lambda b: -b.line):
             self._lost.setdefault(b.file, []).append(b)
@@ -968,8 +969,9 @@ class Builder:
         sw = self._sweep
         start, end = self.bounds()
         wall = end - start
-        tools = min(sw.tools, wall)
-        model = min(sw.model, max(0.0, wall - tools))
+        run_tools, run_model, both, parallel = self.whole or (sw.tools, sw.model, sw.both, sw.parallel)
+        tools = min(run_tools, wall)
+        model = min(run_model, max(0.0, wall - tools))
         lanes = [_figures_of(tr, sums) for tr, sums in self._lane_ends]
         if order is not None:
             at = {f["lane"]: f for f in lanes}
@@ -979,7 +981,7 @@ class Builder:
             "axis": self.axis, "axis_words": AXIS_WORDS[self.axis], "unit": unit, "session_id": self.session_id,
             "run": {"wall": _round(wall), "tools": _round(tools), "model_wait": _round(model),
                     "idle": _round(max(0.0, wall - tools - model)),
-                    "overlap": {"model_and_tools": _round(sw.both), "parallel_tools": _round(sw.parallel)},
+                    "overlap": {"model_and_tools": _round(both), "parallel_tools": _round(parallel)},
                     "tool_calls": int(sum(v[0] for v in self._by_tool.values())),
                     "by_tool": _top(self._by_tool, TOP_TOOLS),
                     "agents": len(self.tracks) - (1 if MAIN in self.tracks else 0), "tokens": dict(self._tokens),
@@ -1122,18 +1124,54 @@ def _ordered(tracks: Mapping[str, Track]) -> list[Track]:
 
 # -- where the time went --------------------------------------------------------------------
 
+def _merged(intervals: Iterable[tuple[float, float]]) -> list[tuple[float, float]]:
+    out: list[tuple[float, float]] = []
+    for a, b in sorted(intervals):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        elif b > a:
+            out.append((a, b))
+    return out
+
+
+def _length(merged: Sequence[tuple[float, float]]) -> float:
+    return sum(b - a for a, b in merged)
+
+
+def _common(x: Sequence[tuple[float, float]], y: Sequence[tuple[float, float]]) -> float:
+    """How long two merged interval lists overlap."""
+    total, i, j = 0.0, 0, 0
+    while i < len(x) and j < len(y):
+        total += max(0.0, min(x[i][1], y[j][1]) - max(x[i][0], y[j][0]))
+        if x[i][1] < y[j][1]:
+            i += 1
+        else:
+            j += 1
+    return total
+
+
+def run_parts(tl: Timeline) -> tuple[float, float, float, float]:
+    """The run's (tools, model, model_and_tools, parallel_tools) from its spans and model calls:
+    for a run whose relays do not come in time order (a session's files, each read in turn), where
+    the sweep that follows the relays cannot go back. Tools: while a call ran; model: while a
+    model call ran and no tool; parallel: while two calls or more ran."""
+    tools = [(s.start, s.end) for s in tl.spans if s.kind == "tool"]
+    merged, model = _merged(tools), _merged((c.start, c.end) for c in tl.calls)
+    edges = sorted([(a, 1) for a, _ in tools] + [(b, -1) for _, b in tools])
+    parallel, running, at = 0.0, 0, 0.0
+    for x, step in edges:
+        if running > 1:
+            parallel += x - at
+        running, at = running + step, x
+    both = _common(merged, model)
+    return _length(merged), _length(model) - both, both, parallel
+
+
 def busy(tl: Timeline) -> list[tuple[float, float]]:
     """Where something was in flight in any lane, merged, in order: a tool call, a sub-agent, a
     model call (from its input to its answer's last block): what the figures count as not idle."""
-    flights = sorted([(s.start, s.end) for s in tl.spans if s.kind == "tool" or s.lane != MAIN]
-                     + [(c.start, c.end) for c in tl.calls])
-    out: list[tuple[float, float]] = []
-    for a, b in flights:
-        if out and a <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], b))
-        else:
-            out.append((a, b))
-    return out
+    return _merged([(s.start, s.end) for s in tl.spans if s.kind == "tool" or s.lane != MAIN]
+                   + [(c.start, c.end) for c in tl.calls])
 
 
 def figures(tl: Timeline, relays: Sequence[R.Relay] = (), stamps: Stamps | None = None,

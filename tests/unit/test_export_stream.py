@@ -254,3 +254,17 @@ def test_a_session_folder_folds_its_gaps_as_the_page_does() -> None:
     (streamed,) = [export.run_figures(live) for live, _, done in export.stream(files) if done]
     assert streamed == whole and [b["label"] for b in whole["folds"]["breaks"]] == [
         "7m 51s idle", "7m 10s idle", "1h 15m idle"]
+
+
+def test_a_folders_run_counts_the_time_of_files_read_out_of_time_order() -> None:
+    """Two sub-agent files without their session: read one after the other, the later one first
+    (their relays do not come in time order); they never ran at once, so the run's time in tools
+    is the sum of theirs."""
+    files = {str(p): p.read_bytes() for p in sorted(PARALLEL.with_suffix("").glob("subagents/*.jsonl"))}
+    (fig,) = [export.run_figures(live) for live, _, done in export.stream(files) if done]
+    agents = [ln for ln in fig["lanes"] if ln["lane"] != "main"]
+    assert len(agents) == 2 and fig["run"]["overlap"]["parallel_tools"] == max(
+        ln["overlap"]["parallel_tools"] for ln in agents)
+    assert fig["run"]["tools"] == pytest.approx(sum(ln["tools"] for ln in agents), abs=0.002)
+    assert fig["run"]["tools"] + fig["run"]["model_wait"] + fig["run"]["idle"] == pytest.approx(fig["run"]["wall"],
+                                                                                                abs=0.003)
