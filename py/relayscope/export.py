@@ -438,7 +438,8 @@ def _session(source: Mapping[str, bytes], strategy: str, fmt: str) -> Iterator[t
         # a session's files are held whole, and their relays come a file at a time, not in time
         # order: the run's parts and its folds from its timeline (as the page folds it)
         tl = _timeline(live, out)
-        live.builder_now().whole = S.run_parts(tl)
+        if len(res.files) > 1:
+            live.builder_now().whole = S.run_parts(tl)
         live.folds = of_run(tl, res.relays, stamps).to_json()
         yield live, out, True
 

@@ -1079,7 +1079,11 @@ def build_steps(relays: Sequence[R.Relay], stamps: Stamps, lost: Iterable[Lost] 
         b.feed(rel, x)
     b.finish()
     yield
-    return collect(b)
+    tl = collect(b)
+    if several:  # the files' relays come a file at a time, not in time order
+        b.whole = run_parts(tl)
+        tl.figures = b.figures([t.id for t in tl.tracks])
+    return tl
 
 
 def collect(b: Builder) -> Timeline:
