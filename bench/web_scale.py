@@ -25,6 +25,7 @@ and repeated up to --mb megabytes, written once to bench/out/. Measured in the s
 With --first-rows SIZES (MB, comma-separated), only the load, per size: the file chosen to its
 first screen of rows (<html data-first-rows-ms> appears: drawn while the rest is translated) and
 to done, each as a ratio to the CLI run just before it on the same file.
+--first-rows also prints the peak RSS of the renderer process the page and its worker run in.
 While the page works, a PerformanceObserver records every long task (a main-thread task over
 50 ms, the browser's Long Tasks API); the table gives the longest and how many exceeded 200 ms.
 Times are ratios against the CLI.
@@ -216,9 +217,37 @@ def first_rows_run(browser, url: str, path: Path) -> dict[str, float]:
             raise SystemExit("the page ended in error: " + page.text_content('[data-testid="status"]'))
         return {"first": page.evaluate("window.__firstAt - window.__changed"),
                 "done": page.evaluate("window.__doneAt - window.__changed"),
-                "first_attr": float(page.get_attribute("html", "data-first-rows-ms"))}
+                "first_attr": float(page.get_attribute("html", "data-first-rows-ms")),
+                "peak_mb": renderer_peak_mb()}
     finally:
         context.close()
+
+
+def renderer_peak_mb() -> float:
+    """The largest peak RSS (VmHWM) among the renderer processes this run's Chromium started: the
+    page and its workers (Python's WebAssembly memory is most of it). Read from /proc, descendants
+    of this process only (other Chromiums may run beside)."""
+    def parent(pid: str) -> str:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[1]
+
+    me, peak = str(os.getpid()), 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"--type=renderer" not in f.read():
+                    continue
+            up = pid
+            while up not in ("0", "1", me):
+                up = parent(up)
+            if up != me:
+                continue
+            with open(f"/proc/{pid}/status") as f:
+                hwm = next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+            peak = max(peak, hwm)
+        except (OSError, StopIteration, IndexError):
+            continue
+    return peak / 1024
 
 
 def first_rows(sizes: list[int]) -> None:
@@ -233,7 +262,8 @@ def first_rows(sizes: list[int]) -> None:
             cli = cli_seconds(path) * 1000
             r = first_rows_run(browser, url, path)
             print(f"{mb:4d} MB {path.stat().st_size / 2**20:8.1f} {cli:8.0f}   {r['first']:8.0f} (x{r['first'] / cli:.3f})"
-                  f"      {r['done']:8.0f} (x{r['done'] / cli:.2f})   (page's data-first-rows-ms {r['first_attr']:.0f})")
+                  f"      {r['done']:8.0f} (x{r['done'] / cli:.2f})   (page's data-first-rows-ms {r['first_attr']:.0f}; "
+                  f"renderer peak RSS {r['peak_mb']:.0f} MB)")
         browser.close()
 
 

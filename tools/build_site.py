@@ -72,6 +72,10 @@ COMPILE_BYTECODE = ROOT / "tools" / "compile_bytecode.mjs"
 # by static/js/pyodide-local.mjs (not micropip: nothing loads it at boot).
 SITE_PACKAGES_PYC = "wheels/site-packages.pyc.zip"
 NOT_AT_BOOT = ("micropip-",)
+# What names this runtime (its files and the standard library as served): the page keeps a memory
+# snapshot of a booted interpreter under it (static/js/pyodide-local.mjs), so one made with other
+# files is never restored.
+RUNTIME_ID = "pyodide/runtime-id.json"
 
 def sha256(path: Path) -> str:
     h = hashlib.sha256()
@@ -225,6 +229,7 @@ def vendor_manifest(wheels: list[Path]) -> dict[str, Path]:
     if not stdlib.is_file():
         fail(f"{stdlib.relative_to(ROOT)} is missing: run `npm ci` (or `make site`)")
     files[f"pyodide/{STDLIB}"] = stdlib = bytecode("stdlib", STDLIB, [stdlib])
+    files[RUNTIME_ID] = runtime_id([files[f"pyodide/{name}"] for name in PYODIDE_FILES] + [stdlib])
     boot = [w for w in wheels if not w.name.startswith(NOT_AT_BOOT)]
     files[SITE_PACKAGES_PYC] = bytecode("site-packages", Path(SITE_PACKAGES_PYC).name, [stdlib, *boot])
     files.update({f"wheels/{w.name}": w for w in wheels})
@@ -233,6 +238,17 @@ def vendor_manifest(wheels: list[Path]) -> dict[str, Path]:
     if missing:
         fail("missing: " + ", ".join(missing) + " (run `npm ci`)")
     return files
+
+
+def runtime_id(files: list[Path]) -> Path:
+    """static/vendor/pyodide/runtime-id.json: {"id": a hash of the runtime's files}."""
+    digest = hashlib.sha256("".join(sha256(p) for p in files).encode()).hexdigest()[:16]
+    out = BUILD / "runtime-id.json"
+    text = json.dumps({"id": digest}) + "\n"
+    if not out.is_file() or out.read_text(encoding="utf-8") != text:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    return out
 
 
 def pyscript_files() -> dict[str, Path]:

@@ -30,6 +30,10 @@ from typing import Final, Generic, TypeVar
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 LIMIT: Final = 1 << 16
+# Messages a ``system/model_refusal_fallback`` may withdraw (the translator's and the audit's
+# memory of which content relays and blocks each recent message had): it names the messages of
+# the request just refused, never old ones, and a window of LIMIT cost ~16 MB per translator.
+WITHDRAW_WINDOW: Final = 1 << 12
 
 _dict_setitem: Final = dict.__setitem__
 _dict_clear: Final = dict.clear

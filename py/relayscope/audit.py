@@ -15,32 +15,44 @@ growth suffixes - are joined to the block they continue), and every block is cou
 emitted once, lost (never emitted) or duplicated (emitted more than once). A block of a message
 a ``system/model_refusal_fallback`` withdraws (``retracted_message_uuids``: the lines' uuids, or
 message ids) is counted as **retracted**, neither lost nor emitted: withdrawn on purpose. Each
-audit also carries the translation's token totals (``usage.usage_report``: the one rule the CLI
+audit also carries the translation's token totals (``usage.Tally``: the one rule the CLI
 and the page share) and, where the CLI counted its sub-agents or a session's sub-agent
 transcripts are missing, that count held against the lanes found (``subagents.check``).
 
+An :class:`Audit` counts every strategy's relays against one inventory as the lines and the
+relays come (one pass over the input, all strategies at once): of each block it keeps a 16-byte
+digest of its key, its line and the first seq each strategy emitted it with, packed in one int;
+its words only until every strategy has emitted it (a lost block's words are its report). Memory
+therefore grows with the number of distinct blocks (about a hundred bytes each), never with their
+text or with the input's size; ``Inventory(keep=True)`` also keeps each block by its whole key
+(the page and the exports show lost blocks from it).
+
 This module compares; it does not translate. Which translation is audited (the one shown) is
 decided by the one audit entry point, ``multifile.audit_steps``, which the CLI and the web model
-both call. State: an :class:`Inventory` holds the blocks of one input (and the streamed blocks
-still open) until ``finish``; nothing else is kept. Must not import the translator, the formats
-or anything above this layer.
+both call. State: an :class:`Inventory` holds the blocks of one input (with ``keep``), the
+streamed blocks still open, and which recent messages' blocks are which (a bounded window, as the
+translator's); an :class:`Audit` what the paragraph above says. Must not import the translator,
+the formats or anything above this layer.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from hashlib import blake2b
+from typing import Any, Final
 
 import msgspec
 
 from . import relay as R
+from ._bounded import WITHDRAW_WINDOW, RecentMap
 from .lanes import Lane
-from .subagents import check
-from .usage import usage_report
+from .subagents import LaneStates, check_states
+from .usage import Tally
 from .wire import repair_escapes
 
 Key = tuple[Any, ...]
+Digest = bytes  # digest(key)
 
 
 class Item(msgspec.Struct):
@@ -75,8 +87,18 @@ def describe(key: Key) -> str:
         return f"{kind} {key[1]}"
     if kind == "user_text":
         return f"user text at line {key[1]}" + (f" of {key[3]}" if len(key) > 3 else "")
-    text = str(key[3]).replace("\n", " ")
-    return f"{key[2]} {text[:60]!r}" + (f" in {key[1]}" if key[1] else "")
+    text = str(key[3])[:60].replace("\n", " ")  # cut first: a block's text may be megabytes long
+    return f"{key[2]} {text!r}" + (f" in {key[1]}" if key[1] else "")
+
+
+def digest(key: Key) -> Digest:
+    """What is remembered of a block's key for the whole run: 16 bytes, whatever its text. A streamed
+    block's digest is taken as its fragments come (``_Growing``): the key's other parts, then the text."""
+    if key[0] == "block":
+        h = blake2b(repr(key[:3]).encode("utf-8", "surrogatepass"), digest_size=16)
+        h.update(str(key[3]).encode("utf-8", "surrogatepass"))
+        return h.digest()
+    return blake2b(repr(key).encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def inventory(lines: Iterable[str | bytes], file: str | None = None) -> dict[Key, Item]:
@@ -89,21 +111,38 @@ def inventory(lines: Iterable[str | bytes], file: str | None = None) -> dict[Key
 
 
 class Inventory:
-    """``inventory`` a line at a time, for callers that must pause between slices."""
+    """``inventory`` a line at a time, for callers that must pause between slices or cannot hold the
+    input. ``fresh`` lists the blocks found (key, line) since its taker last emptied it; ``items``
+    (with ``keep``) every block by its key. A streamed block is found when it ends: its message's
+    lane starts another message, the run ends (``result``, ``system/init``), or at ``finish``."""
 
-    def __init__(self, file: str | None = None) -> None:
+    def __init__(self, file: str | None = None, keep: bool = True) -> None:
         self.file = file
+        self.keep = keep
         self.where: tuple[str, ...] = () if file is None else (file,)
         self.items: dict[Key, Item] = {}
-        self.streams: dict[tuple[str, int], list[Any]] = {}  # (message id, index) -> [type, parts, line]
+        self.fresh: list[tuple[Key, int]] = []
+        self.streams: dict[tuple[str, int], list[Any]] = {}  # open: (message id, index) -> [type, parts, line]
         self.current: dict[Any, str] = {}  # parent_tool_use_id -> message id being streamed
-        self.by_message: dict[str, list[Key]] = {}  # message id (or line uuid) -> its blocks' keys
-        self.uuid_message: dict[str, str] = {}  # assistant line uuid -> its message id
+        # what a model_refusal_fallback may withdraw: recent messages' blocks (a window, as the
+        # translator's: a fallback names the message just refused, never one from long ago)
+        self.by_message: RecentMap[str, list[Digest]] = RecentMap(WITHDRAW_WINDOW)  # message id (or uuid) -> blocks
+        self.uuid_message: RecentMap[str, str] = RecentMap(WITHDRAW_WINDOW)  # assistant line uuid -> its message id
         self.retracted: set[str] = set()  # uuids (or message ids) a model_refusal_fallback withdraws
+        self.withdrawn: set[Digest] = set()  # the blocks of those messages
 
-    def add(self, key: Key, line: int) -> None:
-        if key not in self.items:
+    def add(self, key: Key, line: int, message: str | None = None) -> None:
+        if self.keep and key not in self.items:
             self.items[key] = Item(key, line, self.file)
+        self.fresh.append((key, line))
+        if message:
+            d = digest(key)
+            found = self.by_message.get(message)
+            if found is None:
+                self.by_message[message] = found = []  # through [] =: RecentMap's bound
+            found.append(d)
+            if message in self.retracted:
+                self.withdrawn.add(d)
 
     def add_line(self, number: int, raw: str | bytes) -> None:
         obj = _load(raw)
@@ -119,12 +158,11 @@ class Inventory:
             mid, uuid = _str(message.get("id")), _str(obj.get("uuid"))
             if uuid is not None and mid is not None:
                 self.uuid_message[uuid] = mid
+                if uuid in self.retracted and mid not in self.retracted:  # withdrawn before it came
+                    self._withdraw(uuid)
             for block in content if isinstance(content, list) else []:
                 if isinstance(block, dict):
-                    key = _block_key(mid, block)
-                    add(key, number)
-                    if mid or uuid:
-                        self.belongs(mid or uuid or "", key)
+                    add(_block_key(mid, block), number, mid or uuid)
         elif kind == "user":
             if isinstance(content, str):
                 content = [{"type": "text", "text": content}]
@@ -141,15 +179,17 @@ class Inventory:
             self._stream(number, obj)
         elif kind == "system" and obj.get("subtype") == "model_refusal_fallback":
             uuids = obj.get("retracted_message_uuids")
-            self.retract([u for u in (uuids if isinstance(uuids, list) else []) if isinstance(u, str)])
+            for u in uuids if isinstance(uuids, list) else []:
+                if isinstance(u, str):
+                    self._withdraw(u)
+        if kind == "result" or (kind == "system" and obj.get("subtype") == "init"):
+            self._end_streams()  # the run ended: no delta continues a block streamed before
 
-    def belongs(self, message: str, key: Key) -> None:
-        """Block ``key`` is of ``message`` (its id, else its line's uuid): a fallback may withdraw it."""
-        self.by_message.setdefault(message, []).append(key)
-
-    def retract(self, uuids: list[str]) -> None:
-        """A ``model_refusal_fallback`` withdraws these messages (their lines' uuids, or their ids)."""
-        self.retracted.update(uuids)
+    def _withdraw(self, uuid: str) -> None:
+        self.retracted.add(uuid)
+        for message in {self.uuid_message.get(uuid, uuid), uuid}:
+            self.retracted.add(message)
+            self.withdrawn.update(self.by_message.get(message, ()))
 
     def _stream(self, number: int, obj: dict[str, Any]) -> None:
         event = obj["event"]
@@ -162,14 +202,19 @@ class Inventory:
         if etype == "message_start":
             message = event.get("message")
             mid = _str(message.get("id")) if isinstance(message, dict) else None
+            if lane in current:
+                self._end_streams(current[lane])
             current[lane] = mid or f"stream@{number}"
         elif etype == "content_block_start" and lane in current:
             block = event.get("content_block")
             block = block if isinstance(block, dict) else {}
             btype = block.get("type")
             if btype in ("text", "thinking"):
+                slot = (current[lane], index)
+                if slot in self.streams:  # the same block streamed again: the first one ends
+                    self._end_stream(slot, self.streams.pop(slot))
                 text = _str(block.get("text")) or _str(block.get("thinking")) or ""
-                self.streams[(current[lane], index)] = [btype, [text], number]
+                self.streams[slot] = [btype, [text], number]
             else:
                 self.add(_block_key(current[lane], block), number)
         elif etype == "content_block_delta" and lane in current:
@@ -178,24 +223,21 @@ class Inventory:
             entry = self.streams.get((current[lane], index))
             if entry is not None and delta.get("type") in ("text_delta", "thinking_delta"):
                 entry[1].append(_str(delta.get("text")) or _str(delta.get("thinking")) or "")
-        elif etype == "content_block_stop" and lane in current:
-            self._streamed(current[lane], index)  # whole now: its text need not be held to the end
 
-    def _streamed(self, mid: str, index: int) -> None:
-        entry = self.streams.pop((mid, index), None)
-        if entry is not None:
-            btype, parts, number = entry
-            key = ("block", mid, btype, "".join(parts))
-            self.add(key, number)
-            self.belongs(mid, key)
+    def _end_streams(self, mid: str | None = None) -> None:
+        """The open streamed blocks (of message ``mid`` only, when given) are whole: found."""
+        for slot in [s for s in self.streams if mid is None or s[0] == mid]:
+            self._end_stream(slot, self.streams.pop(slot))
+
+    def _end_stream(self, slot: tuple[str, int], entry: list[Any]) -> None:
+        btype, parts, number = entry
+        self.add(("block", slot[0], btype, "".join(parts)), number, slot[0])
 
     def finish(self) -> dict[Key, Item]:
-        for mid, index in list(self.streams):
-            self._streamed(mid, index)
-        for uuid in self.retracted:
-            for key in self.by_message.get(self.uuid_message.get(uuid, uuid), []) + self.by_message.get(uuid, []):
-                if key in self.items:
-                    self.items[key].retracted = True
+        self._end_streams()
+        for key, item in self.items.items():
+            if self.withdrawn and digest(key) in self.withdrawn:
+                item.retracted = True
         return self.items
 
 
@@ -236,18 +278,29 @@ def _block_key(mid: str | None, block: dict[str, Any]) -> Key:
 class RelayKeys:
     """``relay_keys`` a relay at a time: for each content relay, the inventory key of the block it
     carries as known so far and the seq of the relay that began that block. A streamed block's
-    key grows with each fragment (its text so far); the trace names fates as its lines come."""
+    key grows with each fragment (its text so far); the trace names fates as its lines come.
+    With ``ends``, ``ended`` lists each text or thinking block (its whole key, its first seq) once
+    no fragment can follow: another block took its place, or the run ended (``end`` at the input's)."""
 
-    def __init__(self) -> None:
+    def __init__(self, ends: bool = False) -> None:
         self.open_blocks: dict[tuple[str, str | None, int | None, str], tuple[int, str]] = {}  # -> (first seq, text)
         self.user_at: tuple[int, str | None, int] = (0, None, 0)  # (line, file, user texts seen on it)
+        self.ends = ends
+        self.ended: list[tuple[Key, int]] = []
+
+    def end(self) -> None:
+        """No fragment follows: every open block is whole (listed in ``ended`` with ``ends``)."""
+        if self.ends:
+            self.ended.extend((("block", slot[1], slot[3], text), first)
+                              for slot, (first, text) in self.open_blocks.items())
+        self.open_blocks.clear()
 
     def feed(self, relay: R.Relay) -> tuple[Key, int] | None:
         if isinstance(relay, R.TurnComplete | R.SessionMeta):
             # a run's end or a new run's start (the translator's reset table): a block streamed
             # after it is a new emission, never the continuation of one streamed before it
             # (a capture repeated back to back streams the same message again)
-            self.open_blocks.clear()
+            self.end()
         elif isinstance(relay, R.ToolUse):
             return ("tool_use", relay.id), relay.seq
         elif isinstance(relay, R.ToolResult):
@@ -267,6 +320,9 @@ class RelayKeys:
                 first, before = self.open_blocks[slot]
                 text = before + text
             else:
+                if self.ends and slot in self.open_blocks:
+                    was, whole = self.open_blocks[slot]
+                    self.ended.append((("block", slot[1], btype, whole), was))
                 first = relay.seq
             self.open_blocks[slot] = (first, text)
             return ("block", relay.message_id, btype, text), first
@@ -295,44 +351,162 @@ def relay_keys(relays: Iterable[R.Relay]) -> list[tuple[Key, R.Relay]]:
     return out
 
 
+_SEQ: Final = 32  # bits of each field of an Audit's packed int
+_FIELD: Final = (1 << _SEQ) - 1
+_STREAMED: Final = (R.TextDelta, R.ThinkingDelta)
+
+
+class Audit:
+    """Each strategy's relays (``feed(k, relays)``, strategy ``k`` of ``strategies``) counted against
+    the blocks the inventories found (``take``), as both come: the module doc says what is kept.
+    A relay's block is looked up when it is whole; one no inventory has found yet waits for ``finish``.
+    ``finish`` gives a :class:`StrategyAudit` per strategy."""
+
+    def __init__(self, strategies: Sequence[str]) -> None:
+        self.strategies = list(strategies)
+        n = len(self.strategies)
+        # digest -> line | (seq + 1) << 32 * (k + 1): the line the block was found on and the first
+        # seq strategy k emitted it with (0: not yet); one int, a fraction of a tuple's size
+        self.blocks: dict[Digest, int] = {}
+        self.words: dict[Digest, str] = {}  # until every strategy emitted it (a lost block's are its report)
+        self.files: dict[Digest, str] = {}  # the file of a block found in one of several
+        self.withdrawn: set[Digest] = set()
+        self._keys = [RelayKeys(ends=True) for _ in range(n)]
+        self._dups: list[dict[Digest, list[Any]]] = [{} for _ in range(n)]  # -> [words, line, seqs]
+        self._waiting: list[list[tuple[Key, int]]] = [[] for _ in range(n)]
+        self._relays = [0] * n
+        self._tokens = [Tally() for _ in range(n)]
+        self._states = [LaneStates() for _ in range(n)]  # sub-agent lanes as the relays tell (subagents)
+        self._results: list[list[R.TurnComplete]] = [[] for _ in range(n)]  # with the CLI's sub-agent count
+        self._shifts = [_SEQ * (k + 1) for k in range(n)]
+
+    def take(self, inventory: Inventory) -> None:
+        """The blocks ``inventory`` found since the last take (and those its lines withdrew)."""
+        for key, line in inventory.fresh:
+            self._found(key, line, inventory.file)
+        inventory.fresh.clear()
+        self.withdrawn |= inventory.withdrawn
+
+    def add_items(self, items: dict[Key, Item]) -> None:
+        """Blocks found beforehand (an inventory kept whole)."""
+        for key, item in items.items():
+            self._found(key, item.line, item.file)
+            if item.retracted:
+                self.withdrawn.add(digest(key))
+
+    def _found(self, key: Key, line: int, file: str | None) -> None:
+        d = digest(key)
+        if d not in self.blocks:
+            self.blocks[d] = line
+            self.words[d] = describe(key)
+            if file is not None:
+                self.files[d] = file
+
+    def feed(self, k: int, relays: Sequence[R.Relay]) -> None:
+        keys, count = self._keys[k], self._count
+        self._relays[k] += len(relays)
+        self._tokens[k].feed(relays)
+        states, results = self._states[k], self._results[k]
+        for relay in relays:
+            states.add(relay)
+            if type(relay) is R.TurnComplete and "subagent_stats" in relay.extra:
+                results.append(relay)
+            found = keys.feed(relay)
+            if keys.ended:
+                for key, first in keys.ended:
+                    count(k, key, first)
+                keys.ended.clear()
+            if found is not None and not isinstance(relay, _STREAMED):
+                count(k, found[0], found[1])
+
+    def _count(self, k: int, key: Key, seq: int) -> None:
+        d = digest(key)
+        v = self.blocks.get(d)
+        if v is None:
+            self._waiting[k].append((key, seq))
+            return
+        shift = self._shifts[k]
+        first = (v >> shift) & _FIELD
+        if first == 0:
+            v |= (seq + 1) << shift
+            self.blocks[d] = v
+            if all((v >> s) & _FIELD for s in self._shifts):
+                self.words.pop(d, None)  # every strategy emitted it: its words are no report's
+            return
+        dup = self._dups[k].get(d)
+        if dup is None:
+            self._dups[k][d] = [describe(key), v & _FIELD, [first - 1, seq]]
+        else:
+            dup[2].append(seq)
+
+    def finish(self, lanes: Sequence[Mapping[str, Lane] | None] = ()) -> list[StrategyAudit]:
+        """End of the input (the inventories taken and finished before); ``lanes``: each strategy's
+        translator's, whose sub-agent transcripts the input lacks (a session's) are named."""
+        out = []
+        for k, keys in enumerate(self._keys):
+            keys.end()
+            for key, first in keys.ended:
+                self._count(k, key, first)
+            keys.ended.clear()
+        for k, strategy in enumerate(self.strategies):
+            waiting, self._waiting[k] = self._waiting[k], []
+            unmatched = 0
+            for key, seq in waiting:  # found after its relays came, or never
+                if digest(key) in self.blocks:
+                    self._count(k, key, seq)
+                else:
+                    unmatched += 1
+            found = check_states(self._states[k], self._results[k], lanes[k] if k < len(lanes) else None)
+            audit = self._audit(k, strategy, unmatched)
+            audit.subagents = msgspec.to_builtins(found) if found is not None else {}
+            out.append(audit)
+        return out
+
+    def _audit(self, k: int, strategy: str, unmatched: int) -> StrategyAudit:
+        shift, withdrawn = self._shifts[k], self.withdrawn
+        emitted = 0
+        lost: list[tuple[int, str | None, str]] = []  # line, file, words
+        for d, v in self.blocks.items():
+            if d in withdrawn:
+                continue
+            if (v >> shift) & _FIELD:
+                emitted += 1
+            else:
+                lost.append((v & _FIELD, self.files.get(d), self.words[d]))
+        lost.sort(key=lambda b: b[0])
+        dups = [dup for d, dup in self._dups[k].items() if d not in withdrawn]
+        for dup in dups:
+            dup[2].sort()
+        dups.sort(key=lambda dup: dup[2][0])  # in the order the blocks were first emitted
+        first_dup = min(dups, key=lambda dup: dup[2][1], default=None)
+        return StrategyAudit(
+            strategy=strategy,
+            relays=self._relays[k],
+            blocks=len(self.blocks),
+            emitted=emitted,
+            lost=len(lost),
+            duplicated=len(dups),
+            extra_emissions=sum(len(dup[2]) - 1 for dup in dups),
+            unmatched=unmatched,
+            first_lost=None if not lost else {"block": lost[0][2], "line": lost[0][0], "file": lost[0][1]},
+            first_duplicated=None if first_dup is None else {
+                "block": first_dup[0], "line": first_dup[1], "seqs": first_dup[2]},
+            lost_keys=[words for _, _, words in lost],
+            duplicated_keys=[dup[0] for dup in dups],
+            retracted=len(withdrawn & self.blocks.keys()),
+            tokens=msgspec.to_builtins(self._tokens[k].report()),
+        )
+
+
 def audit_relays(strategy: str, relays: list[R.Relay], items: dict[Key, Item],
                  lanes: Mapping[str, Lane] | None = None) -> StrategyAudit:
-    """One strategy's relays against the inventory; ``lanes`` (a session's) name the sub-agent
-    transcripts the input lacks."""
-    counts: dict[Key, list[R.Relay]] = {}
-    unmatched = 0
-    for key, relay in relay_keys(relays):
-        if key in items:
-            counts.setdefault(key, []).append(relay)
-        else:
-            unmatched += 1
-    withdrawn = {k for k, item in items.items() if item.retracted}
-    for k in withdrawn:
-        counts.pop(k, None)
-    lost = [k for k in items if k not in counts and k not in withdrawn]
-    dup = [k for k, rs in counts.items() if len(rs) > 1]
-    first_lost = min(lost, key=lambda k: items[k].line, default=None)
-    first_dup = min(dup, key=lambda k: counts[k][1].seq, default=None)
-    return StrategyAudit(
-        strategy=strategy,
-        relays=len(relays),
-        blocks=len(items),
-        emitted=len(counts),
-        lost=len(lost),
-        duplicated=len(dup),
-        extra_emissions=sum(len(rs) - 1 for rs in counts.values()),
-        unmatched=unmatched,
-        first_lost=None if first_lost is None else {
-            "block": describe(first_lost), "line": items[first_lost].line, "file": items[first_lost].file},
-        first_duplicated=None if first_dup is None else {
-            "block": describe(first_dup), "line": items[first_dup].line,
-            "seqs": [r.seq for r in counts[first_dup]]},
-        lost_keys=[describe(k) for k in sorted(lost, key=lambda k: items[k].line)],
-        duplicated_keys=[describe(k) for k in dup],
-        retracted=len(withdrawn),
-        tokens=msgspec.to_builtins(usage_report(relays)),
-        subagents=msgspec.to_builtins(found) if (found := check(relays, lanes)) is not None else {},
-    )
+    """One strategy's relays against an inventory kept whole; ``lanes`` (a session's) name the
+    sub-agent transcripts the input lacks."""
+    audit = Audit([strategy])
+    audit.add_items(items)
+    audit.feed(0, relays)
+    (result,) = audit.finish([lanes])
+    return result
 
 
 def render(results: list[StrategyAudit]) -> str:

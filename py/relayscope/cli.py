@@ -23,57 +23,42 @@ from __future__ import annotations
 
 import argparse
 import errno
-import json
 import os
-import shutil
 import signal
 import sys
-import time
-import traceback
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, BinaryIO, Final
+from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
-import msgspec
-
-from . import __version__, follow, sharefile, snapshot
-from . import relay as R
-from .analysis import AUTO, Analyzer
-from .audit import render
-from .drift import Drift, DriftReport, describe
-from .emitter import Emitter
-from .export import FORMATS as EXPORT_FORMATS
-from .export import Live, day_start, run_figures
-from .export import Spans as OtlpSpans
-from .export import stream as export_stream
-from .export import writer as export_writer
-from .fates import Tracker
-from .formats import FORMATS, detect
+from . import __version__
 from .inputs import (
     STDIN,
     Input,
     Problem,
+    Window,
     display_name,
     is_share,
     is_share_path,
+    is_zip,
     open_named,
     read_regular,
     read_share,
     walk,
 )
-from .multifile import SessionResult, audit_input, translate_files
-from .otlp import Sender, SendError
-from .otlp import SettingsError as OtlpSettingsError
-from .otlp import settings as otlp_settings
-from .otlp_follow import FollowSpans
-from .redact import Redactor, redact_bytes
-from .sharefile import Opened, is_sharefile
-from .spans import parse as parse_stamp
-from .spans import render_figures
-from .textout import Names, RelayText, TraceText
-from .trace import TraceStep
-from .translator import STRATEGIES
+
+# Each command imports the modules it needs when it runs, not here: a run of one command (and
+# ``--version``) then loads none of the others' modules (start-up was most of a short run).
+if TYPE_CHECKING:
+    from . import relay as R
+    from .drift import Drift, DriftReport
+    from .emitter import Emitter
+    from .export import Live
+    from .multifile import SessionResult
+    from .redact import Redactor
+    from .sharefile import Opened
+    from .textout import Names, RelayText
+    from .trace import TraceStep
 
 OK: Final = 0
 INPUT_ERRORS: Final = 1
@@ -81,7 +66,9 @@ USAGE: Final = 2
 INTERNAL: Final = 70  # EX_SOFTWARE: a bug of ours, never "your input was bad"
 OUTPUT_FAILED: Final = 74  # EX_IOERR: stdout could not be written
 INTERRUPTED: Final = 130  # 128 + SIGINT, what shells report for Ctrl-C
-_encoder: Final = msgspec.json.Encoder()
+# sharefile.SUFFIX (test_cli_startup holds them equal), written here so that building the parser
+# loads no zip reader
+SHARE_SUFFIX: Final = ".relayscope.zip"
 
 
 class UsageError(Exception):
@@ -102,7 +89,7 @@ class _Run:
 
     name: str | None = None  # the input being read
     line: int = 0  # its last line handed to the translator (0: read whole)
-    writer: Writer | None = None
+    writer: Held | None = None
 
 
 _run = _Run()
@@ -131,10 +118,15 @@ def stdout() -> BinaryIO:
 def _encode_safe(relays: list[R.Relay]) -> bytes:
     """NDJSON of relays msgspec cannot encode (a lone surrogate, ``"\\ud83d"`` in the input, is
     valid JSON but no UTF-8): each string escaped as JSON allows, nothing dropped."""
+    import json
+
+    import msgspec
+
+    encoder = msgspec.json.Encoder()
     out = []
     for r in relays:
         try:
-            out.append(_encoder.encode(r))
+            out.append(encoder.encode(r))
         except UnicodeEncodeError:
             plain = msgspec.to_builtins(r, builtin_types=(msgspec.Raw,))
             out.append(json.dumps(plain, separators=(",", ":"),
@@ -142,23 +134,25 @@ def _encode_safe(relays: list[R.Relay]) -> bytes:
     return b"\n".join(out) + b"\n"
 
 
-class Writer:
-    """Relays to stdout as NDJSON, a JSON array, or text lines. ``close`` ends a JSON array
-    (``[]`` when nothing came) and may be called again.
-
-    Live input (a pipe) is written and flushed line by line. Input read whole (files) is written
-    in pieces of ``HOLD`` bytes: a write per input line cost about a tenth of ``translate``.
-    ``drain`` (and ``close``) write what is held; every exit of ``main`` goes through one."""
+class Held:
+    """Output to stdout as it comes, held in pieces of ``HOLD`` bytes: a write per input line cost
+    about a tenth of ``translate``. Live input (a pipe) is written and flushed line by line.
+    ``drain`` (and ``close``) write what is held; every exit of ``main`` goes through one. ``close``
+    writes what the output ends with (``end``), and may be called again."""
 
     HOLD: Final = 1 << 18
 
-    def __init__(self, out: BinaryIO, fmt: str, live: bool, text: RelayText | None = None) -> None:
-        self.out, self.fmt, self.live, self.count = out, fmt, live, 0
-        self.text = text if text is not None else RelayText(None, False)  # -f text: the columns
+    def __init__(self, out: BinaryIO, live: bool, end: Callable[[], bytes] | None = None) -> None:
+        self.out, self.live, self.count, self.end = out, live, 0, end
         self.closed = False
         self._held: list[bytes] = []
         self._held_bytes = 0
         _run.writer = self
+
+    def put(self, data: bytes) -> None:
+        if data:
+            self.count += 1
+            self._put(data)
 
     def _put(self, data: bytes) -> None:
         self._held.append(data)
@@ -182,12 +176,40 @@ class Writer:
             self.closed = True  # nothing more can reach the reader, not even the array's end
             raise OutputError(exc) from exc
 
+    def close(self) -> None:
+        if self.closed:
+            return
+        if self.end is not None:
+            self._put(self.end())
+        self.drain()
+        self.closed = True
+        try:
+            self.out.flush()
+        except OSError as exc:
+            raise OutputError(exc) from exc
+
+
+class Writer(Held):
+    """Relays to stdout as NDJSON, a JSON array, or text lines. ``close`` ends a JSON array
+    (``[]`` when nothing came)."""
+
+    def __init__(self, out: BinaryIO, fmt: str, live: bool, text: RelayText | None = None) -> None:
+        import msgspec
+
+        super().__init__(out, live, self._array_end if fmt == "json" else None)
+        self.fmt = fmt
+        self.text = text  # -f text: the columns (plain ones when not given)
+        self.encoder = msgspec.json.Encoder()
+
+    def _array_end(self) -> bytes:
+        return b"[]\n" if self.count == 0 else b"\n]\n"
+
     def write(self, relays: list[R.Relay]) -> None:
         if not relays:
             return
         if self.fmt == "ndjson":
             try:
-                data = _encoder.encode_lines(relays)
+                data = self.encoder.encode_lines(relays)
             except UnicodeEncodeError:
                 data = _encode_safe(relays)
         elif self.fmt == "json":
@@ -195,30 +217,22 @@ class Writer:
             for r in relays:
                 parts.append(b"[\n" if self.count == 0 else b",\n")
                 try:
-                    parts.append(_encoder.encode(r))
+                    parts.append(self.encoder.encode(r))
                 except UnicodeEncodeError:
                     parts.append(_encode_safe([r])[:-1])
                 self.count += 1
             data = b"".join(parts)
         else:
+            if self.text is None:
+                from .textout import RelayText
+
+                self.text = RelayText(None, False)
             rows = self.text.rows(relays)
             if self.count == 0:
                 rows = self.text.header() + "\n" + rows
             self.count += len(relays)
             data = rows.encode("utf-8", "backslashreplace")
         self._put(data)
-
-    def close(self) -> None:
-        if self.closed:
-            return
-        if self.fmt == "json":
-            self._put(b"[]\n" if self.count == 0 else b"\n]\n")
-        self.drain()
-        self.closed = True
-        try:
-            self.out.flush()
-        except OSError as exc:
-            raise OutputError(exc) from exc
 
 
 def report(name: str, errors: list[tuple[int, str]], start: int = 0) -> None:
@@ -236,6 +250,8 @@ def report_drift(name: str, drift: Drift | DriftReport | None) -> None:
     """Drift is never silent: one line on stderr naming what this version does not know."""
     if drift is None:
         return
+    from .drift import Drift, describe
+
     text = describe(name, drift.report() if isinstance(drift, Drift) else drift)
     if text is not None:
         _err(text)
@@ -244,6 +260,8 @@ def report_drift(name: str, drift: Drift | DriftReport | None) -> None:
 def report_drift_files(files: dict[str, bytes], results: list[SessionResult]) -> None:
     """``report_drift`` for each file read whole (a folder, several files; not a meta file): as its
     translation counted it, else (a file no translator decoded) from its lines."""
+    from .drift import Drift
+
     counted = {f: d for r in results for f, d in r.drift.items()}
     for name, content in files.items():
         if name.endswith(".meta.json"):
@@ -299,6 +317,8 @@ def terminal_width() -> int | None:
         return int(columns)
     try:
         if sys.stdout is not None and sys.stdout.isatty():
+            import shutil
+
             return shutil.get_terminal_size().columns
     except (AttributeError, ValueError, OSError):
         pass
@@ -308,6 +328,8 @@ def terminal_width() -> int | None:
 def names_of(paths: list[str]) -> Names:
     """How files are named in text output: relative to the folders (and shareable files) and
     files named."""
+    from .textout import Names
+
     folders = [p for p in paths if p != STDIN and (os.path.isdir(p) or is_share_path(p))]
     files = [p for p in paths if p != STDIN and p not in folders]
     return Names(folders, files)
@@ -323,6 +345,8 @@ def where_width(names: Names, files: list[str] | None) -> int:
 def relay_text(args: argparse.Namespace, files: list[str] | None = None) -> RelayText | None:
     if args.format != "text":
         return None
+    from .textout import RelayText
+
     names = names_of(args.files)
     return RelayText(terminal_width(), use_color(args.color, sys.stdout), names, where_width(names, files))
 
@@ -359,6 +383,8 @@ def named(paths: list[str]) -> list[Named]:
 def is_batch(items: list[Named], fmt: str) -> bool:
     """Translate together (as sessions) rather than stream one by one: a directory, or several
     files at least one of which is a session transcript (a look at its first lines, kept)."""
+    from .analysis import AUTO
+
     if any(isinstance(i, str) for i in items):
         return True
     inputs = [i for i in items if isinstance(i, Input)]
@@ -371,6 +397,8 @@ def is_batch(items: list[Named], fmt: str) -> bool:
 
 def _sniff(source: Input) -> str | None:
     """The input's format, from as many first lines as the core's rule needs (kept for later)."""
+    from .formats import detect
+
     _run.name, _run.line = source.name, 0
     try:
         return detect(source.peek())
@@ -397,7 +425,7 @@ def gather(items: list[Named], shares: dict[str, Opened] | None = None) -> tuple
             except OSError as exc:
                 problems.append(Problem(item.name, f"{exc.strerror or exc}; skipped"))
                 continue
-            if is_sharefile(data[:4]):
+            if is_zip(data[:4]):
                 _open_share(item.name, data, files, problems, shares)
                 continue
             files.setdefault(item.name, data)
@@ -464,7 +492,7 @@ class FilesOnDisk(Mapping[str, bytes]):
             self.problems.append(Problem(item.name, f"{exc.strerror or exc}; skipped"))
             return
         held: dict[str, bytes] = {}
-        if is_sharefile(data[:4]):
+        if is_zip(data[:4]):
             _open_share(item.name, data, held, self.problems, None)
         else:
             held[item.name] = data
@@ -497,6 +525,8 @@ def redactor_of(args: argparse.Namespace) -> Redactor | None:
     placeholder), else None."""
     if not getattr(args, "redact", False):
         return None
+    from .redact import Redactor
+
     if getattr(args, "follow", False):
         raise UsageError("--redact does not work with --follow yet: redact the file, then follow that")
     found = getattr(args, "_redactor", None)
@@ -519,6 +549,8 @@ def redacted_files(args: argparse.Namespace, files: dict[str, bytes]) -> dict[st
     r = redactor_of(args)
     if r is None:
         return files
+    from .redact import redact_bytes
+
     return {name: redact_bytes(data, r) for name, data in files.items()}
 
 
@@ -545,6 +577,8 @@ def _follow(command: str, args: argparse.Namespace, paths: list[str]) -> int | N
     if not (os.path.isfile(paths[0]) or os.path.isdir(paths[0])):
         raise UsageError(f"{display_name(paths[0])}: --follow reads a regular file or a folder "
                          "(a pipe is read live without it)")
+    from . import follow
+
     folder = [paths[0]] if os.path.isdir(paths[0]) else None
     if command == "translate":
         outcome = follow.run(paths[0], args, Writer(stdout(), args.format, live=True, text=relay_text(args, folder)))
@@ -559,6 +593,8 @@ def cmd_translate(args: argparse.Namespace) -> int:
         return followed
     items = named(args.files)
     if is_batch(items, args.input_format):
+        from .multifile import translate_files
+
         writer = Writer(stdout(), args.format, live=False)  # first: Ctrl-C while reading still gives []
         files, problems = gather(items)
         files = redacted_files(args, files)
@@ -589,6 +625,8 @@ def cmd_translate(args: argparse.Namespace) -> int:
 
 def _stream(source: Input, args: argparse.Namespace, writer: Writer, several: bool) -> bool:
     """One input, line by line, relays out as they come. True when it had errors."""
+    from .analysis import Analyzer
+
     _run.name, _run.line = source.name, 0
     a = Analyzer(args.strategy, args.input_format, keep=False, file=source.name if several else None, drift=True)
     reported = warned = 0
@@ -618,12 +656,26 @@ def _stream(source: Input, args: argparse.Namespace, writer: Writer, several: bo
 
 
 def _read_one(source: Named, args: argparse.Namespace) -> list[bytes]:
+    return list(_lines_of(_one(source), args))
+
+
+def _one(source: Named) -> Input:
     assert isinstance(source, Input)
     _run.name, _run.line = source.name, 0
+    return source
+
+
+def _lines_of(source: Input, args: argparse.Namespace) -> Iterator[bytes]:
+    """One input's lines (redacted with ``--redact``), read as they are taken: a command that takes
+    them one by one holds none it has passed. A read that fails is a usage error."""
     try:
-        return list(redacted_lines(args, source.lines()))
+        for line in redacted_lines(args, source.lines()):
+            _run.line += 1
+            yield line
     except OSError as exc:
         raise UsageError(f"{source.name}: {exc.strerror or exc}") from exc
+    finally:
+        source.close()
 
 
 def _many(items: list[Named]) -> bool:
@@ -641,6 +693,9 @@ def cmd_trace(args: argparse.Namespace) -> int:
     followed = _follow("trace", args, args.file)
     if followed is not None:
         return followed
+    from .analysis import Analyzer
+    from .multifile import translate_files
+
     names = names_of(args.file)
     items = named(args.file)
     if _many(items):
@@ -663,14 +718,24 @@ def cmd_trace(args: argparse.Namespace) -> int:
             report_files(r.errors)
         report_drift_files(files, results)
         return INPUT_ERRORS if failed or any(r.errors for r in results) else OK
-    lines = _read_one(items[0], args)
-    a = Analyzer(args.strategy, args.input_format, trace=True, keep=True, drift=True)
-    for line in lines:
-        _run.line += 1
-        a.feed_line(line)
-    a.finish()
+    source = _one(items[0])
+    a = Analyzer(args.strategy, args.input_format, trace=True, keep=False, drift=True)
     table = Table(args, names, None)
-    _write_out(table.render(a.trace, a.relays, lambda step: lines[step.line - 1] if 0 < step.line <= len(lines) else b""))
+    out = Held(stdout(), source.live, table.end)  # a pipe: each step out as its line comes
+    lines = _lines_of(source, args)
+    raws = Window()
+    for line in lines:
+        raws.add(line)
+        relays = a.feed_line(line)
+        steps = a.trace
+        if steps or relays:  # written as they come: a line is let go once its step is out
+            out.put(table.part(steps, relays, raws.get))
+            if steps:
+                raws.keep_from(table.oldest or steps[-1].line)
+                del steps[:]
+    relays = a.finish()  # first: an input whose format nothing proved has its steps only now
+    out.put(table.part(a.trace, relays, raws.get))
+    out.close()
     report_redaction(args)
     report_warnings(_run.name or "", a.warnings)
     report(_run.name or "", a.errors)
@@ -685,17 +750,42 @@ class Table:
     steps. ``--follow`` writes through it a few steps at a time: the same bytes."""
 
     def __init__(self, args: argparse.Namespace, names: Names, files: list[str] | None) -> None:
+        import msgspec
+
+        from . import relay as R
+        from .fates import Tracker
+        from .textout import TraceText
+        from .trace import CONSUMED
+
+        self.encode, self.lane_start, self.consumed = msgspec.json.encode, R.LaneStart, CONSUMED
         self.json, self.lane = bool(args.json), args.lane
         self.text = TraceText(terminal_width(), use_color(args.color, sys.stdout), names, where_width(names, files))
         self.tracker = Tracker()
         self.count = 0  # steps written
+        self.waiting: list[R.Relay] = []  # relays after the last step written: the next steps' to feed
+        self.unsettled: list[TraceStep] = []  # steps of an event still being read (SSE): worded when it ends
+        self._raw: Any = None
 
     def render(self, steps: list[TraceStep], relays: list[R.Relay], raw: Any) -> bytes:
         """The whole output of a finished input."""
         return self.part(steps, relays, raw) + self.end()
 
     def part(self, steps: list[TraceStep], relays: list[R.Relay], raw: Any) -> bytes:
-        """Steps (and the relays they emitted, in seq order), after those written before."""
+        """Steps (and the relays they emitted, in seq order), after those written before. A relay
+        after the last step waits for the steps that come next, as it would in the whole input."""
+        if self.waiting:
+            relays, self.waiting = self.waiting + relays, []
+        if self.unsettled:
+            steps, self.unsettled = self.unsettled + steps, []
+        cut = len(steps)
+        while cut and steps[cut - 1].decision == self.consumed:
+            cut -= 1
+        if cut < len(steps):  # an SSE event's lines get their reason when the event ends
+            steps, self.unsettled = steps[:cut], steps[cut:]
+        self._raw = raw
+        return self._write(steps, relays, raw)
+
+    def _write(self, steps: list[TraceStep], relays: list[R.Relay], raw: Any) -> bytes:
         out: list[bytes] = []
         at = 0
         for step in steps:
@@ -706,26 +796,34 @@ class Table:
             if not lane_matches(self.lane, step.lane, self.text.lane(step.lane)[0]):
                 continue
             if self.json:
-                out.append((b"[" if self.count == 0 else b",") + msgspec.json.encode(step))
+                out.append((b"[" if self.count == 0 else b",") + self.encode(step))
             else:
                 if self.count == 0:
                     out.append((self.text.header() + "\n").encode())
                 fates = self.tracker.blocks(step, raw(step)) if raw is not None else None
                 out.append((self.text.step(step, fates) + "\n").encode("utf-8", "backslashreplace"))
             self.count += 1
-        for relay in relays[at:]:
-            self._relay(relay)
+        self.waiting = relays[at:]
+        self.tracker.done()
         return b"".join(out)
 
     def _relay(self, relay: R.Relay) -> None:
         self.tracker.feed((relay,))
-        if isinstance(relay, R.LaneStart) and relay.label:
+        if isinstance(relay, self.lane_start) and relay.label:
             self.text.labels[relay.lane] = relay.label
 
+    @property
+    def oldest(self) -> int | None:
+        """The first line of the steps not yet written, if any."""
+        return self.unsettled[0].line if self.unsettled else None
+
     def end(self) -> bytes:
+        """What is left (an event the input ended in) and the output's end."""
+        left, self.unsettled = self.unsettled, []
+        out = self._write(left, self.waiting, self._raw) if left else b""
         if self.json:
-            return b"]\n" if self.count else b"[]\n"
-        return b"" if self.count else (self.text.header() + "\n").encode()
+            return out + (b"]\n" if self.count else b"[]\n")
+        return out + (b"" if self.count else (self.text.header() + "\n").encode())
 
 
 def _write_out(data: bytes) -> None:
@@ -741,9 +839,14 @@ def cmd_audit(args: argparse.Namespace) -> int:
     items = named(args.file)
     if _many(items):
         return _audit_many(args, items)
-    lines = _read_one(items[0], args)
+    import msgspec
+
+    from .audit import render
+    from .multifile import audit_input
+
+    lines = _lines_of(_one(items[0]), args)
     name = _run.name or ""
-    (result,) = audit_input(lines, fmt=args.input_format, name=name)
+    (result,) = audit_input(lines, fmt=args.input_format, name=name, items=False)
     if not result.comparable:
         raise UsageError(f"{name}: audit compares de-dup strategies; an Arbiter SSE stream has no duplicates to compare")
     _write_out(msgspec.json.encode(result.audits) + b"\n" if args.json else render(result.audits).encode())
@@ -754,6 +857,11 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 def _audit_many(args: argparse.Namespace, items: list[Named]) -> int:
     """Audit each session (a main file with its sub-agent files) or other transcript found."""
+    import msgspec
+
+    from .audit import render
+    from .multifile import audit_input
+
     files, problems = gather(items)
     files = redacted_files(args, files)
     failed = report_problems(problems)
@@ -823,6 +931,8 @@ def cmd_redact(args: argparse.Namespace) -> int:
 
 def _redact_share(args: argparse.Namespace, items: list[Named], r: Redactor) -> int:
     """One shareable file in, the same redacted out (its files, their paths and its view)."""
+    from . import sharefile
+
     shares: dict[str, Opened] = {}
     _, problems = gather(items, shares)
     failed = report_problems(problems)
@@ -859,6 +969,69 @@ def _write_some(out: BinaryIO, data: bytes) -> None:
 class Parser(argparse.ArgumentParser):
     commands: dict[str, argparse.ArgumentParser]
 
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # argparse's own asks shutil for the width (shutil imports bz2 and lzma: 3 ms of every
+        # run, for a formatter add_argument makes and throws away); the same width, read here
+        return self.formatter_class(prog=self.prog, width=_columns())  # type: ignore[call-arg]
+
+
+def _columns() -> int:
+    """The terminal's width as shutil.get_terminal_size() gives it (COLUMNS, else stdout's, else 80)."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+class _Later(Sequence[str]):
+    """An option's choices, from a module read when argparse first looks at them (to check a value
+    given, or to print help): building the parser then loads no command's modules."""
+
+    def __init__(self, load: Callable[[], Sequence[str]]) -> None:
+        self._load = load
+        self._names: Sequence[str] | None = None
+
+    def _all(self) -> Sequence[str]:
+        if self._names is None:
+            self._names = self._load()
+        return self._names
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._all()[i]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._all()
+
+
+def later(action: argparse.Action, load: Callable[[], Sequence[str]]) -> None:
+    """Give ``action`` choices read late (set after ``add_argument``, which formats them at once)."""
+    action.choices = _Later(load)
+
+
+def _strategies() -> list[str]:
+    from .translator import STRATEGIES
+
+    return list(STRATEGIES)
+
+
+def _input_formats() -> list[str]:
+    from .analysis import AUTO
+    from .formats import FORMATS
+
+    return [AUTO, *FORMATS]
+
+
+def _export_formats() -> list[str]:
+    from .export import FORMATS
+
+    return list(FORMATS)
+
 
 # -- the run as a trace (export), sent to a collector, and where its time went (stats) -------------
 
@@ -866,6 +1039,8 @@ def _source(args: argparse.Namespace) -> tuple[FilesOnDisk | Iterator[bytes], Ca
     """What ``export`` and ``stats`` read: one input as it comes (a line at a time: constant
     memory), or several files (and folders) a session at a time (each session's files are read
     whole: ``read`` reads one, redacted with ``--redact``)."""
+    from .redact import redact_bytes
+
     items = named(args.file)
     if _many(items):
         files = FilesOnDisk(items)
@@ -902,6 +1077,8 @@ def _said(run: Live, failed: bool) -> bool:
 
 
 def _untimed_start(args: argparse.Namespace) -> float | None:
+    from .spans import parse as parse_stamp
+
     raw = args.untimed_start
     if raw is None:
         return None
@@ -916,6 +1093,14 @@ def _untimed_start(args: argparse.Namespace) -> float | None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    import time
+
+    from .export import day_start
+    from .export import stream as export_stream
+    from .export import writer as export_writer
+    from .otlp import SettingsError as OtlpSettingsError
+    from .otlp import settings as otlp_settings
+
     try:
         # the environment names a collector only when no file format is asked for
         target = otlp_settings(args.otlp_endpoint, args.otlp_header or (), args.otlp_protocol,
@@ -949,6 +1134,14 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def _export_send(args: argparse.Namespace, source: Any, read: Any, target: Any, start: float | None,
                  failed: bool) -> int:
+    import time
+
+    from .export import Spans as OtlpSpans
+    from .export import day_start
+    from .export import stream as export_stream
+    from .export import writer as export_writer
+    from .otlp import Sender, SendError
+
     sender = Sender(target, give_up=args.otlp_give_up)
     clock = export_writer("otlp", lambda _b: None, start if start is not None else day_start(time.time()))
     spans = OtlpSpans(clock)
@@ -968,6 +1161,12 @@ def _export_send(args: argparse.Namespace, source: Any, read: Any, target: Any, 
 
 
 def _export_follow(args: argparse.Namespace, target: Any) -> int:
+    import time
+
+    from . import follow
+    from .otlp import Sender, SendError
+    from .otlp_follow import FollowSpans
+
     redactor_of(args)  # --redact with --follow: a usage error, never an unredacted output
     path = args.file[0]
     if len(args.file) != 1 or path == STDIN or not (os.path.isfile(path) or os.path.isdir(path)):
@@ -986,6 +1185,12 @@ def _export_follow(args: argparse.Namespace, target: Any) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
+    import msgspec
+
+    from .export import run_figures
+    from .export import stream as export_stream
+    from .spans import render_figures
+
     source, read = _source(args)
     failed = _unread(source, False)
     held: dict[str, Any] | None = None  # the first session's figures: headed only if a second comes
@@ -1079,6 +1284,8 @@ def _write_file(path: str, data: bytes, inputs: list[str]) -> None:
 
 
 def cmd_pack(args: argparse.Namespace) -> int:
+    from . import sharefile
+
     files, view, failed = _gather_shared(args, named(args.files))
     try:
         data = sharefile.pack(files, view, redactor_of(args))
@@ -1097,6 +1304,8 @@ def cmd_html(args: argparse.Namespace) -> int:
     """``relayscope html``: the snapshot, one self-contained page (``snapshot.render``)."""
     if args.detail_chars is not None and args.detail_chars < 0:
         raise UsageError("--detail-chars takes 0 or more")
+    from . import sharefile
+
     items = named(args.files)
     r = redactor_of(args)
     if _many(items):
@@ -1111,6 +1320,8 @@ def cmd_html(args: argparse.Namespace) -> int:
     else:
         source, view, failed = b"".join(_read_one(items[0], args)), view_of(args, {}), False
         name = os.path.basename(args.files[0]) if args.files[0] != STDIN else "stdin"
+    from . import snapshot
+
     page = snapshot.render(source, strategy=args.strategy, fmt=args.input_format, name=name,
                            view=view, redacted=r.summary() if r is not None else None,
                            detail_chars=args.detail_chars)
@@ -1151,10 +1362,10 @@ def build_parser() -> Parser:
 
     def common(sp: argparse.ArgumentParser, strategy: bool = True) -> None:
         if strategy:
-            sp.add_argument("-s", "--strategy", choices=list(STRATEGIES), default="lineage",
-                            help="de-dup strategy (default: lineage)")
-        sp.add_argument("-i", "--input-format", choices=[AUTO, *FORMATS], default=AUTO,
-                        help="input format (default: detected from the first lines)")
+            later(sp.add_argument("-s", "--strategy", default="lineage", help="de-dup strategy (default: lineage)"),
+                  _strategies)
+        later(sp.add_argument("-i", "--input-format", default="auto",
+                              help="input format (default: detected from the first lines)"), _input_formats)
 
     t = sub.add_parser("translate", help="relay events, NDJSON by default, streaming",
                        description="Translate input to relay events. Reads stdin for '-' or no file, "
@@ -1175,7 +1386,10 @@ def build_parser() -> Parser:
                         description="One row per input line: its lane (as the page labels it), kind, the "
                         "decision, the de-dup index before and after, the relays it emitted and why; under it, "
                         "each block of the line: emitted as #N, duplicate of #N, already streamed as #N, or "
-                        "lost (never emitted), in the words of the web page's step-through.")
+                        "lost (never emitted), in the words of the web page's step-through. One input is "
+                        "written as it is read; to name a duplicate's first emission at any distance it "
+                        "remembers a 16-byte digest of every content block (about 8 MB per 100 MB of "
+                        "real captures). Several files or a folder are read whole first.")
     tr.add_argument("file", nargs="+", metavar="FILE",
                     help="a transcript; or a session's files, or a directory, traced together")
     tr.add_argument("-f", "--format", choices=["text", "json"], default="text",
@@ -1191,7 +1405,11 @@ def build_parser() -> Parser:
 
     au = sub.add_parser("audit", help="compare the strategies on one transcript",
                         description="For each strategy: blocks emitted, lost and duplicated, against an "
-                        "inventory of the transcript's content blocks built independently of any strategy.")
+                        "inventory of the transcript's content blocks built independently of any strategy. "
+                        "One input is read once, every strategy at a time; the whole run's count needs a "
+                        "16-byte digest of every content block and the words of each lost or duplicated "
+                        "one (its report): about 20 MB per 100 MB of real captures, beside the four "
+                        "translators' bounded memory. Several files or a folder are read whole first.")
     au.add_argument("file", nargs="+", metavar="FILE",
                     help="a transcript; or a session's files, or a directory: one audit per session")
     au.add_argument("--json", action="store_true", help="JSON instead of a table")
@@ -1224,7 +1442,7 @@ def build_parser() -> Parser:
                         "sub-agents) whole to link them: about 4 MB of memory per MB of the largest session. See "
                         "docs/exports.md.")
     ex.add_argument("file", nargs="+", metavar="FILE", help="a transcript; or a session's files, or a directory")
-    ex.add_argument("--format", choices=list(EXPORT_FORMATS), default=None, help="trace format written to stdout")
+    later(ex.add_argument("--format", default=None, help="trace format written to stdout"), _export_formats)
     ex.add_argument("--untimed-start", metavar="TIME", default=None,
                     help="where a run without timestamps is placed (ISO 8601 or seconds since the epoch; "
                     "default: the start of today, UTC; with --follow: now)")
@@ -1260,10 +1478,10 @@ def build_parser() -> Parser:
                         "holding every file under its path relative to the others (a session's main file, its "
                         "sub-agent files and their meta files), and a manifest (each file's size and SHA-256, the "
                         f"view the page opens it at). Every command reads it as it reads the folder. Name it "
-                        f"*{sharefile.SUFFIX}; the format is described in docs/share-format.md.")
+                        f"*{SHARE_SUFFIX}; the format is described in docs/share-format.md.")
     pk.add_argument("files", nargs="+", metavar="INPUT", help="files, folders or shareable files to pack")
     pk.add_argument("-o", "--output", metavar="FILE", required=True,
-                    help=f"the shareable file to write (name it *{sharefile.SUFFIX}; - for stdout)")
+                    help=f"the shareable file to write (name it *{SHARE_SUFFIX}; - for stdout)")
     view_option(pk, "the view the page opens it at, as in the page's address: strategy=index, step=40, row=12 "
                 "(repeat; default: the view of a shareable file packed again)")
     redact_option(pk)
@@ -1276,10 +1494,10 @@ def build_parser() -> Parser:
     ht.add_argument("files", nargs="+", metavar="INPUT",
                     help="a transcript, a session's files, a folder or a shareable file")
     ht.add_argument("-o", "--output", metavar="FILE", default=STDIN, help="the page to write (default: stdout)")
-    ht.add_argument("-s", "--strategy", choices=list(STRATEGIES), default=None,
-                    help="de-dup strategy (default: a shareable file's view, else lineage)")
-    ht.add_argument("-i", "--input-format", choices=[AUTO, *FORMATS], default=AUTO,
-                    help="input format (default: detected from the first lines)")
+    later(ht.add_argument("-s", "--strategy", default=None,
+                          help="de-dup strategy (default: a shareable file's view, else lineage)"), _strategies)
+    later(ht.add_argument("-i", "--input-format", default="auto",
+                          help="input format (default: detected from the first lines)"), _input_formats)
     view_option(ht, "row=N opens that row; strategy=NAME (as in the page's address; default: a shareable "
                 "file's view)")
     ht.add_argument("--detail-chars", type=int, metavar="N", default=None,
@@ -1296,6 +1514,10 @@ def _crash_site(tb: TracebackType | None) -> tuple[str | None, int]:
     """The input line a translator was reading when it failed: the innermost translator on the
     stack (its file and line count; a session file's own count when it has one), else what the
     command line was reading."""
+    import traceback
+
+    from .emitter import Emitter
+
     name, line = _run.name, _run.line
     for frame, _ in traceback.walk_tb(tb):
         me = frame.f_locals.get("self")

@@ -50,9 +50,10 @@ import msgspec
 
 from . import relay as R
 from . import spans as S
-from ._bounded import RecentMap
+from ._bounded import WITHDRAW_WINDOW, RecentMap
 from .analysis import AUTO, Analyzer
 from .audit import Inventory, Key, RelayKeys, describe
+from .audit import digest as audit_digest
 from .folds import THRESHOLD_S, fold, of_run
 from .lanes import MAIN
 from .multifile import audit_input, group_names, translate_files
@@ -64,7 +65,6 @@ SCOPE: Final = "relayscope"
 STAMPS_KEPT: Final = 1 << 14  # lines whose timestamps a late relay (a message's usage) may still ask for
 LOST_AFTER: Final = 4096  # lines a block may wait for the relay that carries it before it counts as lost
 SEEN_KEPT: Final = 1 << 13  # digests of emitted blocks per generation (two are kept: 8,192 to 16,384 blocks back)
-MESSAGES_KEPT: Final = 4096  # messages whose blocks a refusal fallback may still withdraw (the translator's window)
 YIELD_AFTER: Final = 256  # finished items handed on together
 OPEN_KEPT: Final = 256  # blocks whose text is held for a partial relay that may still continue it
 ERRORS_KEPT: Final = 1000  # unreadable lines named on stderr; the rest are counted
@@ -233,24 +233,32 @@ Found = tuple[int, str | None, str, str, float]  # a lost block: its line and fi
 class LostWatch:
     """The audit's question, asked as the lines pass: which blocks of the inventory does no relay
     carry? A block no relay has carried ``LOST_AFTER`` lines after its line is lost (``due``);
-    a block of a message a refusal fallback withdraws is retracted, never lost (the audit's rule).
-    Held: digests of what was done with lately, the blocks still waiting (digest, line, words), the
-    text of the last blocks a partial relay may continue: constant in the input's length. What the
-    audit counts once, this says once, unless its repeats are further apart than that window."""
+    a block of a message a refusal fallback withdraws is retracted, never lost (the audit's rule:
+    its inventory, ``audit.Inventory`` without its items, says which). Held: digests of what was
+    done with lately, the blocks still waiting (digest, line, words), the text of the last blocks a
+    partial relay may continue: constant in the input's length. What the audit counts once, this
+    says once, unless its repeats are further apart than that window."""
 
     def __init__(self, file: str | None = None) -> None:
         self.file = file
-        self.inv = _DigestInventory(self, file)
+        self.inv = Inventory(file, keep=False)
         self.keys = _BoundedKeys()
         self.emitted = _Seen()
-        self.growing: RecentMap[int, int] = RecentMap(MESSAGES_KEPT)  # a streamed block's first seq -> digest so far
-        self.pending: dict[int, Found] = {}  # digest -> where the block was
+        self.growing: RecentMap[int, int] = RecentMap(WITHDRAW_WINDOW)  # a streamed block's first seq -> digest so far
+        self.pending: dict[int, tuple[Found, bytes]] = {}  # digest -> where the block was, the audit's digest
         self.order: deque[tuple[int, int]] = deque()  # (line, digest) in the order found
         self.where: tuple[str, float] = (MAIN, 0.0)
-        self.retracted = 0
 
     def line(self, number: int, raw: bytes) -> None:
         self.inv.add_line(number, raw)
+        if self.inv.fresh:
+            self._found()
+
+    def _found(self) -> None:
+        """The blocks the inventory found since it was last asked."""
+        for key, number in self.inv.fresh:
+            self.add(key, number)
+        self.inv.fresh.clear()
 
     def relays(self, relays: Iterable[R.Relay], x_of: Callable[[R.Relay], float | None]) -> None:
         feed, emitted, pending, growing = self.keys.feed, self.emitted, self.pending, self.growing
@@ -275,62 +283,36 @@ class LostWatch:
     def add(self, key: Key, number: int) -> None:
         d = _digest(key)
         if d not in self.emitted and d not in self.pending:
-            self.pending[d] = (number, self.file, self.where[0], describe(key), self.where[1])
+            where = (number, self.file, self.where[0], describe(key), self.where[1])
+            self.pending[d] = (where, audit_digest(key))  # what a refusal fallback may name later
             self.order.append((number, d))
-
-    def withdraw(self, digests: set[int]) -> None:
-        self.retracted += len(digests)
-        for d in digests:
-            self.pending.pop(d, None)
 
     def due(self, number: int) -> list[Found]:
         """The blocks found ``LOST_AFTER`` lines before ``number`` that no relay carried since."""
         out: list[Found] = []
-        order, pending = self.order, self.pending
+        order, pending, withdrawn = self.order, self.pending, self.inv.withdrawn
         while order and order[0][0] <= number - LOST_AFTER:
             d = order.popleft()[1]
             got = pending.pop(d, None)
             if got is not None:
-                out.append(got)
                 self.emitted.add(d)  # done with: said once, as the audit counts a block once
+                if not (withdrawn and got[1] in withdrawn):  # withdrawn: retracted, not lost
+                    out.append(got[0])
         return out
 
     def finish(self) -> list[Found]:
         """End of input: what still waits is lost."""
         self.inv.finish()
+        self._found()  # the streamed blocks the end made whole
         return self.due(sys.maxsize)
 
     def notes(self) -> list[str]:
-        return retracted_words(self.retracted)
+        return retracted_words(len(self.inv.withdrawn))
 
 
 def retracted_words(n: int) -> list[str]:
     return [f"{n} block(s) retracted by a model_refusal_fallback (withdrawn on purpose: neither lost "
             "nor emitted)"] if n else []
-
-
-class _DigestInventory(Inventory):
-    """The audit's inventory, its blocks handed on as they are found instead of kept, and the
-    blocks of the last ``MESSAGES_KEPT`` messages as digests for a fallback that withdraws them."""
-
-    def __init__(self, watch: LostWatch, file: str | None) -> None:
-        super().__init__(file)
-        self.watch = watch
-        self.digests: RecentMap[str, list[int]] = RecentMap(MESSAGES_KEPT)
-        self.uuid_message = RecentMap(MESSAGES_KEPT)
-
-    def add(self, key: Key, line: int) -> None:
-        self.watch.add(key, line)
-
-    def belongs(self, message: str, key: Key) -> None:
-        got = self.digests.get(message)
-        if got is None:
-            self.digests[message] = got = []
-        got.append(_digest(key))
-
-    def retract(self, uuids: list[str]) -> None:
-        self.watch.withdraw({d for u in uuids for m in {self.uuid_message.get(u, u), u}
-                             for d in self.digests.get(m, ())})
 
 
 # -- sources ---------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ import msgspec
 
 from . import relay as R
 from . import trace as T
-from .audit import Item, Key, RelayKeys, _block_key, describe, relay_keys
+from .audit import Digest, Item, Key, RelayKeys, _block_key, describe, digest, relay_keys
 
 EMITTED: Final = "emitted"
 LOST: Final = "lost"
@@ -62,12 +62,14 @@ class BlockFate:
 
 @dataclass(slots=True)
 class Fates:
-    first_seq: dict[Key, int] = field(default_factory=dict)
+    # with ``digests`` (the trace's, for a whole run) blocks are known by ``audit.digest`` of their key
+    first_seq: dict[Key | Digest, int] = field(default_factory=dict)
     anchor: dict[int, int] = field(default_factory=dict)  # a content relay's seq -> its block's first relay
-    key_at: dict[int, Key] = field(default_factory=dict)  # a block's first relay -> the block's key
+    key_at: dict[int, Key | Digest] = field(default_factory=dict)  # a block's first relay -> the block's key
     lost_keys: set[Key] = field(default_factory=set)
     lost: list[LostBlock] = field(default_factory=list)
     by_row: dict[int, LostBlock] = field(default_factory=dict)
+    digests: bool = False
 
     def lost_on(self, file: str | None, line: int) -> list[LostBlock]:
         return [b for b in self.lost if b.line == line and b.file == file]
@@ -105,10 +107,13 @@ class Tracker:
     must be byte for byte the finished file's): what is known at a line is what the relays up to
     it carried. A block skipped with no relay before it is lost there; :func:`compute` (the
     page) knows the whole input, so the two differ only for a block emitted after a line that
-    skipped it."""
+    skipped it.
+
+    Of the whole run it keeps each block's digest and first seq (a block seen again any time later
+    is a duplicate of it); of the relays, only those of the steps not yet written (``done``)."""
 
     def __init__(self) -> None:
-        self.fates = Fates()
+        self.fates = Fates(digests=True)
         self._keys = RelayKeys()
 
     def feed(self, relays: Iterable[R.Relay]) -> None:
@@ -118,10 +123,16 @@ class Tracker:
             if found is None:
                 continue
             key, first = found
-            fates.first_seq.setdefault(key, first)
-            fates.key_at[first] = key
+            d = digest(key)
+            fates.first_seq.setdefault(d, first)
+            fates.key_at[first] = d
             if first != relay.seq:
                 fates.anchor[relay.seq] = first
+
+    def done(self) -> None:
+        """The steps fed for are written: a later step looks up only relays fed after now."""
+        self.fates.key_at.clear()
+        self.fates.anchor.clear()
 
     def blocks(self, step: T.TraceStep, raw: str | bytes) -> list[BlockFate]:
         return every_block(self.fates, step, raw)
@@ -161,9 +172,10 @@ def _line_blocks(raw: str | bytes, line: int, file: str | None) -> list[Key | No
     return keys
 
 
-def _fate(fates: Fates, index: int, key: Key, action: str | None, seqs: Sequence[int]) -> BlockFate:
+def _fate(fates: Fates, index: int, full: Key, action: str | None, seqs: Sequence[int]) -> BlockFate:
+    key: Key | Digest = digest(full) if fates.digests else full
     seq = fates.first_seq.get(key)
-    block = describe(key)
+    block = describe(full)
     if key in fates.lost_keys or seq is None:
         return BlockFate(index, LOST, None, f"{block}: never emitted; the audit counts it as lost", block)
     if action == T.BLOCK_STREAMED:

@@ -15,6 +15,8 @@ folders) into named byte streams, and say plainly what could not be read.
 * A shareable file (``sharefile``: a zip of an input's files) is read like a folder: its files
   are named ``FILE/PATH`` (PATH as stored in it), and what is wrong with it (a file cut short, a
   hash that does not match, a zip that is not ours) is a :class:`Problem` each, the rest read.
+  Its reader (``sharefile``: zipfile, the redactor) is loaded only for bytes that start as a zip
+  does: a transcript never loads it (it was a third of a short run's start-up).
 * Names are shown as text whatever their bytes: :func:`display_name` escapes what is not UTF-8
   (``bad\\xff.jsonl``), so messages and the ``file`` field of relays never fail to encode.
 
@@ -29,9 +31,10 @@ import stat
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import BinaryIO, Final
+from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
-from . import sharefile
+if TYPE_CHECKING:
+    from . import sharefile
 
 STDIN: Final = "-"
 STDIN_NAME: Final = "<stdin>"
@@ -181,6 +184,29 @@ class Input:
         self._stream = None
 
 
+class Window:
+    """The lines of one input from a line on, numbered from 1 as they are added: what a command
+    still needs of the lines it has passed (``trace``: the lines whose steps are not written)."""
+
+    def __init__(self) -> None:
+        self.lines: list[bytes] = []
+        self.base = 0  # the number of the line before lines[0]
+
+    def add(self, line: bytes) -> None:
+        self.lines.append(line)
+
+    def get(self, step: Any) -> bytes:
+        """The line of a trace step (``step.line``), or b"" once let go."""
+        at = step.line - 1 - self.base
+        return self.lines[at] if 0 <= at < len(self.lines) else b""
+
+    def keep_from(self, number: int) -> None:
+        """Let go of the lines before line ``number``."""
+        done = min(max(0, number - 1 - self.base), len(self.lines))
+        del self.lines[:done]
+        self.base += done
+
+
 def open_named(path: str) -> Input:
     """An input named on the command line: ``-`` is stdin, anything else a path that is checked
     to exist and be readable now (so a typo fails before any output) and opened when read."""
@@ -251,7 +277,7 @@ def is_share(source: Input) -> bool:
         return False  # reported when read
     finally:
         source.park()
-    return sharefile.is_sharefile(head[:4])
+    return is_zip(head)
 
 
 def is_share_path(path: str) -> bool:
@@ -260,14 +286,25 @@ def is_share_path(path: str) -> bool:
         if not os.path.isfile(path):
             return False
         with open(path, "rb") as f:
-            return sharefile.is_sharefile(f.read(4))
+            return is_zip(f.read(4))
     except OSError:
         return False
+
+
+def is_zip(head: bytes) -> bool:
+    """``sharefile.is_sharefile``, asked only of bytes that start as a zip does (``PK``)."""
+    if head[:2] != b"PK":
+        return False
+    from . import sharefile
+
+    return sharefile.is_sharefile(head[:4])
 
 
 def read_share(name: str, data: bytes) -> tuple[dict[str, bytes], list[Problem], sharefile.Opened]:
     """The files of the shareable file ``name`` (its bytes ``data``) as ``NAME/PATH``, what is
     wrong with it as problems (``NAME: ...`` or ``NAME/PATH: ...``), and all it held."""
+    from . import sharefile
+
     opened = sharefile.unpack(data)
     files = {f"{name}/{path}": content for path, content in opened.files.items()}
     problems = [Problem(f"{name}/{i.path}" if i.path else name, i.message) for i in opened.issues]

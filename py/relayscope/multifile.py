@@ -23,7 +23,9 @@ or, failing both, by the one unbound call whose prompt is the file's first promp
 The audit has one entry point, :func:`audit_steps` (:func:`audit_input` without the progress):
 the CLI and the web model both call it, and it audits each group exactly as it is translated
 for display (one text: through an ``Analyzer``, as the CLI and the page read it; a set of files:
-group by group as :func:`translate_files` does), every strategy against one inventory.
+group by group as :func:`translate_files` does), every strategy against one inventory. One text
+is read once, line by line, every strategy's translator fed each line in turn (``audit.Audit``
+counts as they go): given its lines lazily, its audit holds no line it has passed.
 
 State: none between calls; each call builds its own translators. No I/O: callers pass file
 contents. Must not import the CLI or the web package.
@@ -31,9 +33,10 @@ contents. Must not import the CLI or the web package.
 
 from __future__ import annotations
 
+import itertools
 import posixpath
 import re
-from collections.abc import Generator, Iterable, Mapping, Sequence
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -43,9 +46,9 @@ from msgspec import Raw, Struct
 from . import relay as R
 from . import trace as T
 from .analysis import AUTO, SLICE_BYTES, Analyzer
-from .audit import Inventory, Item, Key, StrategyAudit, audit_relays, inventory
+from .audit import Audit, Inventory, Item, Key, StrategyAudit
 from .drift import Drift, DriftByFile, DriftReport
-from .formats import detect
+from .formats import Sniffer, detect
 from .formats.session import (
     AGENT_FILE,
     AGENT_META,
@@ -56,7 +59,7 @@ from .formats.session import (
     first_text,
 )
 from .lanes import Lane, is_spawn_tool, spawn_input
-from .translator import STRATEGIES
+from .translator import STRATEGIES, Translator
 from .wire import iter_lines, split_lines
 
 __all__ = [
@@ -466,10 +469,10 @@ class InputAudit:
         return self.format != "sse"
 
 
-def audit_input(source: Text | Sequence[bytes] | Mapping[str, Text], strategies: Iterable[str] | None = None,
-                fmt: str = AUTO, *, name: str | None = None) -> list[InputAudit]:
+def audit_input(source: Text | Iterable[bytes] | Mapping[str, Text], strategies: Iterable[str] | None = None,
+                fmt: str = AUTO, *, name: str | None = None, items: bool = True) -> list[InputAudit]:
     """:func:`audit_steps` run to the end (the CLI's way in)."""
-    steps = audit_steps(source, strategies, fmt, name=name)
+    steps = audit_steps(source, strategies, fmt, name=name, items=items)
     while True:
         try:
             next(steps)
@@ -478,20 +481,22 @@ def audit_input(source: Text | Sequence[bytes] | Mapping[str, Text], strategies:
             return result
 
 
-def audit_steps(source: Text | Sequence[bytes] | Mapping[str, Text], strategies: Iterable[str] | None = None,
-                fmt: str = AUTO, *, name: str | None = None) -> Generator[float, None, list[InputAudit]]:
+def audit_steps(source: Text | Iterable[bytes] | Mapping[str, Text], strategies: Iterable[str] | None = None,
+                fmt: str = AUTO, *, name: str | None = None,
+                items: bool = True) -> Generator[float, None, list[InputAudit]]:
     """Audit an input exactly as it is translated for display; yields progress in [0, 1] and
     returns one :class:`InputAudit` per group (``results = yield from audit_steps(...)``).
 
-    ``source`` is one text (or its lines: read as one stream through an ``Analyzer``, as the CLI
-    reads a file and the page a paste) or ``{name: content}`` (grouped as :func:`translate_files`
-    groups them: a session's files together, any other file on its own). ``name`` names the one
-    text in errors."""
+    ``source`` is one text, or its lines (a sequence, or an iterable read once: progress is then
+    not known), read as one stream through an ``Analyzer``, as the CLI reads a file and the page a
+    paste; or ``{name: content}`` (grouped as :func:`translate_files` groups them: a session's
+    files together, any other file on its own). ``name`` names the one text in errors. Without
+    ``items`` the inventory is not kept (``InputAudit.items`` is empty): what the CLI needs."""
     names = list(strategies if strategies is not None else STRATEGIES)
     if not isinstance(source, Mapping):
-        lines = split_lines(source) if isinstance(source, str | bytes) else list(source)
-        found = fmt if fmt != AUTO else detect(lines)
-        result = yield from _audit_stream(name, found, lines, names, 0.0, 1.0, grouped=False)
+        lines: Iterable[bytes] = split_lines(source) if isinstance(source, str | bytes) else source
+        found, lines = _format_of(lines, fmt)
+        result = yield from _audit_stream(name, found, lines, names, 0.0, 1.0, grouped=False, items=items)
         yield 1.0
         return [result]
     cache: _Prepared = {}
@@ -506,47 +511,79 @@ def audit_steps(source: Text | Sequence[bytes] | Mapping[str, Text], strategies:
             result = yield from _audit_session(g, names, cache, start, share)
         else:
             result = yield from _audit_stream(g.name, g.format, split_lines(g.files[g.name]), names, start, share,
-                                              grouped=True)
+                                              grouped=True, items=items)
         results.append(result)
         done += size
     yield 1.0
     return results
 
 
-def _audit_stream(name: str | None, fmt: str, lines: list[bytes], names: list[str], start: float, share: float,
-                  *, grouped: bool) -> Generator[float, None, InputAudit]:
-    """One stream: an inventory of its lines, then each strategy through an ``Analyzer``.
+def _format_of(lines: Iterable[bytes], fmt: str) -> tuple[str, Iterable[bytes]]:
+    """The input's format (``fmt``, else detected from the first lines) and its lines, all of them:
+    lines read once are held only until the format is known."""
+    if fmt != AUTO:
+        return fmt, lines
+    if isinstance(lines, Sequence):
+        return detect(lines), lines
+    head: list[bytes] = []
+    rest: Iterator[bytes] = iter(lines)
+    sniffer = Sniffer()
+    found = None
+    for line in rest:
+        head.append(line)
+        found = sniffer.feed(line)
+        if found is not None:
+            break
+    return found or "stream-json", itertools.chain(head, rest)
+
+
+def _audit_stream(name: str | None, fmt: str, lines: Iterable[bytes], names: list[str], start: float, share: float,
+                  *, grouped: bool, items: bool = True) -> Generator[float, None, InputAudit]:
+    """One stream, in one pass: each line to the inventory, then to each strategy's translator.
     Relays and inventory carry no file name (a stream is one file), so user text matches."""
     files = [name] if name is not None and grouped else []
+    total = sum(map(len, lines)) if isinstance(lines, Sequence) else 0
     if fmt == "sse":  # translated once all the same: its relays count in the seq space shown
-        a = Analyzer("lineage", fmt)
-        for _ in a.feed_steps(lines):
-            pass
+        a = Analyzer("lineage", fmt, keep=False)
+        count = 0
+        for line in lines:
+            count += len(a.feed_line(line))
+        count += len(a.finish())
         errors: Errors = [(name, line, message) for line, message in a.errors]
-        return InputAudit(name, fmt, files, [], errors, dict.fromkeys(names, len(a.relays)))
-    inv = Inventory()
-    budget = 0
+        return InputAudit(name, fmt, files, [], errors, dict.fromkeys(names, count))
+    inv = Inventory(keep=items)
+    audit = Audit(names)
+    drift = Drift()  # counted once, as each line is decoded (below)
+    analyzers = [Analyzer(strategy, fmt, keep=False) for strategy in names]
+    # Each line decoded once, its frame fed to every strategy's translator (they only read it):
+    # the ids the translators remember are then one string each, not one per strategy.
+    translators = [a.translator for a in analyzers]
+    feeds = list(enumerate(t.feed for t in translators if isinstance(t, Translator)))  # SSE went above
+    decode = drift.decode
+    budget = done = 0
+    passes = len(feeds) + 1  # a line's work: the inventory's and each translator's
     for number, line in enumerate(lines, 1):
         inv.add_line(number, line)
-        budget += len(line)
-        if budget >= SLICE_BYTES:
-            budget = 0
-            yield start + share * INVENTORY_SHARE * number / len(lines)
-    items = inv.finish()
-    audits: list[StrategyAudit] = []
-    errors = []
-    counts: dict[str, int] = {}
-    drift = Drift()  # counted once, as the first strategy's translator decodes the lines
-    for k, strategy in enumerate(names):
-        a = Analyzer(strategy, fmt, drift=drift if k == 0 else False)
-        for p in a.feed_steps(lines):
-            yield start + share * (INVENTORY_SHARE + (1 - INVENTORY_SHARE) * (k + p) / len(names))
-        audits.append(audit_relays(strategy, a.relays, items, a.lanes))
-        counts[strategy] = len(a.relays)
-        if k == 0 or strategy == "lineage":
-            errors = [(name, line, message) for line, message in a.errors]
+        audit.take(inv)
+        frame = decode(line, number)
+        for k, feed in feeds:
+            relays = feed(frame)
+            if relays:
+                audit.feed(k, relays)
+        budget += len(line) * passes
+        if budget >= SLICE_BYTES:  # a slice of work as long as one translator's over SLICE_BYTES
+            done, budget = done + budget // passes, 0
+            if total:
+                yield start + share * done / total
+    for k, a in enumerate(analyzers):
+        audit.feed(k, a.finish())
+    found = inv.finish()
+    audit.take(inv)
+    audits = audit.finish([a.lanes for a in analyzers])
+    k = names.index("lineage") if "lineage" in names else 0
+    errors = [(name, line, message) for line, message in analyzers[k].errors] if analyzers else []
     _with_drift(audits, drift)
-    return InputAudit(name, fmt, files, audits, errors, counts, items)
+    return InputAudit(name, fmt, files, audits, errors, {a.strategy: a.relays for a in audits}, found)
 
 
 def _with_drift(audits: list[StrategyAudit], d: Drift) -> None:
@@ -562,24 +599,30 @@ def _audit_session(g: FileGroup, names: list[str], cache: _Prepared, start: floa
     """One session's files: one inventory of every file's blocks (user text told apart by file
     and line), each strategy through :func:`translate_session`."""
     items: dict[Key, Item] = {}
+    audit = Audit(names)
     for file, content in g.files.items():
         if AGENT_META.match(_basename(file)):
             continue
-        lines = cache[file][0] if file in cache else split_lines(content)
-        for key, item in inventory(lines, file=file).items():
+        inv = Inventory(file)
+        for number, line in enumerate(cache[file][0] if file in cache else split_lines(content), 1):
+            inv.add_line(number, line)
+        for key, item in inv.finish().items():
             items.setdefault(key, item)
+        audit.take(inv)
     yield start + share * INVENTORY_SHARE
-    audits: list[StrategyAudit] = []
     errors: Errors = []
     counts: dict[str, int] = {}
+    lanes: list[Mapping[str, Lane]] = []
     drift = Drift()  # counted once, as the first strategy's translator decodes the files
     for k, strategy in enumerate(names):
         result = _translate_session(g.files, strategy, False, cache, drift if k == 0 else None)
-        audits.append(audit_relays(strategy, result.relays, items, result.lanes))
+        audit.feed(k, result.relays)
+        lanes.append(result.lanes)
         counts[strategy] = len(result.relays)
         if k == 0 or strategy == "lineage":
             errors = result.errors
         yield start + share * (INVENTORY_SHARE + (1 - INVENTORY_SHARE) * (k + 1) / len(names))
+    audits = audit.finish(lanes)
     _with_drift(audits, drift)
     return InputAudit(g.name, "session", list(g.files), audits, errors, counts, items)
 

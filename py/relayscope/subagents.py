@@ -45,8 +45,8 @@ from . import relay as R
 from .lanes import MAIN, Lane, is_spawn_tool, missing_transcripts
 from .meaning import elapsed_words, relay_fields
 
-__all__ = ["CliCount", "LaneState", "LaneStates", "SubagentCheck", "check", "cli_count", "describe_check",
-           "status_words"]
+__all__ = ["CliCount", "LaneState", "LaneStates", "SubagentCheck", "check", "check_states", "cli_count",
+           "describe_check", "status_words"]
 
 RUNNING: Final = "running"
 COMPLETED: Final = "completed"
@@ -232,12 +232,19 @@ def check(relays: Iterable[R.Relay], lanes: Mapping[str, Lane] | None = None) ->
     """The check of one input's relays (and, for a session folder, its lanes); None when there is
     nothing to hold the lanes against (no count from the CLI, no transcript missing)."""
     relays = list(relays)
-    cli = cli_count(relays)
+    states = LaneStates()
+    states.feed(relays)
+    return check_states(states, relays, lanes)
+
+
+def check_states(states: LaneStates, results: Iterable[R.Relay],
+                 lanes: Mapping[str, Lane] | None = None) -> SubagentCheck | None:
+    """``check`` of relays already fed to ``states``, given their results (``turn_complete``; any
+    other relay is passed over): for a caller that counts relays as they come and keeps none."""
+    cli = cli_count(results)
     files = missing_transcripts(lanes) if lanes else {}
     if cli is None and not files:
         return None
-    states = LaneStates()
-    states.feed(relays)
     spawned = {k: st for k, st in states.lanes.items() if st.spawned}
     records = {k for k, st in states.lanes.items() if st.records}
     by_state = [st.state for st in spawned.values()]

@@ -123,6 +123,7 @@ must not import the formats or anything above them.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Mapping
 from typing import Any, ClassVar, Final, NamedTuple
 
@@ -131,7 +132,7 @@ from msgspec import UNSET, Raw
 
 from . import relay as R
 from . import trace as T
-from ._bounded import Recent, RecentMap
+from ._bounded import WITHDRAW_WINDOW, Recent, RecentMap
 from .emitter import Emitter
 from .lanes import MAIN, Lane, LaneTracker
 from .meaning import RECORDS, task_state
@@ -700,6 +701,7 @@ class _Pending(msgspec.Struct, gc=False):  # one per assistant line: a Struct, a
 
 # Content relays a model_refusal_fallback may withdraw (by the message they came from).
 _CONTENT: Final = frozenset({R.TextDelta, R.ThinkingDelta, R.ToolUse, R.ContentBlock})
+_Noted = tuple[str | None, str | None, tuple[tuple[str | None, int], ...]]  # Translator._recent's items
 
 
 MAX_BLOCK_INDEX: Final = 1 << 12  # content blocks of one streamed message; real ones have dozens
@@ -736,10 +738,11 @@ class Translator(Emitter):
         self._pending: dict[str, _Pending] = {}  # message id -> last usage row seen
         self._lane_msg: dict[str, str] = {}
         self._flushed: Recent[str] = Recent()
-        # For model_refusal_fallback: the content relays of each message (by message id, or the
-        # line's uuid without one) and the message of each assistant line's uuid.
-        self._content: RecentMap[str, tuple[int, ...]] = RecentMap()
-        self._uuid_msg: RecentMap[str, str] = RecentMap()
+        # For model_refusal_fallback: of each recent line with content, its uuid, its message id and
+        # its content relays (their message id, or the line's uuid without one; their seq). One
+        # append a line; read back only when a fallback comes (two maps kept up to date for every
+        # line were a tenth of the translator's time).
+        self._recent: deque[_Noted] = deque(maxlen=WITHDRAW_WINDOW)
         self._thinking_est: dict[str, int] = {}  # lane -> the last system/thinking_tokens estimate
 
     def lane_map(self) -> Mapping[str, Lane]:
@@ -757,29 +760,28 @@ class Translator(Emitter):
         # _pending's records are replaced, never changed in place: shared with the checkpoint
         return (Emitter.checkpoint(self), self.strategy_name, self.strategy.checkpoint(), self.lanes.checkpoint(),
                 self._prev_fp, tuple(self._pending.items()), tuple(self._lane_msg.items()), self._flushed.checkpoint(),
-                self._content.checkpoint(), self._uuid_msg.checkpoint(), tuple(self._thinking_est.items()))
+                tuple(self._recent), tuple(self._thinking_est.items()))
 
     def checkpoint_size(self) -> int:
         """How many entries (ids, lanes, a message's records) a checkpoint now holds: what its
         memory and the time to take it grow with."""
         lanes, strategy = self.lanes, self.strategy
         size = (len(self._flushed) + len(self._pending) + len(lanes.lanes) + len(lanes.spawns)
-                + len(lanes.tool_lane) + len(lanes.contexts) + len(self._content) + len(self._uuid_msg))
+                + len(lanes.tool_lane) + len(lanes.contexts) + len(self._recent))
         if isinstance(strategy, LineageDedup):
             size += len(strategy.msgs) + len(strategy.tool_ids) + len(strategy.result_ids)
         return size
 
     def restore(self, checkpoint: tuple[Any, ...]) -> None:
         """Hold what ``checkpoint`` held (any translator's, of any strategy) and nothing else."""
-        emitter, name, strategy, lanes, self._prev_fp, pending, lane_msg, flushed, content, uuids, est = checkpoint
+        emitter, name, strategy, lanes, self._prev_fp, pending, lane_msg, flushed, recent, est = checkpoint
         Emitter.restore(self, emitter)
         self.strategy_name, self.strategy = name, STRATEGIES[name]()
         self.strategy.restore(strategy)
         self.lanes.restore(lanes)
         self._pending, self._lane_msg = dict(pending), dict(lane_msg)
         self._flushed.restore(flushed)
-        self._content.restore(content)
-        self._uuid_msg.restore(uuids)
+        self._recent = deque(recent, maxlen=WITHDRAW_WINDOW)
         self._thinking_est = dict(est)
 
     # -- entry points -------------------------------------------------------------------
@@ -1139,27 +1141,27 @@ class Translator(Emitter):
         return (int(est) if isinstance(est, int | float) else None), took
 
     def _note_content(self, start: int, uuid: str | None, msg_id: str | None) -> None:
-        """Remember the content relays emitted since ``start`` by their message (what a later
-        ``model_refusal_fallback`` may withdraw) and the message of the line's ``uuid``."""
-        if uuid is not None and msg_id is not None:
-            self._uuid_msg[uuid] = msg_id
-        content = self._content
-        for r in self._out[start:]:
-            if type(r) in _CONTENT:
-                key = r.message_id or uuid  # type: ignore[attr-defined]
-                if key is not None:
-                    content[key] = (*content.get(key, ()), r.seq)
+        """Remember the content relays emitted since ``start`` with their message (what a later
+        ``model_refusal_fallback`` may withdraw), and the line's ``uuid`` and message."""
+        out = self._out
+        if len(out) == start + 1:  # one relay: the usual line, without a loop
+            r: Any = out[start]
+            relays: tuple[tuple[str | None, int], ...] = ((r.message_id or uuid, r.seq),) if type(r) in _CONTENT else ()
+        else:
+            relays = tuple((r.message_id or uuid, r.seq) for r in out[start:] if type(r) in _CONTENT)  # type: ignore[attr-defined]
+        if relays or (uuid is not None and msg_id is not None):
+            self._recent.append((uuid, msg_id, relays))
 
     def _retracted(self, fields: Any) -> tuple[int, ...]:
         """The seqs of the content relays of the messages a ``model_refusal_fallback`` names
         (``retracted_message_uuids``: the lines' uuids, or message ids); tolerant of any shape."""
         uuids = fields.get("retracted_message_uuids") if isinstance(fields, dict) else None
-        seqs: set[int] = set()
-        for uuid in uuids if isinstance(uuids, list) else []:
-            if isinstance(uuid, str):
-                seqs.update(self._content.get(self._uuid_msg.get(uuid, uuid), ()))
-                seqs.update(self._content.get(uuid, ()))
-        return tuple(sorted(seqs))
+        named = [u for u in (uuids if isinstance(uuids, list) else []) if isinstance(u, str)]
+        if not named:
+            return ()
+        message_of = {u: m for u, m, _ in self._recent if u is not None and m is not None}  # the latest wins
+        keys = {k for u in named for k in (message_of.get(u, u), u)}
+        return tuple(sorted({q for _, _, relays in self._recent for key, q in relays if key in keys}))
 
     def _flush_lane(self, step: T.TraceStep, lane: str) -> None:
         for msg_id in [m for m, p in self._pending.items() if p.lane == lane]:

@@ -28,11 +28,13 @@ translator decides what a message is) or fetch anything.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Final
 
 import msgspec
 
 from . import relay as R
+from ._bounded import Recent
 
 __all__ = ["PRICES", "PRICES_DATE", "PRICES_SOURCE", "Tally", "Tokens", "UsageReport", "estimate", "price_of",
            "usage_report"]
@@ -136,7 +138,7 @@ class Tally:
         self.run = Tokens()
         self.lanes: dict[str, Tokens] = {}
         self.reported: Tokens | None = None
-        self._seen: set[str] = set()
+        self._seen: Recent[str] = Recent()  # a window, as the translator's: a message's rows come together
 
     def add_result(self, r: R.TurnComplete) -> Tokens | None:
         """A run's ``result``: its ``modelUsage`` (per model: tokens and ``costUSD``) added to
@@ -172,7 +174,7 @@ class Tally:
         self.run.add(r)
         return lane
 
-    def feed(self, relays: list[R.Relay]) -> None:
+    def feed(self, relays: Iterable[R.Relay]) -> None:
         for r in relays:
             if type(r) is R.Usage:
                 self.add(r)

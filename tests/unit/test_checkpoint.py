@@ -96,7 +96,7 @@ def test_a_checkpoint_holds_every_attribute() -> None:
     assert set(vars(t)) == {
         "tracing", "trace", "errors", "warnings", "error_count", "warning_count", "internal_errors", "file",
         "lines", "_seq", "_out", "_started", "_scratch", "marks", "strategy_name", "strategy", "lane_events",
-        "lanes", "_prev_fp", "_pending", "_lane_msg", "_flushed", "_content", "_uuid_msg", "_thinking_est",
+        "lanes", "_prev_fp", "_pending", "_lane_msg", "_flushed", "_recent", "_thinking_est",
         # not de-dup state: the load's drift counter, which a restored translator never carries (steps made
         # again from a checkpoint must not count the input's new records twice: tests/unit/test_drift.py)
         "drift"}

@@ -68,7 +68,11 @@ LAYERS: dict[str, int] = {
 # package only once micropip has installed it; app.py takes pyodide.ffi where a callback needs it
 # (it exists only in the browser); so does embed.py. None of them imports its way around a cycle in the core.
 # main: a broken wheel must still end in "error"; dom, remote: `js` exists only inside Pyodide.
-LATE_IMPORTS_ALLOWED = {"relayscope.web.main", "relayscope.web.dom", "relayscope.web.remote"}
+# cli: each command imports the modules it needs when it runs, so that a run of one command (or
+# `--version`) loads none of the others' (start-up is most of a short run; test_cli_startup);
+# inputs: the shareable file's reader (zipfile, the redactor) only for bytes that start as a zip.
+LATE_IMPORTS_ALLOWED = {"relayscope.web.main", "relayscope.web.dom", "relayscope.web.remote", "relayscope.cli",
+                        "relayscope.inputs"}
 # The browser side is the top layer as a whole: a new web module needs no entry above (the web
 # UI gains modules often); a new core module does.
 WEB = "relayscope.web"

@@ -1,0 +1,81 @@
+"""What a run of one command loads: only the modules that command needs, so that ``--version`` and a
+short ``translate`` are not mostly start-up. Read from ``python -X importtime`` (which names every
+module imported), never timed. The parser's choices, read late, still check values and show in help."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from _corpus import FIXTURE_STREAM_JSON, ROOT
+
+from relayscope.cli import main
+
+ENV = {**os.environ, "PYTHONPATH": str(ROOT / "py")}
+ONE_SESSION = str(FIXTURE_STREAM_JSON / "GuhyupLee__waifu-agent__tests__fixtures__claude-multiturn.jsonl")
+
+
+def run(*args: str) -> tuple[subprocess.CompletedProcess[bytes], set[str]]:
+    """The command's run, and every module it imported."""
+    p = subprocess.run([sys.executable, "-X", "importtime", "-m", "relayscope", *args], capture_output=True,
+                       env=ENV, timeout=60, check=False)
+    loaded = {line.rsplit("|", 1)[1].strip() for line in p.stderr.decode().splitlines()
+              if line.startswith("import time:") and "|" in line}
+    return p, loaded
+
+
+def ours(loaded: set[str]) -> set[str]:
+    return {m for m in loaded if m.startswith("relayscope")}
+
+
+def test_version_loads_no_command_and_no_decoder() -> None:
+    p, loaded = run("--version")
+    assert p.returncode == 0 and p.stdout.startswith(b"relayscope ")
+    assert ours(loaded) <= {"relayscope", "relayscope.__main__", "relayscope.cli", "relayscope.inputs"}
+    assert "msgspec" not in loaded
+
+
+def test_translate_loads_no_other_commands_modules() -> None:
+    p, loaded = run("translate", ONE_SESSION)
+    assert p.returncode == 0 and p.stdout.count(b"\n") > 10
+    others = {"export", "spans", "describe", "present", "redact", "follow", "live", "multifile", "audit", "fates",
+              "textout", "usage", "sharefile", "snapshot"}
+    assert ours(loaded) & {f"relayscope.{m}" for m in others} == set()
+    assert "shutil" not in loaded  # argparse's formatter asks shutil for the width (and so imports bz2, lzma)
+
+
+def test_redact_loads_no_translator() -> None:
+    p, loaded = run("redact", ONE_SESSION)
+    assert p.returncode == 0
+    assert {"relayscope.translator", "relayscope.wire", "relayscope.export"} & loaded == set()
+
+
+def test_choices_read_late_still_check_values_and_show_in_help() -> None:
+    p, _ = run("translate", "-s", "bogus", ONE_SESSION)
+    assert p.returncode == 2
+    assert b"invalid choice: 'bogus' (choose from 'none', 'index', 'fingerprint', 'lineage')" in p.stderr
+    p, _ = run("export", "--format", "svg", ONE_SESSION)
+    assert p.returncode == 2 and b"(choose from 'chrome-trace', 'otlp')" in p.stderr
+    p, _ = run("trace", "-i", "ndjson", ONE_SESSION)
+    assert p.returncode == 2 and b"(choose from 'auto', 'stream-json', 'sse', 'session')" in p.stderr
+    p, _ = run("translate", "--help")
+    assert b"{none,index,fingerprint,lineage}" in p.stdout and b"{auto,stream-json,sse,session}" in p.stdout
+    p, _ = run("export", "-s", "index", "--format", "otlp", ONE_SESSION)
+    assert p.returncode == 0 and p.stdout.startswith(b"{")
+
+
+def test_version_answered_before_the_cli_loads_says_what_argparse_says(capsys: pytest.CaptureFixture[str]) -> None:
+    p, loaded = run("--version")
+    assert ours(loaded) <= {"relayscope", "relayscope.__main__"}
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert p.stdout.decode() == capsys.readouterr().out
+
+
+def test_the_parser_names_the_shareable_files_suffix_sharefile_uses() -> None:
+    from relayscope import cli, sharefile
+
+    assert cli.SHARE_SUFFIX == sharefile.SUFFIX
