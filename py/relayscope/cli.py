@@ -1437,7 +1437,7 @@ def build_parser() -> Parser:
                         "(tool_use to tool_result) and per model call (with its usage), on the input's timestamps "
                         "(else its line order, placed from --untimed-start): chrome-trace opens in Perfetto UI, "
                         "speedscope and the DevTools Performance panel, otlp in Jaeger, Tempo, Phoenix, Langfuse, "
-                        "MLflow. One input is read a line at a time (constant memory: about 43 MB at 100 MB, 64 MB at "
+                        "MLflow. One input is read a line at a time (bounded memory: about 40 MB at 100 MB, 54 MB at "
                         "400 MB); several files or a folder a session at a time, each session's files (main and "
                         "sub-agents) whole to link them: about 4 MB of memory per MB of the largest session. See "
                         "docs/exports.md.")
