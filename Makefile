@@ -88,11 +88,14 @@ test: chromium lint site $(CCUSAGE_DIR)/node_modules/.stamp $(PHOENIX_DIR)/.venv
 	$(VPY) -m pytest tests/
 
 # The property tests with random examples (make test runs them derandomized: the "ci" profile in
-# tests/conftest.py). A failure prints the example and a @reproduce_failure line to pin it.
+# tests/conftest.py): the core's entry points, every command with hostile input (redact, export,
+# stats, trace, audit), and redaction's properties. A failure prints the example and a
+# @reproduce_failure line to pin it.
 FUZZ_EXAMPLES ?= 3000
 fuzz: $(VENV)/.stamp
 	HYPOTHESIS_PROFILE=fuzz FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(VPY) -m pytest -q -p no:cacheprovider \
-		tests/unit/test_robustness.py tests/unit/test_properties.py
+		tests/unit/test_robustness.py tests/unit/test_properties.py \
+		tests/unit/test_commands_robustness.py tests/unit/test_redaction_properties.py
 
 clean:
 	rm -rf static/vendor build dist

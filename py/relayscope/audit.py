@@ -48,6 +48,7 @@ from . import relay as R
 from ._bounded import WITHDRAW_WINDOW, RecentMap
 from .lanes import Lane
 from .subagents import LaneStates, check_states
+from .termsafe import safe
 from .usage import Tally
 from .wire import repair_escapes
 
@@ -515,12 +516,12 @@ def render(results: list[StrategyAudit]) -> str:
     for a in results:
         rows.append(f"{a.strategy:<12} {a.relays:>7} {a.blocks:>7} {a.emitted:>8} {a.lost:>6} "
                     f"{a.duplicated:>11} {a.extra_emissions:>6}")
-    for a in results:
+    for a in results:  # a block's text, a model's name: the input's, made safe for a terminal
         if a.first_lost:
-            rows.append(f"{a.strategy}: first lost block at line {a.first_lost['line']}: {a.first_lost['block']}")
+            rows.append(f"{a.strategy}: first lost block at line {a.first_lost['line']}: {safe(a.first_lost['block'])}")
         if a.first_duplicated:
             d = a.first_duplicated
-            rows.append(f"{a.strategy}: first duplicated block at line {d['line']}: {d['block']} (seqs {d['seqs']})")
+            rows.append(f"{a.strategy}: first duplicated block at line {d['line']}: {safe(d['block'])} (seqs {d['seqs']})")
         if a.unmatched:
             rows.append(f"{a.strategy}: {a.unmatched} relay(s) matched no inventory block")
         if a.retracted:
@@ -539,7 +540,7 @@ def _tokens_line(tokens: dict[str, Any]) -> str:
             f"{run['cache_read_input_tokens']} cache read · {run['cache_creation_input_tokens']} cache write"
             + (f" · ≈ ${cost:.4f} at list prices of {tokens.get('prices_date')}" if cost is not None else ""))
     if run.get("unpriced"):
-        line += f" · no known price for {', '.join(run['unpriced'])}: not in the cost"
+        line += f" · no known price for {safe(', '.join(run['unpriced']))}: not in the cost"
     rep = tokens.get("reported")
     if rep:
         line += (f"\ntokens the results report (modelUsage): {rep['input_tokens']} in · {rep['output_tokens']} out · "

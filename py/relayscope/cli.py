@@ -22,6 +22,7 @@ No state between commands.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import os
 import signal
@@ -46,6 +47,7 @@ from .inputs import (
     read_share,
     walk,
 )
+from .termsafe import json_safe, safe, safe_data
 
 # Each command imports the modules it needs when it runs, not here: a run of one command (and
 # ``--version``) then loads none of the others' modules (start-up was most of a short run).
@@ -59,6 +61,7 @@ if TYPE_CHECKING:
     from .sharefile import Opened
     from .textout import Names, RelayText
     from .trace import TraceStep
+    from .verdict import LineCheck
 
 OK: Final = 0
 INPUT_ERRORS: Final = 1
@@ -90,21 +93,40 @@ class _Run:
     name: str | None = None  # the input being read
     line: int = 0  # its last line handed to the translator (0: read whole)
     writer: Held | None = None
+    redactor: Redactor | None = None  # --redact: names and messages are redacted too
 
 
 _run = _Run()
 
 
 def _err(text: str) -> None:
-    """One message on stderr; a closed or broken stderr loses it rather than failing the run."""
+    """One message on stderr, one line whatever it quotes (``termsafe``), redacted with
+    ``--redact``; a closed or broken stderr loses it rather than failing the run."""
     stream = sys.stderr
     if stream is None:
         return
+    text = safe(shown(text))
     try:
         stream.write(text + "\n")
         stream.flush()
     except (OSError, ValueError):
         pass
+
+
+def shown(name: str) -> str:
+    """A file name or message as the run may show it: redacted with ``--redact``."""
+    return _run.redactor.text(name) if _run.redactor is not None else name
+
+
+def json_out(data: bytes) -> bytes:
+    """JSON as written: to a terminal, with what JSON allows raw but terminals obey escaped
+    (``termsafe.json_safe``: the same JSON); to a file or a pipe, as encoded (which escapes every
+    C0 control already), at no cost to a program reading it."""
+    try:
+        terminal = sys.stdout is not None and sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        terminal = False
+    return json_safe(data) if terminal else data
 
 
 def stdout() -> BinaryIO:
@@ -212,6 +234,7 @@ class Writer(Held):
                 data = self.encoder.encode_lines(relays)
             except UnicodeEncodeError:
                 data = _encode_safe(relays)
+            data = json_out(data)
         elif self.fmt == "json":
             parts = []
             for r in relays:
@@ -221,7 +244,7 @@ class Writer(Held):
                 except UnicodeEncodeError:
                     parts.append(_encode_safe([r])[:-1])
                 self.count += 1
-            data = b"".join(parts)
+            data = json_out(b"".join(parts))
         else:
             if self.text is None:
                 from .textout import RelayText
@@ -327,19 +350,19 @@ def terminal_width() -> int | None:
 
 def names_of(paths: list[str]) -> Names:
     """How files are named in text output: relative to the folders (and shareable files) and
-    files named."""
+    files named (redacted with ``--redact``, as the files' names are)."""
     from .textout import Names
 
     folders = [p for p in paths if p != STDIN and (os.path.isdir(p) or is_share_path(p))]
     files = [p for p in paths if p != STDIN and p not in folders]
-    return Names(folders, files)
+    return Names([shown(p) for p in folders], [shown(p) for p in files])
 
 
 def where_width(names: Names, files: list[str] | None) -> int:
     """The where column: the line (6), or ``file:line`` as wide as the longest name needs."""
     if not files:
         return 6
-    return min(max(len(names(f)) for f in files) + 6, 48)
+    return min(max(len(safe(names(f))) for f in files) + 6, 48)
 
 
 def relay_text(args: argparse.Namespace, files: list[str] | None = None) -> RelayText | None:
@@ -465,7 +488,8 @@ class FilesOnDisk(Mapping[str, bytes]):
 
     def __init__(self, items: list[Named]) -> None:
         self.files: dict[str, str | bytes] = {}  # name -> its path, or its bytes
-        self.problems: list[Problem] = []
+        self.problems: list[Problem] = []  # not said yet
+        self.unreadable: list[Problem] = []
         for item in items:
             if isinstance(item, Input):
                 self._named(item, len(items))
@@ -506,7 +530,9 @@ class FilesOnDisk(Mapping[str, bytes]):
         _run.name, _run.line = name, 0
         content = read_regular(found)
         if isinstance(content, Problem):
-            self.problems.append(content)
+            if not any(p.name == content.name for p in self.unreadable):  # read again per session: said once
+                self.unreadable.append(content)
+                self.problems.append(content)
             return b""
         return content
 
@@ -515,6 +541,13 @@ class FilesOnDisk(Mapping[str, bytes]):
 
     def __len__(self) -> int:
         return len(self.files)
+
+    def renamed(self, rename: Callable[[str], str]) -> FilesOnDisk:
+        """The same files under other names (their problems said with this one's)."""
+        other = FilesOnDisk([])
+        other.files = {rename(name): found for name, found in self.files.items()}
+        other.problems, other.unreadable = self.problems, self.unreadable
+        return other
 
 
 # --- --redact: an input filter any command can take ----------------------------------------
@@ -532,7 +565,8 @@ def redactor_of(args: argparse.Namespace) -> Redactor | None:
     found = getattr(args, "_redactor", None)
     if found is None:
         found = args._redactor = Redactor()
-    return found if isinstance(found, Redactor) else None
+    _run.redactor = found if isinstance(found, Redactor) else None
+    return _run.redactor
 
 
 def redacted_lines(args: argparse.Namespace, lines: Iterable[bytes]) -> Iterator[bytes]:
@@ -546,12 +580,14 @@ def redacted_lines(args: argparse.Namespace, lines: Iterable[bytes]) -> Iterator
 
 
 def redacted_files(args: argparse.Namespace, files: dict[str, bytes]) -> dict[str, bytes]:
+    """The files redacted, under their names redacted too (a project folder's name holds the
+    user's)."""
     r = redactor_of(args)
     if r is None:
         return files
     from .redact import redact_bytes
 
-    return {name: redact_bytes(data, r) for name, data in files.items()}
+    return {r.text(name): redact_bytes(data, r) for name, data in files.items()}
 
 
 def report_redaction(args: argparse.Namespace) -> None:
@@ -613,7 +649,7 @@ def cmd_translate(args: argparse.Namespace) -> int:
         report_redaction(args)
         return INPUT_ERRORS if failed else OK
     sources = [i for i in items if isinstance(i, Input)]
-    several = [i.name for i in sources] if len(sources) > 1 else None
+    several = [shown(i.name) for i in sources] if len(sources) > 1 else None
     writer = Writer(stdout(), args.format, live=False, text=relay_text(args, several))
     failed = False
     for source in sources:
@@ -628,7 +664,8 @@ def _stream(source: Input, args: argparse.Namespace, writer: Writer, several: bo
     from .analysis import Analyzer
 
     _run.name, _run.line = source.name, 0
-    a = Analyzer(args.strategy, args.input_format, keep=False, file=source.name if several else None, drift=True)
+    a = Analyzer(args.strategy, args.input_format, keep=False, file=shown(source.name) if several else None,
+                 drift=True)
     reported = warned = 0
     try:
         writer.live = source.live
@@ -796,7 +833,7 @@ class Table:
             if not lane_matches(self.lane, step.lane, self.text.lane(step.lane)[0]):
                 continue
             if self.json:
-                out.append((b"[" if self.count == 0 else b",") + self.encode(step))
+                out.append((b"[" if self.count == 0 else b",") + json_out(self.encode(step)))
             else:
                 if self.count == 0:
                     out.append((self.text.header() + "\n").encode())
@@ -849,7 +886,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     (result,) = audit_input(lines, fmt=args.input_format, name=name, items=False)
     if not result.comparable:
         raise UsageError(f"{name}: audit compares de-dup strategies; an Arbiter SSE stream has no duplicates to compare")
-    _write_out(msgspec.json.encode(result.audits) + b"\n" if args.json else render(result.audits).encode())
+    _write_out(json_out(msgspec.json.encode(result.audits) + b"\n") if args.json else render(result.audits).encode())
     report_redaction(args)
     report_files(result.errors)
     return INPUT_ERRORS if result.errors else OK
@@ -868,16 +905,18 @@ def _audit_many(args: argparse.Namespace, items: list[Named]) -> int:
     _run.name, _run.line = next(iter(files), None), 0
     audits: list[dict[str, Any]] = []
     for g in audit_input(files, fmt=args.input_format):
-        if not g.comparable:
+        if not g.comparable:  # nothing to compare; what could not be read is still said
             _err(f"relayscope: {g.name}: skipped: an Arbiter SSE stream has no duplicates to compare")
+            report_files(g.errors)
+            failed = failed or bool(g.errors)
             continue
         audits.append({"name": g.name, "files": g.files, "audit": g.audits})
         report_files(g.errors)
         failed = failed or bool(g.errors)
     if args.json:
-        _write_out(msgspec.json.encode(audits) + b"\n")
+        _write_out(json_out(msgspec.json.encode(audits) + b"\n"))
     else:
-        _write_out("\n".join(f"== {a['name']} ({len(a['files'])} file(s))\n" + render(a["audit"])
+        _write_out("\n".join(f"== {safe(a['name'])} ({len(a['files'])} file(s))\n" + render(a["audit"])
                              for a in audits).encode())
     report_redaction(args)
     return INPUT_ERRORS if failed else OK
@@ -886,8 +925,10 @@ def _audit_many(args: argparse.Namespace, items: list[Named]) -> int:
 def cmd_redact(args: argparse.Namespace) -> int:
     """``relayscope redact``: the input with its secrets replaced, in its own format. One input
     (a file, ``-``) to stdout, a line at a time; several, or a folder, into ``-o DIR`` under the
-    names they have below what was named; one shareable file, as a shareable file to stdout (or
-    its files into ``-o DIR``). ``--list``: what would be replaced, not the text."""
+    names they have below what was named (redacted too); one shareable file, as a shareable file
+    to stdout (or its files into ``-o DIR``). ``--list``: what would be replaced, not the text.
+    What is unreadable in the input is said as ``translate`` says it, with its exit code
+    (``verdict``): the redacted text still holds every line."""
     args.redact = True
     r = redactor_of(args)
     assert r is not None
@@ -902,31 +943,78 @@ def cmd_redact(args: argparse.Namespace) -> int:
     if single:
         source = items[0]
         assert isinstance(source, Input)
-        _run.name, _run.line = source.name, 0
-        for line in redacted_lines(args, source.lines()):
-            _run.line += 1
+        from .verdict import LineCheck
+
+        check = LineCheck()
+        for line in redacted_lines(args, _checked(source, check)):
             if not args.list:
                 _write_some(out, line)
                 if source.live:  # a pipe: each line out as it comes
                     _write_some(out, b"")
+        failed = check.count > 0
     else:
         files, problems = gather(items)
+        failed = report_problems(problems)
+        from .redact import redact_bytes
+
         names = names_of(args.files)
-        for name, data in redacted_files(args, files).items():
+        failed = _say_unreadable(files) or failed
+        for name, data in files.items():
+            redacted = redact_bytes(data, r)
             if args.list:
                 continue
-            target = os.path.join(args.output, names(name))
+            target = os.path.join(args.output, names(r.text(name)))
             if os.path.exists(target) and os.path.exists(name) and os.path.samefile(target, name):
                 raise UsageError(f"{display_name(target)}: -o would write over the input")
-            os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+            _make_folders(os.path.dirname(target))
             with open(target, "wb") as f:
-                f.write(data)
-        report_problems(problems)
+                f.write(redacted)
     if args.list:
         _list_findings(out, r)
     _write_some(out, b"")
     report_redaction(args)
-    return OK
+    return INPUT_ERRORS if failed else OK
+
+
+def _make_folders(path: str) -> None:
+    """``os.makedirs`` without its recursion: a tree thousands of folders deep is just long."""
+    missing: list[str] = []
+    while path and not os.path.isdir(path):
+        missing.append(path)
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    for folder in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # made meanwhile
+            os.mkdir(folder)
+
+
+def _checked(source: Input, check: LineCheck) -> Iterator[bytes]:
+    """The input's lines, each looked at as the translators would: what is unreadable is said as
+    ``translate`` says it (the first ``ERRORS_KEPT``, then how many more)."""
+    _run.name, _run.line = source.name, 0
+    listed = 0
+
+    def said(problems: list[tuple[int, str]]) -> None:
+        nonlocal listed
+        if not problems:  # the emitter (and the translator with it) loads once a line is unreadable
+            return
+        from .emitter import ERRORS_KEPT
+
+        for number, message in problems:
+            if listed < ERRORS_KEPT:
+                _err(f"{source.name}:{number}: {message}")
+                listed += 1
+
+    for line in source.lines():
+        _run.line += 1
+        said(check.feed(line, _run.line))
+        yield line
+    said(check.finish())
+    if check.count > listed:
+        _err(f"{source.name}: {check.count - listed} more unreadable line(s) not listed (each is in the output, "
+             "redacted as text)")
 
 
 def _redact_share(args: argparse.Namespace, items: list[Named], r: Redactor) -> int:
@@ -953,7 +1041,7 @@ def _redact_share(args: argparse.Namespace, items: list[Named], r: Redactor) -> 
 
 def _list_findings(out: BinaryIO, r: Redactor) -> None:
     rows = [f"{'line':>6}  {'kind':<16} {'placeholder':<30} masked"]
-    rows += [f"{f.line:>6}  {f.kind:<16} {f.placeholder:<30} {f.masked}" for f in r.findings]
+    rows += [f"{f.line:>6}  {f.kind:<16} {f.placeholder:<30} {safe(f.masked)}" for f in r.findings]
     _write_some(out, ("\n".join(rows) + "\n").encode())
 
 
@@ -1045,7 +1133,10 @@ def _source(args: argparse.Namespace) -> tuple[FilesOnDisk | Iterator[bytes], Ca
     if _many(items):
         files = FilesOnDisk(items)
         r = redactor_of(args)
-        return files, (lambda name: redact_bytes(files[name], r)) if r is not None else None
+        if r is None:
+            return files, None
+        named_as = files.renamed(r.text)  # names are redacted too (a project folder's name holds the user's)
+        return named_as, lambda name: redact_bytes(named_as[name], r)
     (source,) = [i for i in items if isinstance(i, Input)]
     _run.name, _run.line = source.name, 0
 
@@ -1061,7 +1152,7 @@ def _unread(source: FilesOnDisk | Iterator[bytes], failed: bool) -> bool:
     """The files of a folder that could not be read, said on stderr; whether there were any."""
     if isinstance(source, FilesOnDisk):
         failed = report_problems(source.problems) or failed
-        source.problems = []
+        source.problems.clear()
     return failed
 
 
@@ -1120,7 +1211,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         return _export_send(args, source, read, target, start, failed)
 
     def out(data: bytes) -> None:
-        _write_some(stdout(), data)
+        _write_some(stdout(), json_out(data))  # whole events at a time: each escaped as it goes
     w = export_writer(args.format, out, start if start is not None else day_start(time.time()))
     for run, items, done in export_stream(source, args.strategy, args.input_format, read):
         w.put(run, items, done)
@@ -1202,12 +1293,14 @@ def cmd_stats(args: argparse.Namespace) -> int:
         failed = _said(run, _unread(source, failed))
         count += 1
         if args.json:  # written as each session ends: a folder's figures are not held
-            _write_out((b"[" if count == 1 else b",") + msgspec.json.encode(fig))
-        elif held is not None or count > 1:
+            _write_out((b"[" if count == 1 else b",") + json_out(msgspec.json.encode(fig)))
+            continue
+        fig = safe_data(fig)  # every string of the figures made safe before it is placed in a row
+        if held is not None or count > 1:
             if held is not None:
-                _write_out(f"== {held['name']}\n{render_figures(held)}".encode())
+                _write_out(f"== {safe(held['name'] or '')}\n{render_figures(held)}".encode())
                 held = None
-            _write_out(f"\n== {fig['name']}\n{render_figures(fig)}".encode())
+            _write_out(f"\n== {safe(fig['name'] or '')}\n{render_figures(fig)}".encode())
         else:
             held = fig
     if args.json:
@@ -1265,6 +1358,7 @@ def _gather_shared(args: argparse.Namespace, items: list[Named]) -> tuple[dict[s
     failed = report_problems(problems)
     if not files:
         raise UsageError("nothing to share: no file of the input could be read")
+    failed = _say_unreadable(files) or failed  # passed on as they are, but said as translate says it
     return shared_paths(files, shares), view_of(args, shares), failed
 
 
@@ -1281,6 +1375,16 @@ def _write_file(path: str, data: bytes, inputs: list[str]) -> None:
             f.write(data)
     except OSError as exc:
         raise UsageError(f"{display_name(path)}: {exc.strerror or exc}") from exc
+
+
+def _say_unreadable(files: dict[str, bytes]) -> bool:
+    """What ``translate`` would call unreadable in these files (``verdict``), said as it says it;
+    True when there was some. For the commands that pass files on untranslated."""
+    from .verdict import files_problems
+
+    bad = files_problems(files)
+    report_files(bad)
+    return bool(bad)
 
 
 def cmd_pack(args: argparse.Namespace) -> int:
@@ -1318,7 +1422,8 @@ def cmd_html(args: argparse.Namespace) -> int:
         view = shared.view
         name = next(iter(shared.files)) if len(shared.files) == 1 else None
     else:
-        source, view, failed = b"".join(_read_one(items[0], args)), view_of(args, {}), False
+        source, view = b"".join(_read_one(items[0], args)), view_of(args, {})
+        failed = _say_unreadable({_run.name or STDIN: source})
         name = os.path.basename(args.files[0]) if args.files[0] != STDIN else "stdin"
     from . import snapshot
 
@@ -1567,6 +1672,7 @@ def main(argv: list[str] | None = None) -> int:
     if extra:  # said with the command's own usage, not the top level's
         parser.commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     try:
+        redactor_of(args)  # before anything is named: names and messages are redacted too
         code: int = args.run(args)
         return code
     except UsageError as exc:

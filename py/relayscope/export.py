@@ -95,6 +95,8 @@ class Live:
         self.known_lost = list(lost)  # blocks the whole-file audit found lost (several files)
         self.builder: S.Builder | None = None
         self.stamp_notes = notes
+        # what could not be read (file, line, message), told by the reader when the run ends (an
+        # Arbiter ``error`` event is content, not such a line)
         self.errors: list[tuple[str | None, int, str]] = []
         self.error_count = 0
         self._early: list[Found] = []  # lost blocks found before the axis was known
@@ -105,11 +107,6 @@ class Live:
         b = self.builder
         x = self.timing.x
         for r in relays:
-            if type(r) is R.Error:
-                assert isinstance(r, R.Error)
-                self.error_count += 1
-                if len(self.errors) < ERRORS_KEPT:
-                    self.errors.append((r.file, r.line, r.message))
             if b is not None:  # the axis is known: each relay straight to the builder
                 b.feed(r, x(r))
                 continue
@@ -393,7 +390,11 @@ def _text(chunks: Iterable[bytes], strategy: str, fmt: str) -> Iterator[tuple[Li
     def late(b: S.Builder) -> None:
         live.lost(watch.finish())
         b.notes.extend(watch.notes())
-    yield live, out + live.finish(late), True
+    done = live.finish(late)
+    live.errors = [(None, line, message) for line, message in analyzer.errors]
+    t = analyzer.translator
+    live.error_count = getattr(t, "error_count", len(live.errors)) if t is not None else len(live.errors)
+    yield live, out + done, True
 
 
 def _files(source: Mapping[str, bytes], strategy: str, fmt: str,
@@ -414,6 +415,7 @@ def _session(source: Mapping[str, bytes], strategy: str, fmt: str) -> Iterator[t
         lost = S.lost_blocks(res.relays, audit.items, res.format == "session") if audit and audit.comparable else ()
         first = next((ln for k in res.files for ln in split.get(k, []) if ln.strip()), b"")
         live = Live(res.name, stamps, first, several=len(res.files) > 1, lost=lost, notes=notes)
+        live.errors, live.error_count = list(res.errors), len(res.errors)
         out = live.feed(res.relays)
         withdrawn = retracted_words(sum(1 for it in audit.items.values() if it.retracted) if audit else 0)
         out += live.finish(lambda b: b.notes.extend(withdrawn))  # noqa: B023 - called at once
@@ -438,6 +440,11 @@ class Run:
     stamps: S.Stamps
     live: Live
     closed: list[S.Closed] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[tuple[str | None, int, str]]:
+        """What could not be read: (file, line, message)."""
+        return self.live.errors
 
 
 def runs(source: bytes | Mapping[str, bytes], strategy: str = "lineage", fmt: str = AUTO) -> list[Run]:

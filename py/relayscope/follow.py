@@ -37,6 +37,7 @@ from . import relay as R
 from . import trace as T
 from .analysis import Analyzer
 from .live import LiveFiles, wanted
+from .termsafe import safe
 
 READ_CAP: Final = 4 << 20  # bytes read from one file per poll: a huge backlog is fed in slices
 CHECK_BYTES: Final = 64  # bytes before the offset re-read on each poll to notice a rewrite
@@ -193,7 +194,12 @@ class Out:
 
 
 def note(path: str, message: str) -> None:
-    print(f"relayscope: {path}: {message}", file=sys.stderr, flush=True)
+    say(f"relayscope: {path}: {message}")
+
+
+def say(text: str) -> None:
+    """One message on stderr, its control characters shown, not obeyed (``termsafe``)."""
+    print(safe(text), file=sys.stderr, flush=True)
 
 
 # --- one file ------------------------------------------------------------------------------------
@@ -250,7 +256,7 @@ class FileFollower:
             self.out.trace(steps)
             del steps[:]  # written: constant memory however long the file grows
         for line, message in self.a.errors[self.reported:]:
-            print(f"{self.path}:{line}: {message}", file=sys.stderr)
+            say(f"{self.path}:{line}: {message}")
         if len(self.a.errors) > self.reported:
             self.reported = len(self.a.errors)
             self.failed = True
@@ -326,7 +332,7 @@ class FolderFollower:
         self.out.trace(self.live.trace)
         del self.live.trace[:]  # written: constant memory however long the files grow
         for file, line, message in self.live.errors[self.reported:]:
-            print(f"{file}:{line}: {message}", file=sys.stderr)
+            say(f"{file}:{line}: {message}")
         if len(self.live.errors) > self.reported:
             self.reported = len(self.live.errors)
             self.failed = True

@@ -252,16 +252,33 @@ def _candidate(name: str) -> bool:
 def walk(folder: str) -> tuple[list[str], list[Problem]]:
     """Transcripts and sub-agent meta files under ``folder`` (sorted, symlinked folders not
     followed, so no loop), and for a session folder ``<session>/`` the main file
-    ``<session>.jsonl`` beside it; with what could not be looked at. Reads no file."""
+    ``<session>.jsonl`` beside it; with what could not be looked at. Reads no file.
+
+    A folder's files come before its subfolders', each in name order (``os.walk``'s order),
+    walked with a list rather than recursion: a tree thousands of folders deep is just long."""
     problems: list[Problem] = []
-
-    def unreadable(exc: OSError) -> None:
-        problems.append(Problem(display_name(exc.filename or folder), _why(exc)))
-
     found: list[str] = []
-    for here, dirs, names in os.walk(folder, onerror=unreadable):
-        dirs.sort()
-        found.extend(os.path.join(here, n) for n in sorted(names) if _candidate(n))
+    todo = [folder]
+    while todo:
+        here = todo.pop()
+        try:
+            with os.scandir(here) as listing:
+                entries = list(listing)
+        except OSError as exc:
+            problems.append(Problem(display_name(exc.filename or here), _why(exc)))
+            continue
+        folders: list[str] = []
+        for entry in sorted(entries, key=lambda e: e.name):
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if not is_dir:
+                if _candidate(entry.name):
+                    found.append(os.path.join(here, entry.name))
+            elif not entry.is_symlink():
+                folders.append(os.path.join(here, entry.name))
+        todo.extend(reversed(folders))
     main = os.path.normpath(folder) + ".jsonl"
     if os.path.lexists(main) and main not in found:
         found.insert(0, main)

@@ -105,6 +105,9 @@ class _ScanRec(Struct):
     toolUseResult: Raw = Raw(b"")
 
 
+BAD_META: Final = "sub-agent meta file is not the JSON object expected; ignored"
+
+
 class _Meta(Struct):
     toolUseId: str | None = None
     agentType: str | None = None
@@ -243,7 +246,7 @@ def _translate_session(files: Mapping[str, Text], strategy: str, trace: bool,
         if m:
             meta = decode_or(_meta, content, None)
             if meta is None:
-                errors.append((name, 1, "sub-agent meta file is not the JSON object expected; ignored"))
+                errors.append((name, 1, BAD_META))
             else:
                 metas[m.group(1)] = meta
             continue
@@ -420,6 +423,13 @@ def _groups(files: Mapping[str, Text], fmt: str, cache: _Prepared) -> list[tuple
         if group is not None and meta not in group:
             group.append(meta)
     return groups
+
+
+def meta_errors(files: Mapping[str, Text]) -> list[tuple[str | None, int, str]]:
+    """The sub-agent meta files a translation of ``files`` reads (those of a session's agent
+    files) that are not the JSON object expected: what ``translate_files`` reports of them."""
+    return [(name, 1, BAD_META) for g in group_files(files) if g.format == "session" for name in g.files
+            if AGENT_META.match(_basename(name)) and read_meta(g.files[name]) is None]
 
 
 def translate_files(files: Mapping[str, Text], strategy: str = "lineage", *, trace: bool = False,

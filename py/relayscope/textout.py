@@ -12,6 +12,9 @@ Streaming: a row is made from its relay alone (a lane's label comes from its ``l
 which precedes its rows; the call a record is about, ``meaning.call_of``, from that call's
 ``tool_use``, which precedes it too), so the text of a file read live is the text of the finished
 file. A record the meaning table calls an error (a permission denial) is coloured as one.
+Every cell that comes from the input (a file name, a label, a summary, a reason, a block) is one
+line with its control characters shown, not obeyed (``termsafe.safe``): transcript text is data
+on a terminal too, and a newline in a name cannot forge a row.
 Must not: do I/O, read the environment, or word a summary or a fate itself (``present`` and
 ``fates`` do).
 """
@@ -29,6 +32,7 @@ from .fates import LOST, BlockFate
 from .lanes import MAIN, lane_label
 from .meaning import call_of, is_error
 from .present import clip, summary
+from .termsafe import safe
 
 SEP: Final = "  "
 LANE_WIDTH: Final = 22
@@ -57,9 +61,15 @@ def paint(text: str, sgr: str, color: bool) -> str:
 
 
 def fit(text: str, width: int) -> str:
-    """``text`` cut to ``width`` characters (an ellipsis marks the cut), then padded to it."""
+    """``text`` made safe, cut to ``width`` characters (an ellipsis marks the cut), then padded."""
+    text = safe(text)
     text = text if len(text) <= width else text[: max(width - 1, 0)] + "…"
     return text.ljust(width)
+
+
+def cell(text: str, width: int) -> str:
+    """Input text as one cell of a row: its blanks made one space, made safe, cut to ``width``."""
+    return clip(safe(" ".join(text.split())), width)
 
 
 class Names:
@@ -132,7 +142,7 @@ class Layout:
         lines = f"{line}-{to_line}" if to_line and to_line != line else str(line)
         if not file:
             return lines.rjust(self.where)
-        name = self.names(file)
+        name = safe(self.names(file))
         room = self.where - len(lines) - 1
         if len(name) > room:  # cut in the middle: a session's id starts it, the file's own name ends it
             head = (room - 1) // 2
@@ -175,7 +185,7 @@ class RelayText(Layout):
                 words += f" · call #{self.calls[call]}"
             if is_error(r):
                 sgr = _RED
-        text = clip(words, self.rest(used))
+        text = cell(words, self.rest(used))
         return SEP.join([
             paint(str(r.seq).rjust(self.SEQ), _DIM, color),
             paint(where, _DIM, color),
@@ -245,12 +255,12 @@ class TraceText(Layout):
             paint(fit(decision, self.DECISION), d_sgr, color),
             fit(state, self.STATE),
             fit(_seqs(s.seqs), self.SEQS),
-            paint(clip(why, self.rest(used)), _DIM, color),
+            paint(cell(why, self.rest(used)), _DIM, color),
         ]).rstrip()
         rows = [head]
         pad = " " * (self.where + len(SEP))
         for f in fates or ():
-            words = f"[{f.index}] {f.short}"
+            words = f"[{f.index}] {safe(f.short)}"
             rows.append(pad + paint(words, FATE_COLOURS.get(f.fate, ""), color)
-                        + paint(SEP + clip(f.block, self.rest(len(pad) + len(words) + len(SEP))), _DIM, color))
+                        + paint(SEP + cell(f.block, self.rest(len(pad) + len(words) + len(SEP))), _DIM, color))
         return "\n".join(rows)

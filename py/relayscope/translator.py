@@ -1192,7 +1192,10 @@ def _explicit_lane(ev: Event) -> str | None:
 
 
 def _raw_line(f: Frame) -> Raw:
-    return Raw(strip_line(f.text))
+    """The line as a JSON value: without the JSON white space around it (a leading carriage return
+    would be written into the relay's one line)."""
+    text = f.text
+    return Raw(text.strip(b" \t\r\n") if isinstance(text, bytes) else text.strip(" \t\r\n"))
 
 
 def _fields(f: Frame) -> Any:

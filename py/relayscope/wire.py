@@ -341,6 +341,9 @@ def _undecodable(text: str | bytes, line: int, exc: msgspec.DecodeError) -> Fram
         return Frame(line, "blank", strip_line(unmarked))
     if len(unmarked) < len(text):
         return decode_line(unmarked, line)
+    stripped = strip_line(text)
+    if len(stripped) < len(text):  # said of the line itself, whether or not its newline came with it
+        return decode_line(stripped, line)
     if "surrogate" in str(exc) or "truncated" in str(exc):
         fixed = repair_escapes(text)
         if fixed is not None:

@@ -23,6 +23,9 @@ LAYERS: dict[str, int] = {
     "relayscope.wire": 0,
     "relayscope.relay": 0,
     "relayscope.redact": 0,  # secrets out of input lines: plain strings in, plain strings out
+    "relayscope.redact_rules": 0,  # where secrets are in raw text: candidate spans (redact's rules)
+    "relayscope.redact_stream": 0,  # streamed fields redacted whole, placeholders cut back into pieces
+    "relayscope.termsafe": 0,  # untrusted text made safe for a terminal: controls shown, never obeyed
     "relayscope.trace": 1,
     "relayscope.lanes": 1,
     "relayscope.present": 1,
@@ -44,6 +47,7 @@ LAYERS: dict[str, int] = {
     "relayscope.textout": 5,  # the CLI's text for people (it words nothing itself: present, fates)
     "relayscope.fates": 5,  # blocks' fates (the audit's words), for the page's stepper and `trace`
     "relayscope.spans": 5,  # the run in time: relays + timestamps -> spans, marks, figures (issue 20)
+    "relayscope.verdict": 5,  # what every command calls unreadable, found without translating (redact's)
     "relayscope.folds": 5,  # the swimlanes' time axis with idle gaps folded: breaks and the map both ways
     "relayscope.export": 5,  # spans as Chrome Trace Event Format / OTLP JSON; translates via multifile
     "relayscope.snapshot": 5,  # the run as one self-contained HTML page: rows (describe), swimlanes (export, folds)
@@ -71,8 +75,11 @@ LAYERS: dict[str, int] = {
 # cli: each command imports the modules it needs when it runs, so that a run of one command (or
 # `--version`) loads none of the others' (start-up is most of a short run; test_cli_startup);
 # inputs: the shareable file's reader (zipfile, the redactor) only for bytes that start as a zip.
+# formats: a format's translator only when one is made (sniffing alone loads none); verdict: the
+# decoder of a line that is no JSON object, the SSE translator and the meta reader only when met
+# (``redact`` judges lines as the translators would without loading them).
 LATE_IMPORTS_ALLOWED = {"relayscope.web.main", "relayscope.web.dom", "relayscope.web.remote", "relayscope.cli",
-                        "relayscope.inputs"}
+                        "relayscope.inputs", "relayscope.formats", "relayscope.verdict"}
 # The browser side is the top layer as a whole: a new web module needs no entry above (the web
 # UI gains modules often); a new core module does.
 WEB = "relayscope.web"

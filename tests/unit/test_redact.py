@@ -1,11 +1,12 @@
-"""Issue 22, point 4: redaction for sharing (``redact.py``, ``relayscope redact``, ``--redact``).
+"""Redaction for sharing (``redact.py``, ``relayscope redact``, ``--redact``).
 
 A transcript with a planted secret of every kind (tests/fixtures/redact/planted.jsonl; the
 secrets in planted-secrets.json) comes out with none of them, every line still JSON of the same
 shape with the same ids; the same secret gets the same placeholder. On every real capture the
 redacted input translates and audits exactly as the original (relay for relay, block for block),
 and nothing that is an id, a uuid, a hash or a signature is ever taken for a secret. detect-secrets
-(a maintained rule set, CPython only) checks our output independently."""
+(a maintained rule set, CPython only) checks our output independently. What lines that are no JSON,
+keys, escapes and Claude Code's project folder names hold is redacted too."""
 
 from __future__ import annotations
 
@@ -31,10 +32,10 @@ UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 ID_LIKE = re.compile(r"^(?:[0-9a-fA-F-]{16,}|toolu_\w+|msg_\w+|call_\w+|req_\w+|agent-\w+|[A-Za-z0-9+/=]{60,})$")
 
 
-def run(*args: str) -> subprocess.CompletedProcess[bytes]:
+def run(*args: str, stdin: bytes | None = None, code: int = 0) -> subprocess.CompletedProcess[bytes]:
     p = subprocess.run([sys.executable, "-m", "relayscope", *args], capture_output=True, env=ENV, timeout=60,
-                       check=False)
-    assert p.returncode == 0, p.stderr.decode()
+                       check=False, input=stdin)
+    assert p.returncode == code, p.stderr.decode()
     return p
 
 
@@ -46,9 +47,10 @@ def same_shape(a: Any, b: Any, path: str = "$") -> None:
     """The same JSON but for strings that hold placeholders; ids untouched."""
     assert type(a) is type(b), path
     if isinstance(a, dict):
-        assert list(a) == list(b), path
-        for k in a:
-            same_shape(a[k], b[k], f"{path}.{k}")
+        assert len(a) == len(b), path
+        for (k, v), (k2, v2) in zip(a.items(), b.items(), strict=True):
+            assert k == k2 or PLACEHOLDER.search(k2), (path, k, k2)  # a key holding a secret (a path) has it replaced
+            same_shape(v, v2, f"{path}.{k}")
     elif isinstance(a, list):
         assert len(a) == len(b), path
         for i, (x, y) in enumerate(zip(a, b, strict=True)):
@@ -116,7 +118,10 @@ def test_escapes_bytes_and_lines_that_are_no_json() -> None:
     raw = b'{"t":"caf\xe9 jane@acme.io"}\n'
     assert r.line(raw) == b'{"t":"caf\xe9 [redacted:email:1]"}\n'  # bytes that are not UTF-8 kept as they were
     assert r.line("event: x jane@acme.io") == "event: x [redacted:email:1]"  # SSE and plain lines too
-    assert r.line('{"id":"jane@acme.io","jane@acme.io":1}') == '{"id":"jane@acme.io","jane@acme.io":1}'  # ids, keys
+    # a key format in an id-like value is an id; an address is one anywhere, a key too
+    assert r.line('{"id":"AKIAQ3EGRZ7XKWLM5TN4","AKIAQ3EGRZ7XKWLM5TN4":1}') == \
+        '{"id":"AKIAQ3EGRZ7XKWLM5TN4","[redacted:aws-key:1]":1}'
+    assert r.line('{"id":"jane@acme.io","jane@acme.io":1}') == '{"id":"[redacted:email:1]","[redacted:email:1]":1}'
     assert redact_bytes(b"a\nb\n") == b"a\nb\n"
 
 
@@ -282,3 +287,76 @@ def test_exports_and_stats_take_redact_too() -> None:
     shape = [(e.get("ph"), e.get("ts"), e.get("dur"), e.get("tid")) for e in plain_spans["traceEvents"]]
     assert shape == [(e.get("ph"), e.get("ts"), e.get("dur"), e.get("tid")) for e in red_spans["traceEvents"]]
     assert leftovers(json.dumps(plain_spans))  # the check above can fail: unredacted, the trace leaks
+
+
+def test_a_line_cut_mid_way_or_no_json_is_redacted_as_text_and_not_repeated_in_the_error() -> None:
+    """A run killed mid-line leaves a last line that stops inside a string; a line may be no JSON
+    at all. Both are redacted as text, so the error relay that carries the line carries no secret."""
+    key = SECRETS["anthropic-key"]
+    cut = '{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":"the key is ' + key[:60]
+    garbage = f"export ANTHROPIC_API_KEY={key} # mail jane@acme.io, /home/jdoe42/x"
+    data = (PLANTED.read_text().splitlines()[0] + "\n" + garbage + "\n" + cut).encode()
+    out = redact_bytes(data)
+    assert SECRETS["anthropic-key"][:60] not in out.decode() and b"jane@acme.io" not in out and b"jdoe42" not in out
+    assert out.count(b"\n") == data.count(b"\n")
+    p = run("translate", "--redact", "-", stdin=data, code=1)
+    errors = [json.loads(line) for line in p.stdout.splitlines() if b'"error"' in line]
+    assert [e["line"] for e in errors] == [2, 3]
+    assert all(key[:20] not in e["raw"] and "jdoe42" not in e["raw"] for e in errors), errors
+    assert key[:20].encode() not in p.stderr and b"jdoe42" not in p.stderr
+
+
+def test_a_project_folder_name_is_redacted_before_any_home_path_is_seen() -> None:
+    r = Redactor()
+    for raw, user in (('{"f":"~/.claude/projects/-Users-alice-code-app/x.jsonl"}', "alice"),
+                      ('{"f":"/root/.claude/projects/-home-bob-src/1.jsonl"}', "bob"),
+                      ('{"cwd":"C--Users-carol-Documents"}', "carol")):
+        out = r.line(raw)
+        assert user not in out and "[redacted:user:" in out, out
+    # a name with a dot, once seen in a path, is taken whole in the folder's form (dot made a dash)
+    r = Redactor()
+    r.line('{"cwd":"/Users/john.doe/app"}')
+    assert r.line('{"f":"-Users-john-doe-app/1.jsonl"}') == '{"f":"-Users-[redacted:user:1]-app/1.jsonl"}'
+
+
+def test_json_inside_a_string_with_escaped_slashes_is_redacted() -> None:
+    inner = json.dumps({"path": "/Users/janedoe/.aws", "url": "https://admin:Sup3rS3cret@db.io/x",
+                        "key": SECRETS["aws-key"]}).replace("/", "\\/")
+    line = json.dumps({"type": "user", "message": {"content": [{"type": "tool_result", "content": inner}]}})
+    assert "\\\\/Users\\\\/janedoe" in line  # a slash escaped twice over: JSON in a JSON string
+    out = Redactor().line(line)
+    assert "janedoe" not in out and "Sup3rS3cret" not in out and SECRETS["aws-key"] not in out
+    assert json.loads(json.loads(out)["message"]["content"][0]["content"].replace("\\/", "/"))["path"] == \
+        "/Users/[redacted:user:1]/.aws"
+
+
+def test_a_secret_used_as_an_object_key_is_redacted() -> None:
+    line = json.dumps({"trackedFileBackups": {"/Users/janedoe/notes.md": {"version": 1}},
+                       SECRETS["github-token"]: "x", "id": SECRETS["aws-key"]})
+    out = Redactor().line(line)
+    assert "janedoe" not in out and SECRETS["github-token"] not in out
+    assert json.loads(out)["id"] == SECRETS["aws-key"]  # an id-like value is still an id
+    assert list(json.loads(out)) == ["trackedFileBackups", "[redacted:github-token:1]", "id"]
+
+
+def test_redacting_twice_is_redacting_once() -> None:
+    """A token inside URL credentials goes with them: nothing of it is left for a second pass."""
+    token = SECRETS["github-token"]
+    for text in (f"git push https://x:{token}@github.com/acme/app", f"postgres://admin:{token}@db:5432",
+                 f"{SECRETS['aws-key']}{SECRETS['google-key']}", f"password={SECRETS['password']}/Users/janedoe/x"):
+        once = Redactor().line(json.dumps({"t": text}))
+        assert Redactor().line(once) == once, once
+        assert token not in once
+    out = redact_text(PLANTED.read_text())
+    assert redact_text(out) == out
+
+
+def test_a_megabyte_line_of_near_secrets_is_redacted() -> None:
+    """Lines that make a rule try at every start (tens of thousands of look-alikes: before, one
+    rule rescanned from each, and such a line did not finish in minutes) are redacted in full:
+    each anchor is matched where it is. The time per megabyte, flat in the line's length, is
+    bench/redact_bench.py's."""
+    for unit in ("password=password=", "-Users-", "a@b.", "sk-ant-", "AKIA" * 4 + "-", "/home/", "x=" * 3):
+        line = json.dumps({"t": unit * (1_000_000 // len(unit)) + " " + SECRETS["aws-key"]})
+        out = Redactor().line(line)
+        assert json.loads(out)["t"].endswith(" [redacted:aws-key:1]"), unit

@@ -17,14 +17,12 @@ Pure functions of their arguments; must not import anything above the format lay
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import msgspec
 
-from ..emitter import Emitter
-from ..translator import Translator
-from .session import SessionTranslator
-from .sse import FleetTranslator
+if TYPE_CHECKING:
+    from ..emitter import Emitter
 
 __all__ = ["FORMATS", "SNIFF_LINES", "Sniffer", "detect", "make_translator", "sniff_line"]
 
@@ -91,11 +89,19 @@ def detect(lines: Iterable[str | bytes]) -> str:
 
 def make_translator(fmt: str, strategy: str = "lineage", *, trace: bool = False,
                     file: str | None = None) -> Emitter:
-    """The translator for input format ``fmt`` (one of :data:`FORMATS`)."""
+    """The translator for input format ``fmt`` (one of :data:`FORMATS`). The translators are
+    imported here, not above: sniffing alone (``verdict``, ``redact``) loads none of them."""
     if fmt == "sse":
+        from .sse import FleetTranslator
+
+
         return FleetTranslator(strategy, trace=trace, file=file)
     if fmt == "session":
+        from .session import SessionTranslator
+
         return SessionTranslator(strategy, trace=trace, file=file)
     if fmt != "stream-json":
         raise ValueError(f"unknown input format {fmt!r}; choose from {', '.join(FORMATS)}")
+    from ..translator import Translator
+
     return Translator(strategy, trace=trace, file=file)

@@ -40,6 +40,7 @@ from ..lanes import MAIN
 from ..wire import repair_escapes
 
 _decoder: Final = msgspec.json.Decoder()
+MAX_DEPTH: Final = 64  # an agent's depth in a fleet, at most (a deeper one is read as this, with a warning)
 _encoder: Final = msgspec.json.Encoder()
 
 # The documented fields of Arbiter's events (PROTOCOL.md section 3), by the type they must have.
@@ -274,8 +275,9 @@ class FleetTranslator(Emitter):
             emit(step, R.TurnComplete, line, MAIN, subtype="success" if ok else "error", is_error=not ok,
                  result=_str(obj.get(said)), cost_usd=None, usage=usage or None, duration_ms=duration,
                  num_turns=None, session_id=_str(obj.get("request_id")), extra=_rest(obj, carried))
-        else:
-            emit(step, R.Passthrough, line, lane, event_type=name, data=Raw(data.encode()) if data else Raw(b"{}"))
+        else:  # data on several lines: its line breaks are JSON's white space, kept out of the relay's one line
+            flat = data.replace("\r", " ").replace("\n", " ").strip(" \t")
+            emit(step, R.Passthrough, line, lane, event_type=name, data=Raw(flat.encode()) if flat else Raw(b"{}"))
             step.reason = f"{name} event passed through"
         if not step.reason:
             step.reason = f"{name} event"
@@ -284,6 +286,10 @@ class FleetTranslator(Emitter):
         depth = _int(obj.get("depth"))
         if depth is None:
             depth = 0 if lane == MAIN else 1
+        elif not 0 <= depth <= MAX_DEPTH:  # an agent nested deeper than any fleet: a value out of range
+            self.warn(step, line, _json(obj.get("depth")), f"depth {depth} out of range (0 to {MAX_DEPTH}): "
+                      f"read as {min(max(depth, 0), MAX_DEPTH)}", lane)
+            depth = min(max(depth, 0), MAX_DEPTH)
         parent = None if lane == MAIN else self._open_by_depth.get(depth - 1, MAIN)
         self._started.add(lane)
         self._depth[lane] = depth

@@ -1,0 +1,452 @@
+"""redact_rules: where the secrets are in a piece of raw text, as candidate spans.
+
+The text is raw bytes as they stand in the input: a JSON line, the JSON-escaped text of a streamed
+field (its pieces joined), a file name, a line that is no JSON at all (a run killed mid-line, an
+SSE ``event:`` line). ``scan`` returns every place a rule matches, ``(start, end, kind)``, the
+secret being ``text[start:end]``; ``choose`` makes of overlapping ones the spans replaced;
+numbering and replacing them is ``redact``'s job. No state, no I/O, nothing of the package
+imported.
+
+How it reads the text (the theory of operation):
+
+- **One pass.** A gate regex finds *anchors*: the fixed start of a key format (``AKIA``, ``eyJ``,
+  ``sk-``, ``ghp_``, ``-----BEGIN`` ...), an ``@``, an ``=`` after a word that names a secret,
+  ``Users`` or ``home`` after a path separator. Every alternative of the gate starts with a literal
+  byte, so Python's ``re`` skips to the next possible anchor by a character set; the text is read
+  once by the gate and then only around the anchors (``ANCHORS``: anchor, rows it runs).
+- **Anchored rows.** A row's matcher runs at its anchor (a regex ``match`` at a fixed offset, or a
+  few lines of Python for the rows that read backwards: an e-mail's local part before ``@``, the
+  word before ``=``, the scheme before ``user:password@``). Nothing rescans from every start, and
+  each matcher reads a bounded distance around its anchor (``BACK`` before it, ``AHEAD`` past its
+  match) except for a run of one character class, which ends its match: so scanning is linear in
+  the text, and a window ``AHEAD`` short of a streamed field's end already has its final
+  candidates (``redact_stream`` relies on it).
+- **Escapes.** The text may be JSON-escaped, once or more (JSON in a JSON string): ``\\n`` or
+  ``\\t`` before a token separates it as a newline would, a slash may be written ``\\/``, a
+  Windows path separator is a run of backslashes, a quote in a value may be ``\\"``. A candidate
+  never starts or ends inside an escape and never holds an unescaped quote, so replacing it keeps
+  a JSON line JSON with the same structure.
+- **Nothing of a placeholder** (``[redacted:KIND:N]``) can be taken for a secret: no row's
+  characters include ``[`` and the value rows refuse a value starting with one; redacting twice is
+  redacting once.
+
+Why hand-written rules and not a rule set: detect-secrets' plugins (Apache-2.0) need PyYAML and
+requests, scan files rather than strings, have no Anthropic, Google, e-mail or home-path rules, and
+its keyword and entropy detectors flag ids and hashes; gitleaks' rules (MIT) are Go RE2 patterns
+in TOML with entropy thresholds and allowlists, several with ``(?i)`` mid-pattern, which Python's
+``re`` refuses; neither reads JSON-escaped text. Neither runs as it is in the browser worker; the
+tests use detect-secrets as an independent check on our output instead (tests/unit/test_redact.py).
+
+Must not: decide what replaces a span, keep anything between calls, or import the package.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Iterable
+from typing import Final
+
+Candidate = tuple[int, int, str]  # start, end, kind
+
+BACK: Final = 640  # the farthest a matcher reads before its anchor (a URL's scheme and user:password)
+AHEAD: Final = 640  # ... and past the end of a match that is not a run ending the text (a look-ahead)
+RESCAN: Final = 64  # the farthest a candidate starts after its anchor ("Users/" ... the name)
+
+# Kinds whose rows never look into the value of an id-like key (a hash or signature can hold
+# "AKIA..." or "eyJ..."): the key formats. E-mail addresses and home-folder names are taken
+# wherever they are.
+TOKEN_KINDS: Final = frozenset({"private-key", "anthropic-key", "openai-key", "aws-key", "github-token",
+                                "gitlab-token", "slack-token", "google-key", "stripe-key", "jwt", "secret",
+                                "url-credentials"})
+
+# After a placeholder (":N]") a token is no more a token than after the text it replaced, and
+# before one ("[redacted:") no more ended: so a redacted text has no new candidate next to one.
+_NOT_AFTER_PLACEHOLDER: Final = b"".join(rb"(?<!:[0-9]{%d}\])" % n for n in range(1, 8))
+_LEFT: Final = (rb"(?:(?<![A-Za-z0-9+/_-])|(?<=\\[nrtbf]))"  # a token starts here (or after an escaped newline)
+                + _NOT_AFTER_PLACEHOLDER)
+_END: Final = rb"(?![A-Za-z0-9_-]|\[redacted:)"  # and ends here
+_NOT_A_VALUE: Final = rb"(?!\[redacted:|(?i:your[_-]|xxx|example|placeholder|changeme|dummy|<|\$))"
+_SPACE: Final = rb"(?:[ \t]|\\t)"  # a blank, or an escaped tab
+_NOT_PLACEHOLDER: Final = rb"\[(?!redacted:)"  # a "[" in a value, unless it opens a placeholder
+
+
+def _token(pattern: bytes) -> re.Pattern[bytes]:
+    return re.compile(_LEFT + pattern + _END)
+
+
+# --- the rows that are one regex each, matched at their anchor ------------------------------------
+# (kind, regex, offset: where the match starts before the anchor)
+
+_ANTHROPIC: Final = _token(rb"sk-ant-[A-Za-z0-9]{2,8}-[A-Za-z0-9_-]{20,}")
+_OPENAI: Final = _token(rb"sk-(?:(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}T3BlbkFJ"
+                        rb"[A-Za-z0-9_-]{20,}|(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9]{48})")
+_STRIPE: Final = _token(rb"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}")
+_WHSEC: Final = _token(rb"whsec_[A-Za-z0-9]{24,}")
+_AWS: Final = re.compile(rb"(?:(?<![A-Za-z0-9+/])|(?<=\\[nrtbf]))" + _NOT_AFTER_PLACEHOLDER
+                         + rb"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9+/]|\[redacted:)")
+_AIZA: Final = _token(rb"AIza[0-9A-Za-z_-]{35}")
+_GOCSPX: Final = _token(rb"GOCSPX-[A-Za-z0-9_-]{28}")
+_YA29: Final = _token(rb"ya29\.[0-9A-Za-z_-]{20,}")
+_GITHUB: Final = _token(rb"(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})")
+_GITLAB: Final = _token(rb"gl(?:pat|ptt|dt|rt|soat|cbt|imt|oas)-[A-Za-z0-9_-]{20,}")
+_SLACK: Final = _token(rb"xox[abposre]-[A-Za-z0-9-]{10,}")
+_SLACK_HOOK: Final = re.compile(rb"(?<=/)hooks\.slack\.com\\*/(?:services|workflows)\\*/(?:[A-Za-z0-9_-]|\\*/){20,}")
+_JWT: Final = _token(rb"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")
+_BEARER: Final = re.compile(rb"(?:(?<![A-Za-z0-9_])|(?<=\\[nrtbf]))" + _NOT_AFTER_PLACEHOLDER + rb"(?i:bearer)" + _SPACE + rb"{1,8}"
+                            rb"(?P<s>(?!\[)(?:[A-Za-z0-9._~+-]|\\*/){16,}=*)")
+
+Row = Callable[[bytes, int, int], Iterable[Candidate]]  # (text, anchor, end of text) -> candidates
+
+
+def _regex_row(kind: str, regex: re.Pattern[bytes], offset: int) -> Row:
+    group = "s" if "s" in regex.groupindex else 0
+
+    def row(text: bytes, at: int, end: int) -> Iterable[Candidate]:
+        if at - offset < 0:
+            return ()
+        m = regex.match(text, at - offset, end)
+        return ((m.start(group), m.end(group), kind),) if m else ()
+    return row
+
+
+# --- the rows that read around their anchor -------------------------------------------------------
+
+_KEY_HEAD: Final = re.compile(rb"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----")
+_KEY_TAIL: Final = re.compile(rb"-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----")
+_LITERAL_REST: Final = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*')  # up to the unescaped quote ending a JSON string
+
+
+def _private_key(text: bytes, at: int, end: int) -> Iterable[Candidate]:
+    """A PEM private key: from its BEGIN line to its END line, or (cut, or never ended) to the
+    end of the string it is in."""
+    m = _KEY_HEAD.match(text, at - 5, end) if at >= 5 else None
+    if m is None:
+        return ()
+    stop = _LITERAL_REST.match(text, m.end(), end)
+    last = stop.end() if stop else m.end()
+    found = text.find(b"-----END", m.end(), last)
+    while found >= 0:
+        tail = _KEY_TAIL.match(text, found, last)
+        if tail:
+            return ((m.start(), tail.end(), "private-key"),)
+        found = text.find(b"-----END", found + 1, last)
+    return ((m.start(), last, "private-key"),)
+
+
+_LOCAL_BACK: Final = re.compile(rb"[A-Za-z0-9._%+-]{1,66}")  # an e-mail's local part, read backwards from the @
+_DOMAIN: Final = re.compile(rb"@(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}(?![A-Za-z0-9_]|\[redacted:)")
+_EXAMPLE_MAIL: Final = re.compile(rb"(?:noreply@anthropic\.com|git@.*|[^@]*@(?:[A-Za-z0-9-]+\.)*example\.(?:com|org|net))\Z",
+                                  re.IGNORECASE)
+_CREDENTIALS: Final = re.compile(rb"[^\s:/?#@\"'<>\[\]\\]{1,256}:[^\s/?#@\"'<>\[\]\\]{1,256}")
+_SCHEME: Final = re.compile(rb"(?:(?<![A-Za-z0-9_])|(?<=\\[nrtbf]))" + _NOT_AFTER_PLACEHOLDER + rb"[a-zA-Z][a-zA-Z0-9+.-]{1,20}:(?:\\*/){2}\Z")
+
+
+def _escaped(text: bytes, i: int) -> bool:
+    """Whether ``text[i]`` is the letter of an escape (an odd run of backslashes before it)."""
+    n = 0
+    while i - n - 1 >= 0 and text[i - n - 1] == 0x5C:
+        n += 1
+    return n % 2 == 1
+
+
+def _email(text: bytes, at: int, end: int) -> tuple[Candidate, ...]:
+    domain = _DOMAIN.match(text, at, end)
+    if domain is None:
+        return ()
+    run = _LOCAL_BACK.match(text[max(at - 66, 0):at][::-1])  # the local-part characters before the @
+    if run is None or run.end() == 66:
+        return ()
+    start = _past_escape(text, at - run.end())  # "\\njane@...": the n is the escape's
+    if at - start > 64 or start >= at or not text[start:start + 1].isalnum():
+        return ()
+    if _EXAMPLE_MAIL.match(text, start, domain.end()):
+        return ()
+    return ((start, domain.end(), "email"),)
+
+
+def _past_escape(text: bytes, i: int) -> int:
+    """``i``, or past the escape ``text[i]`` is inside of (``\\n``, ``\\u00e9``)."""
+    for j in range(i - 1, max(i - 6, -1), -1):
+        if text[j] == 0x5C:
+            width = _escape_at(text, j)
+            return j + width if j + width > i else i
+    return i
+
+
+def _at(text: bytes, at: int, end: int, known: tuple[bytes, ...]) -> Iterable[Candidate]:
+    """An @ ends URL credentials (``scheme://user:password@host``), else it may be an e-mail's."""
+    return _url_credentials(text, at, end) or _email(text, at, end)
+
+
+def _url_credentials(text: bytes, at: int, end: int) -> tuple[Candidate, ...]:
+    """``scheme://user:password@`` ending at this @ (the credentials are the secret)."""
+    slash = text.rfind(b"/", max(at - 520, 0), at)
+    if slash < 0:
+        return ()
+    creds = _CREDENTIALS.fullmatch(text, slash + 1, at)
+    if creds is None:
+        return ()
+    if _SCHEME.search(text, max(slash - 40, 0), slash + 1) is None:
+        return ()
+    return ((slash + 1, at, "url-credentials"),)
+
+
+_WORD_BACK: Final = re.compile(rb"[A-Za-z0-9_-]{1,129}")  # the word before an =, read backwards
+_PASSWORD_WORD: Final = re.compile(rb"(?:^|[_-])(?:password|passwd|secret|token|api[_-]?key|apikey|access[_-]?key"
+                                   rb"|client[_-]?secret)\Z")
+_ENV_WORD: Final = re.compile(rb"(?=[A-Z])[A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY"
+                              rb"|CREDENTIALS?)[A-Z0-9_]*\Z")
+_ENV_LEAD: Final = re.compile(rb"(?:^|(?<=\\[nr])|(?<=[\"\n\r]))" + _SPACE + rb"*(?:export" + _SPACE + rb"+)?\Z")
+# password=..., token=... in a command, a URL's query, a config line: a value with a digit in it
+_PASSWORD_VALUE: Final = re.compile(_SPACE + rb"*(?P<q>(?:\\*[\"'])?)" + _NOT_A_VALUE
+                                    + rb"(?P<s>(?=[^\s'\"&;,)<>\\\[0-9]{0,255}[0-9])(?:[^\s'\"&;,()<>$`{}\\\[]|\\+/|" + _NOT_PLACEHOLDER
+                                    + rb"){6,})(?P=q)")
+# NAME=value at a line's start (a .env file), NAME in capitals naming a secret: any value
+_ENV_VALUE: Final = re.compile(_SPACE + rb"*(?P<q>(?:\\*[\"'])?)" + _NOT_A_VALUE
+                               + rb"(?P<s>(?:[^\s'\"\\\[]|\\+/|" + _NOT_PLACEHOLDER + rb"){4,})(?P=q)")
+
+
+def _assignment(text: bytes, at: int, end: int) -> Iterable[Candidate]:
+    """``password=...`` (any case, the name ending in the word) or ``.env``'s ``NAME=...`` (a
+    line's start, the name in capitals holding the word): the value is the secret."""
+    j = at
+    while j > 0 and at - j < 8 and text[j - 1] in b" \t":
+        j -= 1
+    word = _WORD_BACK.match(text[max(j - 129, 0):j][::-1])
+    if word is None or word.end() > 128:
+        return ()
+    start = _past_escape(text, j - word.end())  # "\ntoken=": the n is the escape's
+    name = text[start:j]
+    if _PASSWORD_WORD.search(name.lower()):
+        m = _PASSWORD_VALUE.match(text, at + 1, end)
+        if m:
+            return ((m.start("s"), m.end("s"), "secret"),)
+    if _ENV_WORD.match(name) and _ENV_LEAD.search(text, max(start - 40, 0), start):
+        m = _ENV_VALUE.match(text, at + 1, end)
+        if m:
+            return ((m.start("s"), m.end("s"), "secret"),)
+    return ()
+
+
+# A home folder's user name: /Users/NAME/, /home/NAME/, C:\Users\NAME\ (any escaping), and the
+# same in Claude Code's project folder names, -Users-NAME-... (a path with its separators made
+# dashes, so a name holding a dash or dot is cut at it there unless the name was seen whole).
+_NAME_CHAR: Final = rb"(?:[A-Za-z0-9._\x80-\xff-]|\\u[0-9a-fA-F]{4})"
+_NAME_FIRST: Final = rb"(?:[A-Za-z0-9._\x80-\xff]|\\u[0-9a-fA-F]{4})"
+_NAME_END: Final = rb"(?=\\(?!u)|[/\"'`\s),;:]|\Z)"
+_SEP: Final = rb"(?:\\*/|\\+)"
+_NOT_SHARED: Final = rb"(?!(?:Shared|Public|Default)" + _SEP + rb")"
+# a name with single spaces in it, followed by a path separator ("John Smith/"), else the name up
+# to the first separator or blank
+_HOME_NAME: Final = re.compile(_SEP + _NOT_SHARED + rb"(?P<s>" + _NAME_FIRST + _NAME_CHAR + rb"{0,63}(?: "
+                               + _NAME_CHAR + rb"{1,63})*(?=\\*/|\\\\|\\(?![nrtbfu]))|" + _NAME_FIRST + _NAME_CHAR + rb"{0,63}?"
+                               + _NAME_END + rb")")
+_FOLDER_NAME: Final = re.compile(rb"-(?P<s>(?:[A-Za-z0-9_\x80-\xff]|\\u[0-9a-fA-F]{4}){1,64}?)(?=-|[/\\\"'`\s),;:]|\Z)")
+_PLACEHOLDER_END: Final = re.compile(rb":[0-9]{1,7}\]\Z")
+_DRIVE: Final = re.compile(rb"(?<![A-Za-z0-9])" + _NOT_AFTER_PLACEHOLDER + rb"[A-Za-z]:\\+\Z")
+
+
+def _home(text: bytes, at: int, end: int, known: tuple[bytes, ...]) -> Iterable[Candidate]:
+    """At ``Users``/``home`` after a separator: the user name after it."""
+    word = 5 if text.startswith(b"Users", at) else 4
+    after = at + word
+    before = text[at - 1]
+    out: list[Candidate] = []
+    if before == 0x2D:  # "-Users-NAME-": a project folder's name, after a non-alphanumeric
+        if at >= 2 and (text[at - 2:at - 1].isalnum() or _PLACEHOLDER_END.search(text, max(at - 10, 0), at - 1)):
+            return ()
+        m = _FOLDER_NAME.match(text, after, end)
+        if m:
+            out.append((m.start("s"), m.end("s"), "user"))
+        sep = after + 1 if text.startswith(b"-", after) else -1
+    else:
+        if before == 0x5C and (word == 4 or _DRIVE.search(text, max(at - 12, 0), at) is None):
+            return ()  # a backslash path is a Windows one: C:\Users\ only
+        m = _HOME_NAME.match(text, after, end)
+        if m:
+            out.append((m.start("s"), m.end("s"), "user"))
+        sep = m.start("s") if m else -1
+    if sep >= 0:  # a user name seen before, with its dashes, dots or blanks: whole
+        for name in known:
+            stop = sep + len(name)
+            if text.startswith(name, sep) and (stop >= end or text[stop] in _AFTER_NAME):
+                out.append((sep, stop, "user"))
+                break
+    return out
+
+
+_AFTER_NAME: Final = frozenset(b"-/\\\"'` \t\r\n),;:")
+
+
+Matcher = Callable[[bytes, int, int, tuple[bytes, ...]], Iterable[Candidate]]  # text, anchor, end, known names
+
+
+def _rows(*rows: Row) -> Matcher:
+    def run(text: bytes, at: int, end: int, known: tuple[bytes, ...]) -> Iterable[Candidate]:
+        return [c for row in rows for c in row(text, at, end)]
+    return run
+
+
+def _home_or_hook(text: bytes, at: int, end: int, known: tuple[bytes, ...]) -> Iterable[Candidate]:
+    """At an ``h``: a home folder (``/home/NAME``) or a Slack webhook's path."""
+    if text.startswith(b"hooks", at):
+        m = _SLACK_HOOK.match(text, at, end)
+        return ((m.start(), m.end(), "slack-token"),) if m else ()
+    return _home(text, at, end, known)
+
+
+def _left(n: int, chars: bytes = rb"A-Za-z0-9+/_-") -> bytes:
+    """The token boundary, checked after an anchor's first ``n`` bytes (a look-behind is of fixed
+    width): no token character before the anchor, unless it is an escape's letter."""
+    dots = b"." * n
+    return rb"(?:(?<![" + chars + rb"]" + dots + rb")|(?<=\\[nrtbf]" + dots + rb"))"
+
+
+_KEYWORDS: Final = (b"password", b"passwd", b"secret", b"token", b"key")
+_EQ_GATE: Final = b"|".join([b"(?<=(?i:%s)=)" % k for k in _KEYWORDS] + [b"(?<=(?i:%s)[ \t]=)" % k for k in _KEYWORDS]
+                            + [b"(?<=[A-Z0-9_]=)", b"(?<=[A-Z0-9_][ \t]=)"])
+
+# The gate's alternatives (anchor) and the rows each runs. Every alternative starts with a literal
+# byte of its own, so the gate scans by a byte set and a hit is dispatched by its first byte; the
+# look-arounds keep dense look-alikes ("AKIAAKIA...", "/homebrew") from being anchors at all.
+ANCHORS: Final[list[tuple[bytes, Matcher]]] = [
+    (rb"B(?:EGIN(?<=-----BEGIN)|(?i:earer)" + _SPACE + rb")",
+     _rows(_private_key, _regex_row("secret", _BEARER, 0))),
+    (rb"b(?i:earer)" + _SPACE, _rows(_regex_row("secret", _BEARER, 0))),
+    (rb"k(?<=[sr]k)" + _left(2) + rb"[-_]",
+     _rows(_regex_row("anthropic-key", _ANTHROPIC, 1), _regex_row("openai-key", _OPENAI, 1),
+           _regex_row("stripe-key", _STRIPE, 1))),
+    (rb"A" + _left(1, rb"A-Za-z0-9+/") + rb"(?:KIA|SIA|BIA|CCA|3T[A-Z0-9]|Iza)",
+     _rows(_regex_row("aws-key", _AWS, 0), _regex_row("google-key", _AIZA, 0))),
+    (rb"g" + _left(1) + rb"(?:h[pousr]_|ithub_pat_|l(?:pat|ptt|dt|rt|soat|cbt|imt|oas)-)",
+     _rows(_regex_row("github-token", _GITHUB, 0), _regex_row("gitlab-token", _GITLAB, 0))),
+    (rb"x" + _left(1) + rb"ox[abposre]-", _rows(_regex_row("slack-token", _SLACK, 0))),
+    (rb"G" + _left(1) + rb"OCSPX-", _rows(_regex_row("google-key", _GOCSPX, 0))),
+    (rb"9\.(?<=ya29\.)", _rows(_regex_row("google-key", _YA29, 3))),
+    (rb"w" + _left(1) + rb"hsec_", _rows(_regex_row("stripe-key", _WHSEC, 0))),
+    (rb"J(?<=eyJ)" + _left(3), _rows(_regex_row("jwt", _JWT, 2))),
+    (rb"@(?=[A-Za-z0-9-])", _at),
+    (rb"=(?:" + _EQ_GATE + rb")", _rows(_assignment)),
+    (rb"U(?=sers)(?<=[/\\-]U)", _home),
+    (rb"h(?:(?=ome)(?<=[/\\-]h)|ooks\.slack\.com)", _home_or_hook),
+]
+_GATE: Final = re.compile(b"|".join(a for a, _ in ANCHORS))
+_BY_BYTE: Final[dict[int, list[Matcher]]] = {}
+for _anchor, _matcher in ANCHORS:
+    _BY_BYTE.setdefault(_anchor[0], []).append(_matcher)
+
+
+def anchored(text: bytes, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` holds an anchor: the start of a possible secret."""
+    return _GATE.search(text, start, end) is not None
+
+
+def scan(text: bytes, start: int = 0, end: int | None = None, known: tuple[bytes, ...] = ()) -> list[Candidate]:
+    """Every candidate whose anchor is in ``text[start:end]`` (the text before ``start`` is read as
+    context), in anchor order. ``known``: user names seen before, longest first, in the forms
+    they take in paths (``john.doe``) and project folder names (``john-doe``)."""
+    stop = len(text) if end is None else end
+    out: list[Candidate] = []
+    covered: dict[Matcher, int] = {}  # a row's candidate ends here: its anchors before are its own (a key's body, a value's "=")
+    for m in _GATE.finditer(text, start, stop):
+        at = m.start()
+        for matcher in _BY_BYTE[text[at]]:
+            if at < covered.get(matcher, -1):
+                continue
+            for s, e, kind in matcher(text, at, stop, known):
+                s, e = _whole_escapes(text, s, e)
+                if s < e:
+                    out.append((s, e, kind))
+                    covered[matcher] = max(covered.get(matcher, -1), e)
+    return out
+
+
+def _whole_escapes(text: bytes, start: int, end: int) -> tuple[int, int]:
+    """A span that starts or ends inside an escape shrinks to whole escapes (``\\n``, ``\\"``,
+    ``\\u00e9``): the text around a placeholder stays well-formed JSON string content."""
+    if text.find(b"\\", max(start - 6, 0), end) < 0:  # no escape near: the common case
+        return start, end
+    start = _past_escape(text, start)
+    for j in range(end - 1, max(start, end - 6) - 1, -1):
+        width = _escape_at(text, j)
+        if width:
+            if j + width > end:
+                end = j
+            break
+    return start, end
+
+
+def _escape_at(text: bytes, i: int) -> int:
+    """The width of the JSON escape starting at ``text[i]`` (2, or 6 for ``\\uXXXX``), else 0."""
+    if text[i] != 0x5C or i + 1 >= len(text) or _escaped(text, i):
+        return 0
+    letter = text[i + 1]
+    return 6 if letter == 0x75 else 2 if letter in _ESCAPE_LETTERS else 0
+
+
+_ESCAPE_LETTERS: Final = frozenset(b'"\\/bfnrt')
+
+
+_ID_KEY: Final = re.compile(rb"(?:id|Id|ID|uuid|UUID|.*[_-]id|.*[a-z]Id|.*[a-z]ID|.*[Uu]uid|.*UUID|signature"
+                            rb"|.*[Hh]ash|sha\d*|etag|checksum|digest|fingerprint|nonce)\Z")
+
+
+def in_id_value(text: bytes, at: int) -> bool:
+    """Whether ``at`` is inside the string value of an id-like key (``"id": "..."``, ``uuid``,
+    ``*_id``, ``signature``, ``hash`` ...), read back from ``at``: the last unescaped quote
+    opens the string (true of any place inside a string of a JSON line), and a key and a colon
+    come before it."""
+    q = _last_quote(text, at)
+    if q < 0:
+        return False
+    j = q - 1
+    while j >= 0 and text[j] in b" \t":
+        j -= 1
+    if j < 0 or text[j] != 0x3A:  # ':'
+        return False
+    j -= 1
+    while j >= 0 and text[j] in b" \t":
+        j -= 1
+    if j < 0 or text[j] != 0x22 or _escaped(text, j):
+        return False
+    k = _last_quote(text, j)
+    return k >= 0 and _ID_KEY.match(text, k + 1, j) is not None
+
+
+def _last_quote(text: bytes, before: int) -> int:
+    q = text.rfind(b'"', 0, before)
+    while q > 0 and _escaped(text, q):
+        q = text.rfind(b'"', 0, q)
+    return q
+
+
+# Which of two overlapping candidates of the same length wins: the kind listed first.
+KIND_ORDER: Final = {kind: i for i, kind in enumerate(
+    ("private-key", "anthropic-key", "openai-key", "aws-key", "github-token", "gitlab-token", "slack-token",
+     "google-key", "stripe-key", "jwt", "secret", "url-credentials", "email", "user"))}
+
+
+def choose(candidates: Collection[Candidate]) -> list[Candidate]:
+    """The spans replaced, in text order: candidates that overlap are replaced as one (so no part
+    of one is left to be found in the redacted text), of the kind of the longest (then the kind
+    listed first: a token inside URL credentials goes with them)."""
+    if len(candidates) < 2:
+        return list(candidates)
+    out: list[Candidate] = []
+    group: list[Candidate] = []
+    end = -1
+    for c in sorted(set(candidates)):
+        if group and c[0] >= end:
+            out.append(_one(group, end))
+            group = []
+        group.append(c)
+        end = max(end, c[1]) if len(group) > 1 else c[1]
+    out.append(_one(group, end))
+    return out
+
+
+def _one(group: list[Candidate], end: int) -> Candidate:
+    if len(group) == 1:
+        return group[0]
+    best = min(group, key=lambda c: (c[0] - c[1], KIND_ORDER[c[2]]))
+    return group[0][0], end, best[2]

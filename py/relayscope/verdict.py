@@ -1,0 +1,124 @@
+"""verdict: the lines and files of an input that every command calls unreadable, found without
+translating it.
+
+``redact`` reads an input as text and writes it back; it never translates it. To say of the same
+input what ``translate`` says (each unreadable line as ``FILE:LINE: message``, a broken sub-agent
+meta file, and exit 1: the README's exit-code table holds for every command), it asks here. The
+verdict is the translators' own: a line of a JSON-lines format (stream-json, session transcripts)
+is unreadable exactly when ``wire.decode_line`` makes it an error frame, with that message; an
+Arbiter SSE stream's errors are those its translator reports; a meta file is reported exactly when
+``multifile`` reads it and cannot (``meta_errors``). Most lines are settled by msgspec's validating skip of a
+JSON object (a few ms per 10 MB); only the rest are decoded as the translator would.
+
+Must not: print, decide exit codes (``cli`` does), or keep more than an SSE event's lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Final
+
+import msgspec
+
+from .formats import Sniffer
+
+if TYPE_CHECKING:
+    from .formats.sse import FleetTranslator
+
+_skip: Final = msgspec.json.Decoder(msgspec.Raw)
+Problems = list[tuple[int, str]]  # (line, message)
+_NONE: Final[Problems] = []  # returned, never changed
+
+
+class LineCheck:
+    """The unreadable lines of one input, fed a line at a time (its format sniffed from its first
+    lines as the translators sniff it, unless given)."""
+
+    def __init__(self, fmt: str | None = None) -> None:
+        self.format = fmt
+        self._sniffer = Sniffer()
+        self._held: list[tuple[bytes, int]] = []  # lines before the format is known
+        self._sse: FleetTranslator | None = None
+        self._lines = fmt is not None and fmt != "sse"  # a JSON-lines format: each line on its own
+        self.count = 0  # unreadable lines found
+
+    def feed(self, line: bytes, number: int) -> Problems:
+        if self._lines and line[:1] == b"{":  # the common case, first: a JSON object that is one
+            try:
+                _skip.decode(line)
+                return _NONE
+            except (msgspec.DecodeError, RecursionError):
+                pass
+        if self.format is None:
+            self._held.append((line, number))
+            found = self._sniffer.feed(line)
+            if found is None:
+                return []
+            return self._start(found)
+        return self._check(line, number)
+
+    def finish(self) -> Problems:
+        out = self._start("stream-json") if self.format is None else []
+        if self._sse is not None:
+            before = len(self._sse.errors)
+            self._sse.finish()
+            ended = self._sse.errors[before:]
+            self.count += len(ended)
+            out += ended
+        return out
+
+    def _start(self, fmt: str) -> Problems:
+        self.format = fmt
+        self._lines = fmt != "sse"
+        held, self._held = self._held, []
+        return [p for line, number in held for p in self._check(line, number)]
+
+    def _check(self, line: bytes, number: int) -> Problems:
+        if self.format == "sse":
+            if self._sse is None:
+                from .formats.sse import FleetTranslator  # an SSE stream only: not loaded for lines
+
+                self._sse = FleetTranslator()
+            before = len(self._sse.errors)
+            self._sse.feed_line(line)
+            found = self._sse.errors[before:]
+        elif _fits(line):
+            return []
+        else:
+            from .wire import decode_line  # a line that is no JSON object: rare, so imported late
+
+            frame = decode_line(line, number)
+            found = [(number, frame.error or "unreadable line")] if frame.kind == "error" else []
+        self.count += len(found)
+        return found
+
+
+def _fits(line: bytes) -> bool:
+    """A JSON object, checked by msgspec's validating skip (the common case, and the cheap one)."""
+    start = line.lstrip()[:1]
+    if start != b"{":
+        return not start  # a blank line is no error
+    try:
+        _skip.decode(line)
+    except (msgspec.DecodeError, RecursionError):
+        return False
+    return True
+
+
+def files_problems(files: Mapping[str, bytes]) -> list[tuple[str | None, int, str]]:
+    """What is unreadable in a folder's or session's files: the lines of each transcript, and the
+    sub-agent meta files a translation reads that are not the JSON object expected (one beside no
+    agent file of a session is read by nothing)."""
+    from .multifile import meta_errors, meta_file_id
+
+    out: list[tuple[str | None, int, str]] = []
+    for name, content in files.items():
+        if meta_file_id(name) is not None:
+            continue
+        check = LineCheck()
+        lines = content.split(b"\n")
+        if lines and not lines[-1]:
+            lines.pop()
+        out += [(name, n, m) for number, line in enumerate(lines, 1) for n, m in check.feed(line, number)]
+        out += [(name, n, m) for n, m in check.finish()]
+    return out + meta_errors(files)

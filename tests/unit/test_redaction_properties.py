@@ -1,0 +1,200 @@
+"""Redaction's properties, over random inputs (deterministic in ``make test``, the "ci" hypothesis
+profile; long and random in ``make fuzz``):
+
+- for any split of a secret into streamed pieces (a text, thinking or tool-input delta, an Arbiter
+  ``text`` event), interleaved with other lines, no output of any command run with ``--redact``
+  (``translate`` in each format, ``trace``, ``audit``, ``export`` in both formats, ``stats``) nor of
+  ``redact`` holds it, on stdout or stderr;
+- the pieces of a streamed field join into the redaction of its whole text;
+- redacting twice is redacting once, and a line that was JSON stays JSON of the same shape."""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from _cli import main
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from relayscope.redact import Redactor
+
+B64URL = string.ascii_letters + string.digits + "_-"
+UPPER_DIGITS = string.ascii_uppercase + string.digits
+
+
+@st.composite
+def secrets(draw: st.DrawFn) -> tuple[str, str]:
+    """A secret of one of the kinds, as text holds it, and the part that must not be left."""
+    kind = draw(st.sampled_from(["anthropic", "aws", "github", "email", "user", "password", "jwt", "url"]))
+    def run(alphabet: str, n: int) -> str:
+        return draw(st.text(alphabet, min_size=n, max_size=n))
+    name = draw(st.from_regex(r"[a-z][a-z0-9]{7,11}", fullmatch=True))
+    if kind == "anthropic":
+        s = f"sk-ant-api03-{run(B64URL, 93)}AA"
+        return s, s
+    if kind == "aws":
+        s = "AKIA" + run(UPPER_DIGITS, 16)
+        return s, s
+    if kind == "github":
+        s = "ghp_" + run(string.ascii_letters + string.digits, 36)
+        return s, s
+    if kind == "email":
+        s = f"{name}@{run(string.ascii_lowercase, 6)}.io"
+        return s, s
+    if kind == "user":
+        return f"/Users/{name}/code", name
+    if kind == "password":
+        value = run(string.ascii_letters, 6) + run(string.digits, 3)
+        return f"password={value}", value
+    if kind == "jwt":
+        s = f"eyJ{run(B64URL, 20)}.eyJ{run(B64URL, 30)}.{run(B64URL, 40)}"
+        return s, s
+    value = run(string.ascii_letters, 5) + run(string.digits, 4)
+    return f"postgres://admin:{value}@db.example.io/app", value
+
+
+def stream_line(event: dict[str, Any], lane: str | None) -> str:
+    return json.dumps({"type": "stream_event", "event": event, "parent_tool_use_id": lane, "session_id": "s"})
+
+
+def split(text: str, cuts: list[int]) -> list[str]:
+    points = sorted({c % len(text) for c in cuts} - {0}) if len(text) > 1 else []
+    return [text[a:b] for a, b in zip([0, *points], [*points, len(text)], strict=True)]
+
+
+OTHER = [
+    json.dumps({"type": "assistant", "parent_tool_use_id": "toolu_01Sub", "session_id": "s",
+                "message": {"id": "msg_sub", "content": [{"type": "text", "text": "the sub-agent works"}]}}),
+    json.dumps({"type": "user", "session_id": "s", "message": {"content": [
+        {"type": "tool_result", "tool_use_id": "toolu_01X", "content": "ok: /tmp/x"}]}}),
+    stream_line({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "other lane"}},
+                "toolu_01Sub"),
+    "not json at all",
+]
+
+
+@st.composite
+def streams(draw: st.DrawFn) -> tuple[list[str], str]:
+    """A stream-json run whose field holds the secret cut into pieces, other lines between them."""
+    text, secret = draw(secrets())
+    field = draw(st.sampled_from(["text_delta", "thinking_delta", "input_json_delta"]))
+    before, after = draw(st.text(string.ascii_letters + " .:,\n", max_size=30)), draw(st.text(" .\n", max_size=5))
+    whole = before + " " + text + " " + after
+    if field == "input_json_delta":
+        whole = json.dumps({"command": whole})
+    name = {"text_delta": "text", "thinking_delta": "thinking", "input_json_delta": "partial_json"}[field]
+    block = {"text_delta": {"type": "text", "text": ""}, "thinking_delta": {"type": "thinking", "thinking": ""},
+             "input_json_delta": {"type": "tool_use", "id": "toolu_01A", "name": "Bash", "input": {}}}[field]
+    lines = [json.dumps({"type": "system", "subtype": "init", "session_id": "s", "model": "claude-sonnet-4-5"}),
+             stream_line({"type": "message_start", "message": {"id": "msg_1", "role": "assistant", "content": []}}, None),
+             stream_line({"type": "content_block_start", "index": 0, "content_block": block}, None)]
+    for piece in split(whole, draw(st.lists(st.integers(1, 10_000), max_size=30))):
+        lines.append(stream_line({"type": "content_block_delta", "index": 0,
+                                  "delta": {"type": field, name: piece}}, None))
+        lines += draw(st.lists(st.sampled_from(OTHER), max_size=2))
+    lines += [stream_line({"type": "content_block_stop", "index": 0}, None),
+              stream_line({"type": "message_stop"}, None),
+              json.dumps({"type": "result", "subtype": "success", "session_id": "s"})]
+    return lines, secret
+
+
+@st.composite
+def fleets(draw: st.DrawFn) -> tuple[list[str], str]:
+    """An Arbiter stream whose agent's text events hold the secret in pieces, another stream's between."""
+    text, secret = draw(secrets())
+    lines = ["event: request_received", 'data: {"request_id":"r1","agent":"lead"}', ""]
+    for piece in split("see " + text + " now", draw(st.lists(st.integers(1, 10_000), max_size=20))):
+        lines += ["event: text", "data: " + json.dumps({"stream_id": 1, "agent": "a", "delta": piece}), ""]
+        if draw(st.booleans()):
+            lines += ["event: text", 'data: {"stream_id":2,"agent":"b","delta":"meanwhile"}', ""]
+    lines += ["event: stream_end", 'data: {"stream_id":1,"ok":true}', "", "event: done", 'data: {"ok":true}', ""]
+    return lines, secret
+
+
+COMMANDS = [["translate"], ["translate", "-f", "text"], ["translate", "-f", "json"], ["trace"], ["trace", "--json"],
+            ["audit", "--json"], ["export", "--format", "otlp"], ["export", "--format", "chrome-trace"], ["stats"],
+            ["stats", "--json"]]
+
+
+def streamed_text(relays: list[dict[str, Any]]) -> list[str]:
+    """What a reader joining a run's deltas reads: each lane's text and thinking, joined."""
+    lanes: dict[str, str] = {}
+    for r in relays:
+        if r.get("type") in ("text_delta", "thinking_delta"):
+            lanes[r["lane"]] = lanes.get(r["lane"], "") + r.get("text", "")
+    return list(lanes.values())
+
+
+def no_output_holds(lines: list[str], secret: str, commands: list[list[str]]) -> None:
+    """Neither any output as it is, nor the deltas of its relays joined, hold the secret."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "run.jsonl"
+        path.write_text("\n".join(lines) + "\n")
+        code, out, err = main("redact", str(path))
+        assert secret not in out.decode() and secret not in err, ("redact", secret)
+        (Path(tmp) / "redacted.jsonl").write_bytes(out)
+        code, out, err = main("translate", str(Path(tmp) / "redacted.jsonl"))
+        assert not any(secret in text for text in streamed_text([json.loads(x) for x in out.splitlines()]))
+        for command in commands:
+            code, out, err = main(*command, "--redact", str(path))
+            assert code in (0, 1), (command, err)
+            assert secret not in out.decode() and secret not in err, (command, secret)
+            if command == ["translate"]:
+                assert not any(secret in text for text in streamed_text([json.loads(x) for x in out.splitlines()]))
+
+
+@given(streams())
+def test_no_command_with_redact_prints_a_secret_streamed_in_pieces(case: tuple[list[str], str]) -> None:
+    lines, secret = case
+    no_output_holds(lines, secret, COMMANDS)
+
+
+@given(fleets())
+def test_no_command_with_redact_prints_a_secret_an_arbiter_stream_sent_in_pieces(case: tuple[list[str], str]) -> None:
+    lines, secret = case
+    no_output_holds(lines, secret, [c for c in COMMANDS if c[0] != "audit"])  # audit compares no SSE
+
+
+@given(streams())
+def test_the_pieces_of_a_streamed_field_join_into_its_whole_redacted(case: tuple[list[str], str]) -> None:
+    lines, _ = case
+    out = Redactor().lines(lines)
+    def field(ls: list[str]) -> str:
+        text = ""
+        for line in ls:
+            obj = json.loads(line) if line.startswith("{") else {}
+            delta = obj.get("event", {}).get("delta") if obj.get("parent_tool_use_id") is None else None
+            if isinstance(delta, dict):
+                text += next(v for k, v in delta.items() if k != "type")
+        return text
+    assert field(out) == json.loads(Redactor().line(json.dumps({"t": field(lines)})))["t"]
+
+
+ATOMS = ["sk-ant-api03-", "AKIAQ3EGRZ7XKWLM5TN4", "ghp_" + "a1" * 18, "bob@acme.io", "@", "=", "password=", "PASSWORD=",
+         "token=abc123def", "/Users/", "/home/", "C:\\Users\\", "-Users-", "-home-", "jane", "x", "1", " ", "\n", "\t",
+         "\"", "'", "\\", "\\/", ":", "//", "https://", "user:pass@", "Bearer ", "eyJhbGciOi", ".", "eyJ", "[", "]",
+         "-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----", "[redacted:user:1]", "a" * 30, "A" * 20, "_", "-",
+         "é", "export ", "SECRET_KEY=", "xoxb-", "AIza", "glpat-", "sk_live_", "whsec_", "ya29.", "%", "+",
+         "hooks.slack.com/services/"]
+
+
+@settings(max_examples=max(600, settings().max_examples))  # cheap examples: more of them in make test too
+@given(st.lists(st.sampled_from(ATOMS), min_size=1, max_size=16), st.lists(st.integers(1, 10_000), max_size=8))
+def test_redacting_twice_is_redacting_once_and_json_keeps_its_shape(atoms: list[str], cuts: list[int]) -> None:
+    text = "".join(atoms)
+    line = json.dumps({"t": text, text[:40]: [text]})
+    once = Redactor().line(line)
+    assert Redactor().line(once) == once
+    value = json.loads(once)
+    assert next(iter(value)) == "t" and len(value) == len(json.loads(line))
+    assert Redactor().text(Redactor().text(text)) == Redactor().text(text)
+    pieces = [stream_line({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": p}}, None)
+              for p in split(text, cuts)] + [stream_line({"type": "content_block_stop", "index": 0}, None)]
+    streamed = Redactor().lines(pieces)
+    assert Redactor().lines(streamed) == streamed
+    assert all(re.fullmatch(r"\{.*\}", s) and json.loads(s) for s in streamed)
