@@ -131,7 +131,7 @@ def _page(data: bytes, runs: int, real: dict[str, Any]) -> dict[str, tuple[float
             if mode == "second pass":  # as newest.drift_view did after the load: one go
                 now = time.process_time()
                 d = drift.Drift()
-                for number, line in enumerate(ws._input.files[None] if ws._input else [], 1):
+                for number, line in enumerate(ws._input.lines if ws._input else [], 1):
                     d.add(number, line)
                 longest = max(longest, time.process_time() - now)
             took = time.process_time() - start

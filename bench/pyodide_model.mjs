@@ -101,11 +101,9 @@ print(f"  model  {model_s * 1000:8.0f} ms   x{model_s / cli_s:.2f}")
 print(f"  step0  {first * 1000:8.0f} ms            (ws.step(0) and ws.row(0) after the load)")
 if PARTS:
     from relayscope.analysis import Analyzer
-    from relayscope.web.model import split_into
-    lines = []
+    from relayscope.wire import split_lines
     t = time.perf_counter()
-    for _ in split_into(data, lines):
-        pass
+    lines = split_lines(data)
     print(f"  split  {(time.perf_counter() - t) * 1000:8.0f} ms")
     for trace in (True, False):
         def go():

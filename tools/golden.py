@@ -10,7 +10,8 @@ each session folder of the corpus as a directory, the whole session corpus at on
 tests/fixtures/seed-examples and static/examples. For each input and each strategy:
 ``translate -f ndjson`` and ``trace --json``; once per input: ``audit --json`` and ``audit``.
 Also the web model (``Workspace``): NDJSON, trace, lanes and audit of each input, per strategy.
-Each output file holds stdout, then stderr and the exit code, so error reporting is pinned too.
+Each output file holds stdout, then stderr and the exit code, so error reporting is pinned too;
+paths inside the checkout are written relative to it, so two checkouts' outputs compare.
 """
 
 from __future__ import annotations
@@ -26,9 +27,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "py"))
 
 from relayscope import cli  # noqa: E402
+from relayscope.intake import read_in_folder  # noqa: E402
+from relayscope.translator import STRATEGY_NAMES, StrategyName  # noqa: E402
 from relayscope.web import model  # noqa: E402
 
-STRATEGIES = ("none", "index", "fingerprint", "lineage")
 SHARED = next((p for p in (ROOT.parent / "shared", ROOT.parents[1] / "shared") if (p / "corpus").is_dir()),
               ROOT.parent / "shared")
 
@@ -67,16 +69,17 @@ def run_cli(argv: list[str]) -> bytes:
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 2
     stdout.flush()
-    return out.getvalue() + b"\n--- stderr\n" + err.getvalue().encode() + f"--- exit {code}\n".encode()
+    text = out.getvalue() + b"\n--- stderr\n" + err.getvalue().encode() + f"--- exit {code}\n".encode()
+    return text.replace(f"{ROOT}/".encode(), b"")  # the same outputs from any checkout
 
 
-def run_web(paths: list[Path], strategy: str) -> bytes:
+def run_web(paths: list[Path], strategy: StrategyName) -> bytes:
     w = model.Workspace()
     if len(paths) == 1 and paths[0].is_file():
         data: bytes | dict[str, bytes] = paths[0].read_bytes()
     else:
-        data = {str(p.relative_to(paths[0])): p.read_bytes() for p in sorted(paths[0].rglob("*")) if p.is_file()
-                and (p.suffix in (".jsonl", ".ndjson") or p.name.endswith(".meta.json"))}
+        data = {str(p.relative_to(paths[0])): p.read_bytes() for p in sorted(paths[0].rglob("*"))
+                if p.is_file() and read_in_folder(p.name)}
     for _ in w.load(data, strategy=strategy):
         pass
     parts = [w.ndjson(), w.trace_json(), repr(w.format).encode(), repr(w.errors).encode(),
@@ -96,7 +99,7 @@ def record(out: Path) -> int:
     for ident, paths in inputs():
         names = [str(p) for p in paths]
         jobs: list[tuple[str, bytes]] = []
-        for s in STRATEGIES:
+        for s in STRATEGY_NAMES:
             jobs.append((f"{ident}.translate.{s}", run_cli(["translate", "-f", "ndjson", "-s", s, *names])))
             jobs.append((f"{ident}.trace.{s}", run_cli(["trace", "--json", "-s", s, *names])))
             jobs.append((f"{ident}.web.{s}", run_web(paths, s)))

@@ -36,7 +36,8 @@ import msgspec
 from . import relay as R
 from . import trace as T
 from .analysis import Analyzer
-from .live import LiveFiles, wanted
+from .inputs import walk
+from .live import LiveFiles
 from .termsafe import safe
 
 READ_CAP: Final = 4 << 20  # bytes read from one file per poll: a huge backlog is fed in slices
@@ -270,12 +271,10 @@ def _listing(folder: str) -> Iterator[str]:
     spawn's result is never seen before the sub-agent lines written ahead of it), and for a
     session folder ``<session>/`` the main file ``<session>.jsonl`` beside it."""
     main = os.path.normpath(folder) + ".jsonl"
-    if os.path.isfile(main):
+    found, _ = walk(folder)  # what cannot be listed now is looked at again on the next listing
+    if main in found:
         yield main
-    found: list[str] = []
-    for here, dirs, names in os.walk(folder):
-        dirs.sort()
-        found.extend(os.path.join(here, n) for n in sorted(names) if wanted(n))
+        found.remove(main)
     yield from sorted(found, key=lambda p: ("subagents" in p.split(os.sep), p))
 
 

@@ -33,13 +33,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
+from .intake import read_in_folder
+
 if TYPE_CHECKING:
     from . import sharefile
 
 STDIN: Final = "-"
 STDIN_NAME: Final = "<stdin>"
-TRANSCRIPT_SUFFIXES: Final = (".jsonl", ".ndjson")
-META_SUFFIX: Final = ".meta.json"
 _CHUNK: Final = 1 << 20
 
 
@@ -245,14 +245,11 @@ def read_regular(path: str) -> bytes | Problem:
             os.close(fd)
 
 
-def _candidate(name: str) -> bool:
-    return name.endswith(TRANSCRIPT_SUFFIXES) or name.endswith(META_SUFFIX)
-
-
 def walk(folder: str) -> tuple[list[str], list[Problem]]:
-    """Transcripts and sub-agent meta files under ``folder`` (sorted, symlinked folders not
-    followed, so no loop), and for a session folder ``<session>/`` the main file
-    ``<session>.jsonl`` beside it; with what could not be looked at. Reads no file.
+    """The files under ``folder`` that are read (``intake.read_in_folder``: transcripts by name,
+    sub-agent meta files; sorted, symlinked folders not followed, so no loop), and for a session
+    folder ``<session>/`` the main file ``<session>.jsonl`` beside it; with what could not be
+    looked at. Reads no file.
 
     A folder's files come before its subfolders', each in name order (``os.walk``'s order),
     walked with a list rather than recursion: a tree thousands of folders deep is just long."""
@@ -274,7 +271,7 @@ def walk(folder: str) -> tuple[list[str], list[Problem]]:
             except OSError:
                 is_dir = False
             if not is_dir:
-                if _candidate(entry.name):
+                if read_in_folder(entry.name):
                     found.append(os.path.join(here, entry.name))
             elif not entry.is_symlink():
                 folders.append(os.path.join(here, entry.name))

@@ -46,16 +46,10 @@ from .lanes import Lane
 from .multifile import agent_file_id, file_head, meta_file_id, read_meta, result_links
 
 _SNIFF_LINES: Final = 8
-TRANSCRIPT_SUFFIXES: Final = (".jsonl", ".ndjson")
 
 
 def is_meta(name: str) -> bool:
     return meta_file_id(name) is not None
-
-
-def wanted(name: str) -> bool:
-    """Whether a file in a followed folder is read: transcripts and sub-agent meta files."""
-    return name.endswith(TRANSCRIPT_SUFFIXES) or is_meta(name)
 
 
 def _dirname(name: str) -> str:

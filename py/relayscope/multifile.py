@@ -73,6 +73,7 @@ __all__ = [
     "group_names",
     "merge_audits",
     "translate_files",
+    "translate_groups",
     "translate_session",
 ]
 
@@ -436,24 +437,31 @@ def translate_files(files: Mapping[str, Text], strategy: str = "lineage", *, tra
                     fmt: str = "auto") -> list[SessionResult]:
     """Translate a set of files (``{relative path or name: content}``), one result per session
     (see :func:`group_files`); a file that is no session transcript gets a result of its own."""
-    results: list[SessionResult] = []
+    return list(translate_groups(files, strategy, trace=trace, fmt=fmt))
+
+
+def translate_groups(files: Mapping[str, Text], strategy: str = "lineage", *, trace: bool = False,
+                     fmt: str = "auto", drift: Drift | None = None) -> Iterator[SessionResult]:
+    """:func:`translate_files`'s results one group at a time, for a caller that pauses between
+    them (the page); each file is split into lines once, for grouping and translating alike.
+    ``drift``: one counter for every file (then no result carries a report of its own)."""
     cache: _Prepared = {}
     for g in group_files(files, fmt, cache):
         if g.format == "session":
-            by_file = DriftByFile()
-            result = _translate_session(g.files, strategy, trace, cache, by_file)
-            result.drift = {f: d.report() for f, d in by_file.by_file.items() if f is not None}
-            results.append(result)
+            by_file = DriftByFile() if drift is None else None
+            result = _translate_session(g.files, strategy, trace, cache, by_file if drift is None else drift)
+            if by_file is not None:
+                result.drift = {f: d.report() for f, d in by_file.by_file.items() if f is not None}
+            yield result
             continue
-        a = Analyzer(strategy, g.format, trace=trace, file=g.name, drift=True)
+        a = Analyzer(strategy, g.format, trace=trace, file=g.name, drift=True if drift is None else drift)
         a.feed_text(g.files[g.name])
         a.finish()
-        results.append(SessionResult(
+        yield SessionResult(
             name=g.name, format=g.format, files=[g.name], relays=a.relays, trace=a.trace,
-            errors=[(g.name, line, message) for line, message in a.errors],
-            lanes=dict(a.lanes), drift={g.name: a.drift.report()} if a.drift is not None else {},
-        ))
-    return results
+            errors=[(g.name, line, message) for line, message in a.errors], lanes=dict(a.lanes),
+            drift={g.name: a.drift.report()} if drift is None and a.drift is not None else {},
+        )
 
 
 # --- the audit: one entry point -----------------------------------------------------------------

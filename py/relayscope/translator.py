@@ -125,7 +125,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping
-from typing import Any, ClassVar, Final, NamedTuple
+from typing import Any, ClassVar, Final, NamedTuple, NewType
 
 import msgspec
 from msgspec import UNSET, Raw
@@ -150,8 +150,25 @@ from .wire import (
 from .wire import Usage as WireUsage
 
 __all__ = [
-    "CUMULATIVE", "NEW_BLOCK", "PER_BLOCK", "SAME_BLOCK", "STRATEGIES", "STREAMED", "STREAM_GREW", "STREAM_OMITTED", "TOOL_COMPLETED",
-    "TOOL_ELSEWHERE", "TOOL_SEEN", "Emitter", "Rule", "Translator", "fingerprint",
+    "CUMULATIVE",
+    "DEFAULT_STRATEGY",
+    "NEW_BLOCK",
+    "PER_BLOCK",
+    "SAME_BLOCK",
+    "STRATEGIES",
+    "STRATEGY_NAMES",
+    "STREAMED",
+    "STREAM_GREW",
+    "STREAM_OMITTED",
+    "TOOL_COMPLETED",
+    "TOOL_ELSEWHERE",
+    "TOOL_SEEN",
+    "Emitter",
+    "Rule",
+    "StrategyName",
+    "Translator",
+    "fingerprint",
+    "strategy_named",
 ]
 
 _any: Final = msgspec.json.Decoder()
@@ -192,6 +209,7 @@ def block_key(block: Block) -> str:
 
 class Strategy:
     name: ClassVar[str]
+    summary: ClassVar[str]  # what it does, in a line for people (the page's help lists these)
     infers_lanes: ClassVar[bool] = False
     lane_events: ClassVar[bool] = False  # lane_start / lane_end relays (not in the documented set)
 
@@ -220,6 +238,7 @@ class Strategy:
 
 class NoDedup(Strategy):
     name = "none"
+    summary = "every content block of every event, repeats and all: the raw view."
 
     def assistant(
         self, t: Translator, step: T.TraceStep, f: Frame, lane: str, msg: Message, blocks: list[Block]
@@ -234,6 +253,8 @@ class IndexDedup(Strategy):
     """seeds/002: a single lastContentIndex."""
 
     name = "index"
+    summary = ("the documented rule: remember how many blocks were seen and emit only those past that "
+               "index. Interleaved sub-agents break it: blocks below the index are lost.")
 
     def __init__(self) -> None:
         self.index = 0
@@ -281,6 +302,8 @@ class FingerprintDedup(IndexDedup):
     """seeds/000: the index, reset when the first block's fingerprint changes."""
 
     name = "fingerprint"
+    summary = ("'index', plus a reset when the first block changes (a new context): fixes most "
+               "interleaving, but can re-emit.")
 
     def __init__(self) -> None:
         super().__init__()
@@ -386,6 +409,7 @@ PER_BLOCK: Final = "per-block"  # each block looked up on its own
 
 class LineageDedup(Strategy):
     name = "lineage"
+    summary = "tracks each message and lane by id: every block once, in its lane. The recommended one."
     infers_lanes = True
     lane_events = True
     WINDOW: ClassVar[int] = 4096  # messages remembered; bounds memory on endless streams
@@ -686,6 +710,18 @@ def _decide(rec: _Rec | None, b: Block, tool_ids: Recent[str]) -> Rule:
 STRATEGIES: Final[dict[str, type[Strategy]]] = {
     cls.name: cls for cls in (NoDedup, IndexDedup, FingerprintDedup, LineageDedup)
 }
+# The catalogue, for whoever lists or holds a strategy (the CLI's choices, the page's selects and
+# help): a name is checked once where it comes in (``strategy_named``), then held as the type.
+StrategyName = NewType("StrategyName", str)
+STRATEGY_NAMES: Final[tuple[StrategyName, ...]] = tuple(StrategyName(name) for name in STRATEGIES)
+DEFAULT_STRATEGY: Final = StrategyName(LineageDedup.name)
+
+
+def strategy_named(name: object) -> StrategyName:
+    """``name`` as a strategy; ValueError, naming the choices, if it is none."""
+    if not isinstance(name, str) or name not in STRATEGIES:
+        raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(STRATEGIES)}")
+    return StrategyName(name)
 
 
 # --- the translator -----------------------------------------------------------------------
@@ -727,8 +763,7 @@ class Translator(Emitter):
     """Claude Code stream-json in, relay events out. One instance per input stream."""
 
     def __init__(self, strategy: str = "lineage", *, trace: bool = False, file: str | None = None) -> None:
-        if strategy not in STRATEGIES:
-            raise ValueError(f"unknown strategy {strategy!r}; choose from {', '.join(STRATEGIES)}")
+        strategy_named(strategy)  # misuse of the API: ValueError, naming the choices
         super().__init__(trace=trace, file=file)
         self.strategy_name = strategy
         self.strategy = STRATEGIES[strategy]()

@@ -1,16 +1,17 @@
-// Dropped files and folders, handed to Python as [{path, file}] (File objects, paths relative
-// to what was dropped: "session/subagents/agent-1.jsonl").
+// Dropped files and folders, handed on as {files: [{path, file}], error} (File objects, paths
+// relative to what was dropped: "session/subagents/agent-1.jsonl"); ui.mjs sends them to the
+// worker (message drop), which keeps those that come while Python boots until it is ready.
 //
 // Why JS, not Python: a dropped folder can only be read through
 // DataTransferItem.webkitGetAsEntry(), whose entries must be taken synchronously inside the drop
 // event and whose readers are callback-based; and a drop can come while Python is still booting
-// (seconds), when only JS can stop the browser from navigating to the dropped file. Drops made
-// before Python calls setDropHandler() wait in a queue. Python reads the bytes itself.
-// handleDrop is also what the tests call with a fake folder: no browser lets a script build a
-// real folder drop.
+// (seconds), when only JS can stop the browser from navigating to the dropped file. Python reads
+// the bytes itself. handleDrop is exported for what the tests do with a fake folder (no browser
+// lets a script build a real folder drop): import this module and call it.
+// Must not: read the files' bytes.
 const root = document.documentElement;
-const queue = [];
-let handler = null;
+const early = []; // drops before ui.mjs listens (it does as it starts)
+let deliver = null;
 
 const readAll = (reader) =>
   new Promise((resolve, reject) => {
@@ -51,9 +52,9 @@ export async function collect(dataTransfer) {
   return out;
 }
 
-export function setDropHandler(fn) {
-  handler = fn;
-  while (queue.length) handler(queue.shift());
+export function listenForDrops(fn) {
+  deliver = fn;
+  while (early.length) deliver(early.shift());
 }
 
 const hasFiles = (event) => Array.from(event.dataTransfer?.types ?? []).includes("Files");
@@ -67,21 +68,16 @@ addEventListener("dragover", (event) => {
 addEventListener("dragleave", (event) => {
   if (event.relatedTarget === null) root.classList.remove("dragging");
 });
-// A drop: read it, then hand it to Python (or queue it until Python is ready). The app state
-// turns to "analyzing" at once, as Python's own handlers do, so that nobody waiting for "done"
-// mistakes the previous run's for this one.
+// A drop: read it, then hand it on. The app state turns to "analyzing" at once, as Python's
+// own handlers do, so that nobody waiting for "done" mistakes the previous run's for this one.
 export function handleDrop(dataTransfer) {
   if (root.dataset.appState !== "loading") root.dataset.appState = "analyzing";
   collect(dataTransfer)
     .then(
-      (list) => ({ list, error: null }),
-      (error) => ({ list: [], error: String(error?.message ?? error) }),
+      (files) => ({ files, error: null }),
+      (error) => ({ files: [], error: String(error?.message ?? error) }),
     )
-    .then((result) => {
-      if (handler) return handler(result);
-      queue.push(result);
-      globalThis.relayscopeQueued?.(result.list.map((item) => item.path)); // ui.mjs says so on the page
-    });
+    .then((drop) => (deliver ? deliver(drop) : early.push(drop)));
 }
 
 addEventListener("drop", (event) => {
@@ -90,5 +86,3 @@ addEventListener("drop", (event) => {
   event.preventDefault();
   handleDrop(event.dataTransfer);
 });
-
-globalThis.relayscopeFiles = { collect, handleDrop, setDropHandler };

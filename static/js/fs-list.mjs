@@ -1,6 +1,5 @@
 // Every file under a FileSystemDirectoryHandle: [{path, handle}], paths relative to it, sorted.
-// Shared by the page (watch.mjs) and the worker (worker.mjs), where Python lists a watched
-// folder on each look: directory handles work in both.
+// The worker (worker.mjs) hands it to Python, which lists a watched folder on each look.
 //
 // Why JS: listing a directory handle means async iterators and recursion, which are plain here
 // and awkward through Pyodide's proxies.

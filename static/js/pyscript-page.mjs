@@ -1,5 +1,6 @@
 // static/pyscript.html: starts relayscope in PyScript's worker (PyWorker, with the config in
-// static/py/pyscript.json) and draws what its exported translate() returns, with text nodes
+// static/py/pyscript.json), fills the strategy select from its exported strategies() and draws
+// what its exported translate() returns, with text nodes
 // only (transcript text is data). The page's main thread never runs Python: a translation is
 // a message to the worker, so typing stays responsive however long the worker takes.
 // Must not: build markup from strings, or fetch anything but this site's files.
@@ -91,6 +92,10 @@ try {
     // rather than the CDN's (in a worker, PyScript reads this option, not the config's)
     version: here("../vendor/pyodide/pyodide.mjs"),
   });
+  // the core's strategies (relayscope_pyscript.strategies), and the one this page opens on
+  const { names, shown } = JSON.parse(await worker.sync.strategies());
+  strategy.replaceChildren(...names.map((name) => el("option", "", name)));
+  strategy.value = shown;
   status.textContent = "Python is ready.";
   await run();
 } catch (error) {

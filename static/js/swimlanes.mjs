@@ -1,12 +1,15 @@
-// The swimlanes' page side (issue 20): draws the tracks the worker wrote (web/swimlanes.py puts
-// each lane's spans and marks in data attributes of its [data-testid=swimlane-track]) on one
+// The swimlanes' page side: draws the tracks the worker built (web/swimlanes.py makes each
+// [data-testid=swimlane-track] and sends each lane's spans and marks as ops: lanes, lane-meta,
+// lane-part, lanes-ready, which ui.mjs hands to begin, meta, part and ready here) on one
 // canvas per track, and owns what must answer at once: zoom (wheel, pinch, + / - keys, buttons),
 // pan (shift+wheel, horizontal wheel, dragging the ruler, one finger), hover (name and duration),
 // the keyboard (the tracks are the view's one Tab stop; ← → move between a track's spans, ↑ ↓ between
 // tracks, Enter selects, Home/End, + / − / 0 zoom and fit, Esc clears the range: declared on each track
 // with aria-keyshortcuts and said in its aria-description, so the zoom buttons are for the pointer
-// and no Tab stops of their own), and dragging a range. What the reader picks goes to the worker through two
-// hidden inputs (#swimlanes-pick, #swimlanes-range) and the change events ui.mjs already forwards.
+// and no Tab stops of their own), and dragging a range. What the reader picks and the range dragged
+// (or cleared) go to the worker as messages (pick, range), through the functions ui.mjs connects.
+// The section's data-version, data-axis, data-unit, data-span, data-origin, data-view, data-load-ms
+// and data-draw-ms are set here for scripts and tests; nothing reads them back.
 //
 // Why a canvas: a 600 MB run has ~10^5 spans; as elements (SVG or DOM) every zoom step would
 // relayout them all. The canvas is redrawn per animation frame from typed arrays, walking only
@@ -18,8 +21,6 @@
 
 const section = document.getElementById("swimlanes");
 const tracksBox = document.getElementById("swimlanes-tracks");
-const pick = document.getElementById("swimlanes-pick");
-const rangeInput = document.getElementById("swimlanes-range");
 const clearRange = document.getElementById("swimlanes-clear-range");
 const tip = section.querySelector(".sl-tip");
 const ruler = section.querySelector(".sl-ruler canvas");
@@ -44,6 +45,34 @@ let cursor = null; // {lane, i}: the span the keyboard is on
 let picked = null; // {lane, i}: the span last picked
 let brush = null; // [a, b] in x, the range the timeline is filtered to
 let colors = {};
+let header = { version: 0, axis: "", unit: "s", span: 0, origin: 0 }; // of the timeline coming or shown
+let incoming = new Map(); // lane id -> {spans, marks, parts: {spans: [], marks: []}}: the data as it comes
+let hooks = { pick: () => {}, range: () => {} }; // to the worker (ui.mjs connects them)
+
+export function connect(to) {
+  hooks = to;
+}
+
+// -- the worker's data: a timeline begins, each lane's names and parts come, then it is ready --
+
+export function begin(head) {
+  header = head;
+  incoming = new Map();
+}
+
+export function meta(lane, spans, marks) {
+  incoming.set(lane, { spans, marks, parts: { spans: [], marks: [] } });
+}
+
+export function part(lane, stem, k, text) {
+  const data = incoming.get(lane);
+  if (data) data.parts[stem][k] = text;
+}
+
+export function ready() {
+  for (const [name, value] of Object.entries(header)) section.dataset[name] = String(value);
+  load();
+}
 
 const lowerBound = (arr, x, n) => {
   let lo = 0;
@@ -56,7 +85,7 @@ const lowerBound = (arr, x, n) => {
   return lo;
 };
 
-// A track as the worker wrote it, before its data is read (see readPart).
+// A track as the worker built it, before its data is read (see readPart).
 function shell(track) {
   const box = track.querySelector(".sl-lane");
   let canvas = box.querySelector("canvas");
@@ -64,18 +93,19 @@ function shell(track) {
     canvas = document.createElement("canvas");
     box.append(canvas);
   }
-  const rowsUsed = Math.min(Number(track.dataset.rows || 1) - 1, MAX_ROWS);
+  const data = incoming.get(track.dataset.lane);
+  const rowsUsed = Math.min(Number(data?.spans.rows ?? 1) - 1, MAX_ROWS);
   const height = AGENT_H + GAP + Math.max(1, rowsUsed) * (ROW_H + GAP);
   box.style.height = `${height}px`;
   return { track, box, canvas, height, rowsUsed, id: track.dataset.lane, parsed: false, meta: null, visible: false, color: "",
-    label: track.querySelector(".sl-label")?.textContent ?? "" };
+    label: data?.spans.label ?? "", data };
 }
 
 // A track's data is read a part at a time: in idle time after a load (the tracks in sight
 // first), or all at once when it is first drawn or reached before that.
-function begin(lane) {
-  const meta = JSON.parse(lane.box.dataset.spans || '{"names":[],"labels":[],"n":0,"parts":0}');
-  const mmeta = JSON.parse(lane.box.dataset.marks || '{"texts":[],"n":0,"parts":0}');
+function open(lane) {
+  const meta = lane.data?.spans ?? { names: [], labels: [], n: 0, parts: 0 };
+  const mmeta = lane.data?.marks ?? { texts: [], n: 0, parts: 0 };
   const n = meta.n;
   const m = mmeta.n;
   Object.assign(lane, {
@@ -88,10 +118,10 @@ function begin(lane) {
 }
 
 function readPart(lane) {
-  if (!lane.meta) begin(lane);
+  if (!lane.meta) open(lane);
   const p = lane.part++;
   if (p < lane.meta.parts) {
-    const d = JSON.parse(lane.box.getAttribute(`data-spans-${p}`) || "[]");
+    const d = JSON.parse(lane.data?.parts.spans[p] || "[]");
     let i = lane.filled;
     for (let o = 0; o + 5 < d.length; o += 6, i++) {
       lane.s[i] = d[o];
@@ -103,7 +133,7 @@ function readPart(lane) {
     }
     lane.filled = i;
   } else if (p < lane.meta.parts + lane.mmeta.parts) {
-    const d = JSON.parse(lane.box.getAttribute(`data-marks-${p - lane.meta.parts}`) || "[]");
+    const d = JSON.parse(lane.data?.parts.marks[p - lane.meta.parts] || "[]");
     let j = lane.mfilled;
     for (let o = 0; o + 4 < d.length; o += 5, j++) {
       lane.mat[j] = d[o];
@@ -114,7 +144,10 @@ function readPart(lane) {
     }
     lane.mfilled = j;
   }
-  if (lane.part >= lane.meta.parts + lane.mmeta.parts) finish(lane);
+  if (lane.part >= lane.meta.parts + lane.mmeta.parts) {
+    lane.data = null; // parsed: the text goes
+    finish(lane);
+  }
 }
 
 function finish(lane) {
@@ -168,9 +201,9 @@ const seen = new IntersectionObserver((entries) => {
 
 function load() {
   const t = performance.now();
-  unit = section.dataset.unit || "s";
-  origin = Number(section.dataset.origin || 0);
-  const span = Math.max(Number(section.dataset.span || 0), MIN_SPAN);
+  unit = header.unit || "s";
+  origin = Number(header.origin || 0);
+  const span = Math.max(Number(header.span || 0), MIN_SPAN);
   full = [0, span];
   view = [0, span];
   brush = null;
@@ -509,8 +542,7 @@ function onUp(ev) {
   drag = pointers.size ? drag : null;
   if (d.pan || d.pinch) return;
   if (d.moved && brush) {
-    rangeInput.value = `${round(brush[0])} ${round(brush[1])}`;
-    rangeInput.dispatchEvent(new Event("change", { bubbles: true }));
+    hooks.range([round(brush[0]), round(brush[1])]);
     return;
   }
   if (d.li >= 0) clickAt(d.li, ev); // the lane pressed on (the pointer is captured: the target is the box)
@@ -528,13 +560,13 @@ tracksBox.addEventListener("pointerleave", () => {
   if (!drag && !cursor) tip.hidden = true;
 });
 
-// the worker cleared the range (its "Clear range" button hides itself): unshade it
-new MutationObserver(() => {
-  if (clearRange.hidden && brush) {
-    brush = null;
-    schedule();
-  }
-}).observe(clearRange, { attributes: true, attributeFilter: ["hidden"] });
+// "Clear range" (or Esc on a track): every row again (the worker hides the button)
+function unbrush() {
+  brush = null;
+  hooks.range(null);
+  schedule();
+}
+clearRange.addEventListener("click", unbrush);
 
 // -- hover, click, keyboard -------------------------------------------------------------------
 
@@ -604,10 +636,7 @@ function hover(ev) {
   showTip(h.span !== undefined ? describe(lane, h.span).text : describeMark(lane, h.mark), ev.clientX, ev.clientY);
 }
 
-function send(seq, line, laneId) {
-  pick.value = JSON.stringify([seq, line, laneId]);
-  pick.dispatchEvent(new Event("change", { bubbles: true }));
-}
+const send = (seq, line, laneId) => hooks.pick(seq, line, laneId);
 
 function clickAt(li, ev) {
   const h = hit(li, ev);
@@ -697,7 +726,7 @@ function onKey(ev, li) {
     0: () => setView(full[0], full[1]),
     Escape: () => {
       if (!clearRange.hidden) {
-        clearRange.click(); // the worker shows every row again; the observer below unshades
+        unbrush();
         return;
       }
       tip.hidden = true;
@@ -720,6 +749,15 @@ const recolor = () => {
 };
 new MutationObserver(recolor).observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme"] });
 window.matchMedia?.("(prefers-color-scheme: dark)").addEventListener?.("change", recolor);
-new MutationObserver(() => load()).observe(section, { attributes: true, attributeFilter: ["data-version"] });
 new MutationObserver(schedule).observe(section, { attributes: true, attributeFilter: ["hidden"] });
-if (section.dataset.version) load();
+
+// For scripts and tests: a track's spans as the page holds them, and the range dragged.
+export function spansOf(laneId) {
+  const li = lanes.findIndex((l) => l.id === laneId);
+  const lane = li < 0 ? null : get(li);
+  if (!lane) return [];
+  return Array.from(lane.s, (start, i) => ({ start, end: lane.e[i], row: lane.row[i], flags: lane.flags[i],
+    seq: lane.seq[i], name: lane.names[lane.name[i]] }));
+}
+
+export const range = () => (brush ? [round(brush[0]), round(brush[1])] : null);

@@ -1,25 +1,34 @@
 // The page's thread: it owns the DOM; Python runs in a web worker (worker.mjs) and draws by
-// sending ops (py/relayscope/web/remote.py says what each means). This module
+// sending ops. The protocol both ways is declared in protocol.mjs (the worker's side in
+// py/relayscope/web/protocol.py says what each message and op carries). This module
 //   * starts the worker and sends it the page's state (elements with an id, the address, the
 //     theme stored, what the browser can do), then keeps it current: values typed, <details>
 //     opened, the timeline scrolled or resized, files picked;
-//   * applies the worker's ops: elements built with createElement, text set as textContent,
-//     attributes and properties set one by one (never markup, never event-handler attributes,
-//     never a javascript: URL), listeners that forward events, focus and scrolling, the address
-//     (history.replaceState), the theme stored, the clipboard, downloads;
-//   * decides at once what only the event's own task can: preventDefault for the keys the app
-//     uses, and <html data-app-state="analyzing"> in the very handler that starts work (Python
-//     answers a few milliseconds later; a script that waits for "done" after acting must not
-//     see the previous run's).
+//   * hands the worker what the reader does elsewhere: drops (files.mjs), files or folders to
+//     watch (watch.mjs), spans picked and ranges dragged on the swimlanes (swimlanes.mjs);
+//   * applies the worker's ops (one switch, apply): elements built with createElement, text set
+//     as textContent, attributes and properties set one by one (never markup, never
+//     event-handler attributes, never a javascript: URL), listeners that forward events, focus
+//     and scrolling, the address (history.replaceState), the theme stored, the clipboard,
+//     downloads, the swimlanes' data;
+//   * decides at once what only the event's own task can, as the worker said when it asked for
+//     the event (op listen's options): preventDefault for the keys its key table takes, and
+//     <html data-app-state="analyzing"> in the very handler that starts work (Python answers a
+//     few milliseconds later; a script that waits for "done" after acting must not see the
+//     previous run's).
 // Must not: parse markup, or wait for the worker (nothing here blocks on an answer).
+import { listenForDrops } from "./files.mjs";
+import { KEY_WHEN, MSG, OP, POST, WORK } from "./protocol.mjs";
+import * as swimlanes from "./swimlanes.mjs";
+import { connectWatch, support as watchSupport } from "./watch.mjs";
 
 const root = document.documentElement;
 const worker = new Worker(new URL("./worker.mjs", import.meta.url), { type: "module" });
 const post = (message) => worker.postMessage(message);
 
-// What the reader did (events, drops, watch handles) is numbered; the worker acknowledges each
-// once handled, after the ops it made. <html data-inflight>: how many are not yet; "0" when the
-// page shows everything the reader's actions did so far (jobs they started excepted: those
+// What the reader did (events, drops, watch handles, picks) is numbered; the worker acknowledges
+// each once handled, after the ops it made. <html data-inflight>: how many are not yet; "0" when
+// the page shows everything the reader's actions did so far (jobs they started excepted: those
 // are data-app-state's). Scripts and tests wait on it after acting.
 let sent = 0;
 let acked = 0;
@@ -46,6 +55,7 @@ refs.set("window", window);
 
 const FORM = new Set(["INPUT", "TEXTAREA", "SELECT"]);
 const timeline = document.getElementById("timeline");
+const workspace = document.getElementById("workspace");
 const geometry = () => ({
   scrollTop: timeline.scrollTop,
   clientHeight: timeline.clientHeight,
@@ -83,8 +93,7 @@ function snapshot() {
     href: location.href,
     storage: storage(),
     clipboard: Boolean(navigator.clipboard),
-    watchSupport: globalThis.relayscopeWatchFiles?.support() ?? "",
-    timeOrigin: performance.timeOrigin,
+    watchSupport: watchSupport(),
   };
 }
 
@@ -93,14 +102,14 @@ const files = (input) => Array.from(input.files ?? [], (file) => ({ path: file.w
 function sync(el) {
   const rid = rids.get(el);
   if (rid === undefined) return;
-  if (el === timeline) return post({ kind: "sync", rid, props: geometry() });
-  if (el.tagName === "DETAILS") return post({ kind: "sync", rid, props: { open: el.open } });
+  if (el === timeline) return post({ kind: MSG.SYNC, rid, props: geometry() });
+  if (el.tagName === "DETAILS") return post({ kind: MSG.SYNC, rid, props: { open: el.open } });
   if (!FORM.has(el.tagName)) return;
-  if (el.type === "file") return post({ kind: "sync", rid, props: {}, files: files(el) });
-  post({ kind: "sync", rid, props: { value: el.value } });
+  if (el.type === "file") return post({ kind: MSG.SYNC, rid, props: {}, files: files(el) });
+  post({ kind: MSG.SYNC, rid, props: { value: el.value } });
 }
 
-// A file picked or dropped while Python boots waits for it: say so at once (issue 18).
+// A file picked or dropped while Python boots waits for it: say so at once.
 function queued(paths) {
   if (root.dataset.appState !== "loading" || !paths.length) return;
   const tops = new Set(paths.map((p) => p.split("/")[0]));
@@ -111,13 +120,12 @@ function queued(paths) {
   status.textContent = `Loading Python… queued: ${what}`;
   status.dataset.queued = what;
 }
-globalThis.relayscopeQueued = queued;
 document.addEventListener("change", (event) => {
   if (event.target?.type === "file") queued(files(event.target).map((f) => f.path));
 }, { capture: true });
 
 inflight();
-post({ kind: "start", snapshot: snapshot() });
+post({ kind: MSG.START, snapshot: snapshot() });
 for (const id of ["file-input", "folder-input"]) {
   const input = document.getElementById(id);
   if (input?.files?.length) sync(input); // picked before this module ran (a restored form)
@@ -130,6 +138,18 @@ new ResizeObserver(() => {
   sync(timeline);
   fire(window, "resize");
 }).observe(timeline);
+
+// What the reader does elsewhere on the page, handed to the worker (which keeps what comes
+// before Python is ready until it is).
+listenForDrops((drop) => {
+  queued(drop.files.map((item) => item.path));
+  act({ kind: MSG.DROP, files: drop.files, error: drop.error });
+});
+connectWatch((request) => act({ kind: MSG.WATCH, ...request }));
+swimlanes.connect({
+  pick: (relay, line, lane) => act({ kind: MSG.PICK, relay, line, lane }),
+  range: (range) => act({ kind: MSG.RANGE, from: range?.[0] ?? null, to: range?.[1] ?? null }),
+});
 
 // -- events: forwarded to the worker's handlers --------------------------------------------
 
@@ -152,52 +172,45 @@ function describe(event) {
   };
 }
 
-// The keys app.py's on_key acts on, as far as the page can tell: the page cannot wait for
-// Python to say whether it did.
-function keyHandled(event) {
-  const t = event.target;
-  const tag = t?.tagName ?? "";
-  if (FORM.has(tag) || t?.isContentEditable) return false;
-  if (event.ctrlKey || event.metaKey || event.altKey) return false;
-  // the chips and the gallery: arrows, Home and End move between their buttons (app.py's rove)
-  const ROVE = ["ArrowRight", "ArrowLeft", "ArrowDown", "ArrowUp", "Home", "End"];
-  if (ROVE.includes(event.key) && t?.closest?.(".gallery, .chips")) return true;
-  if (document.getElementById("workspace").hidden || root.dataset.appState === "analyzing") return false;
-  const onButton = ["BUTTON", "A", "SUMMARY"].includes(tag);
-  const key = event.key;
-  if (["ArrowRight", "l", "n", "ArrowLeft", "h", "p", "ArrowDown", "j", "ArrowUp", "k", "/"].includes(key)) return true;
-  if (key === "Enter") return !onButton && Boolean(timeline.querySelector(".row.selected"));
-  if (key === "Escape") return Boolean(timeline.querySelector(".row.open"));
-  if (key === "Home" || key === "End") return tag !== "BODY";
-  if (key === "PageDown" || key === "PageUp") return tag !== "BODY" && !onButton;
-  return false;
+// The conditions of the worker's key table, as the page can tell them in the key's own event.
+const WHEN = {
+  field: (t) => FORM.has(t?.tagName ?? "") || Boolean(t?.isContentEditable),
+  "typing-ok": (t) => !WHEN.field(t),
+  plain: (t, event) => !(event.ctrlKey || event.metaKey || event.altKey),
+  group: (t) => Boolean(t?.closest?.(".gallery, .chips")),
+  view: () => !workspace.hidden && root.dataset.appState !== "analyzing",
+  "not-body": (t) => (t?.tagName ?? "") !== "BODY",
+  "not-button": (t) => !["BUTTON", "A", "SUMMARY"].includes(t?.tagName ?? ""),
+  "row-selected": () => Boolean(timeline.querySelector(".row.selected")),
+  "row-open": () => Boolean(timeline.querySelector(".row.open")),
+};
+for (const name of KEY_WHEN) if (!WHEN[name]) throw new Error(`no test for the key condition ${name}`);
+
+// Whether the first rule of the table that takes this key prevents its default.
+function keyPrevented(event, keys) {
+  const rule = keys.find((r) => r.keys.includes(event.key) && r.when.every((c) => WHEN[c](event.target, event)));
+  return Boolean(rule?.prevent);
 }
 
-const WORK_CLICKS = new Set(["analyze", "run-audit", "compare-lineage", "src-confirm"]);
-const WORK_ACTIONS = new Set(["example", "audit-lost", "audit-dup"]);
-
-// Whether this event may start work: then "analyzing" now (the worker puts the state back if
-// it started nothing).
-function startsWork(el, type, event) {
-  const id = el.id ?? "";
-  if (type === "input" && id === "paste-input") return el.value.trim() !== "";
-  if (type === "change" && (id === "file-input" || id === "folder-input")) return el.files.length > 0;
-  if (type === "change" && id === "strategy") return true;
-  if (type !== "click") return false;
-  if (WORK_CLICKS.has(id)) return true;
-  const action = event.target?.closest?.("[data-action]");
-  return Boolean(action && WORK_ACTIONS.has(action.dataset.action));
+// Whether this event may start work (op listen's options.work): then "analyzing" now (the
+// worker puts the state back if it started nothing).
+function startsWork(work, el, event) {
+  if (work === WORK.ALWAYS) return true;
+  if (work === WORK.VALUE) return el.value.trim() !== "";
+  if (work === WORK.FILES) return el.files.length > 0;
+  const action = work?.actions && event.target?.closest?.("[data-action]");
+  return Boolean(action && work.actions.includes(action.dataset.action));
 }
 
-function listen(rid, type, lid) {
+function listen(rid, type, lid, options) {
   const target = refs.get(rid);
   if (!target) return;
   const fn = (event) => {
-    if (type === "keydown" && keyHandled(event)) event.preventDefault();
-    if (type === "click" && (target.id === "skip-to-stepper" || target.id === "skip-to-timeline")) event.preventDefault();
-    const flipped = target !== window && target !== document && startsWork(target, type, event);
+    if (options.keys && keyPrevented(event, options.keys)) event.preventDefault();
+    if (options.prevent) event.preventDefault();
+    const flipped = Boolean(options.work) && startsWork(options.work, target, event);
     if (flipped && root.dataset.appState !== "loading") root.dataset.appState = "analyzing";
-    act({ kind: "event", lid, e: describe(event), flipped });
+    act({ kind: MSG.EVENT, lid, e: describe(event), flipped });
   };
   target.addEventListener(type, fn);
   listeners.set(lid, [target, type, fn]);
@@ -206,7 +219,7 @@ function listen(rid, type, lid) {
 // A synthetic event for the worker's listeners on a target (the timeline resized: as a resize).
 function fire(target, type) {
   for (const [lid, [t, kind]] of listeners) {
-    if (t === target && kind === type) act({ kind: "event", lid, e: { type, rid: null, self: false }, flipped: false });
+    if (t === target && kind === type) act({ kind: MSG.EVENT, lid, e: { type, rid: null, self: false }, flipped: false });
   }
 }
 
@@ -262,7 +275,7 @@ function download({ name, mime, data }) {
 }
 
 function copy(text, id) {
-  const reply = (ok) => act({ kind: "reply", id, ok });
+  const reply = (ok) => act({ kind: MSG.REPLY, id, ok });
   if (!navigator.clipboard) return reply(false);
   navigator.clipboard.writeText(text).then(() => reply(true), () => reply(false));
 }
@@ -272,86 +285,94 @@ function apply(ops) {
   for (const op of ops) {
     const el = refs.get(op[1]);
     switch (op[0]) {
-      case "set":
+      case OP.SET:
         if (el) setProp(el, op[2], op[3]);
         break;
-      case "attr":
+      case OP.ATTR:
         if (el) setAttr(el, op[2], op[3]);
         break;
-      case "style":
+      case OP.STYLE:
         el?.style.setProperty(op[2], op[3]);
         break;
-      case "class":
+      case OP.CLASS:
         el?.classList.toggle(op[2], op[3]);
         break;
-      case "append":
-      case "before":
-      case "after":
+      case OP.APPEND:
+      case OP.BEFORE:
+      case OP.AFTER:
         el?.[op[0]](...op[2].map(build));
         break;
-      case "replace":
+      case OP.REPLACE:
         if (el) {
           for (const child of el.children) forget(child);
           el.replaceChildren(...op[2].map(build));
         }
         break;
-      case "remove":
+      case OP.REMOVE:
         if (el) {
           forget(el);
           el.remove();
         }
         break;
-      case "call":
+      case OP.CALL:
         if (el && CALLS.has(op[2])) el[op[2]](...op[3]);
         break;
-      case "listen":
-        listen(op[1], op[2], op[3]);
+      case OP.LISTEN:
+        listen(op[1], op[2], op[3], op[4] ?? {});
         break;
-      case "unlisten": {
+      case OP.UNLISTEN: {
         const entry = listeners.get(op[1]);
         if (entry) entry[0].removeEventListener(entry[1], entry[2]);
         listeners.delete(op[1]);
         break;
       }
-      case "measure":
+      case OP.MEASURE:
         measure.push(op[1]);
         break;
-      case "history":
+      case OP.HISTORY:
         history.replaceState(null, "", op[1]);
         break;
-      case "store":
+      case OP.STORE:
         try {
           localStorage.setItem(op[1], op[2]);
         } catch {
           // storage denied: the choice lasts this visit
         }
         break;
-      case "copy":
+      case OP.COPY:
         copy(op[1], op[2]);
         break;
-      case "drops":
-        globalThis.relayscopeFiles.setDropHandler((result) => act({ kind: "drop", result }));
-        break;
-      case "watches":
-        globalThis.relayscopeWatchFiles.setWatchHandler((request) => act({ kind: "watch", request }));
-        break;
-      case "ack":
+      case OP.ACK:
         acked = Math.max(acked, op[1]);
         inflight();
         break;
+      case OP.LANES:
+        swimlanes.begin(op[1]);
+        break;
+      case OP.LANE_META:
+        swimlanes.meta(op[1], op[2], op[3]);
+        break;
+      case OP.LANE_PART:
+        swimlanes.part(op[1], op[2], op[3], op[4]);
+        break;
+      case OP.LANES_READY:
+        swimlanes.ready();
+        break;
+      default:
+        console.error("relayscope: an op the page does not know", op[0]);
     }
   }
   if (measure.length) {
     const sizes = measure.filter((rid) => refs.has(rid)).map((rid) => [rid, refs.get(rid).offsetHeight]);
-    if (sizes.length) act({ kind: "measured", sizes });
+    if (sizes.length) act({ kind: MSG.MEASURED, sizes });
   }
 }
 
 worker.onmessage = (event) => {
   const data = event.data;
   if (typeof data === "string") return apply(JSON.parse(data));
-  if (data.kind === "download") return download(data);
-  if (data.kind === "fatal") {
+  if (data.kind === POST.DOWNLOAD) return download(data);
+  if (data.kind === POST.FATAL) {
     root.dataset.appState = "error";
     document.getElementById("status").textContent = `Could not load: ${data.message}`;
   }

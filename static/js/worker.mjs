@@ -12,19 +12,20 @@
 // Pyodide with our lock and precompiled bytecode (pyodide-local.mjs).
 //
 // Messages that come while Pyodide loads wait in order: the page's state first, then what the
-// reader did meanwhile; Python applies them all before the app starts.
+// reader did meanwhile; Python applies them all before the app starts (and keeps drops and watch
+// requests until the app takes them). Python gets the worker's own helpers (listing a folder
+// handle, reading a file ahead) as arguments of bind(), never through globals.
 // Must not: touch anything but messages (there is no DOM here).
-import { loadPyodide } from "./pyodide-local.mjs";
 import { list } from "./fs-list.mjs";
+import { POST } from "./protocol.mjs";
+import { loadPyodide } from "./pyodide-local.mjs";
 import { readAhead } from "./read-ahead.mjs";
 
 const inbox = [];
 let deliver = null;
 self.onmessage = (event) => (deliver ? deliver(event.data) : inbox.push(event.data));
-self.relayscopeListHandle = list;
-self.relayscopeReadAhead = readAhead;
 
-const fatal = (error) => postMessage({ kind: "fatal", message: String(error?.message ?? error) });
+const fatal = (error) => postMessage({ kind: POST.FATAL, message: String(error?.message ?? error) });
 
 try {
   const pyodide = await loadPyodide({ packages: ["relayscope"] });
@@ -37,7 +38,7 @@ try {
     );
   }
   const main = pyodide.pyimport("relayscope.web.main");
-  main.bind();
+  main.bind({ list, readAhead });
   // A message Python fails on is a bug of ours: logged, and the next one is taken.
   deliver = (message) => {
     try {

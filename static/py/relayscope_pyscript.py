@@ -2,8 +2,9 @@
 PyScript's worker, where micropip installed relayscope (static/py/pyscript.json).
 
 Exports ``translate(text, strategy)``: the relays of a transcript and each input line's de-dup
-decision, as one JSON string (one message across the worker boundary, no proxies to release).
-The page draws it with text nodes.
+decision, as one JSON string (one message across the worker boundary, no proxies to release);
+and ``strategies()``: the core's catalogue, which the page's select is filled from. The page
+draws both with text nodes.
 
 Must not: touch the DOM (it runs in a worker, with no SharedArrayBuffer on a plain static host),
 fetch anything, or raise on bad input (the translator never does).
@@ -16,13 +17,23 @@ import msgspec
 from relayscope.analysis import analyze
 from relayscope.present import summary
 from relayscope.trace import DECISION_LABELS
-from relayscope.translator import STRATEGIES
+from relayscope.translator import DEFAULT_STRATEGY, STRATEGY_NAMES, strategy_named
+
+# The page's transcript is the index bug (sub-agent B's text lost): it opens on the strategy that shows it.
+SHOWN_FIRST = strategy_named("index")
 
 
-def translate(text, strategy="lineage"):
+def strategies():
+    """The strategies, for the page's select, and the one it opens on, as JSON."""
+    return json.dumps({"names": list(STRATEGY_NAMES), "shown": SHOWN_FIRST})
+
+
+def translate(text, strategy=DEFAULT_STRATEGY):
     """The relays of ``text`` under ``strategy`` and one row per input line, as JSON."""
-    if strategy not in STRATEGIES:
-        strategy = "lineage"
+    try:
+        strategy = strategy_named(strategy)
+    except ValueError:
+        strategy = DEFAULT_STRATEGY
     result = analyze(str(text), strategy)
     relays = [
         {"seq": r.seq, "line": r.line, "type": r.type, "lane": r.lane, "summary": summary(r)}
@@ -44,4 +55,4 @@ def translate(text, strategy="lineage"):
                        "msgspec": msgspec.__version__})
 
 
-__export__ = ["translate"]
+__export__ = ["strategies", "translate"]

@@ -9,6 +9,8 @@ from pathlib import Path
 
 from _app import EXAMPLES_DIR, AppDriver, cli_ndjson, wait_js
 
+from relayscope.translator import STRATEGIES, STRATEGY_NAMES
+
 REAL_SUBAGENTS = EXAMPLES_DIR / "real-subagents.jsonl"
 REAL_STREAMING = EXAMPLES_DIR / "real-streaming.jsonl"
 SID = "5f0e7d1c-1111-4222-8333-944455556666"
@@ -376,8 +378,10 @@ def test_help_explains_strategies_decisions_and_chips(app) -> None:
     app.testid("help-toggle").click()
     help_text = app.testid("help").text_content()
     assert app.testid("help").is_visible()
-    for word in ("none", "index", "fingerprint", "lineage", "lost", "duplicate", "already streamed", "hidden"):
+    for word in (*STRATEGY_NAMES, "lost", "duplicate", "already streamed", "hidden"):
         assert word in help_text, word
+    for name in STRATEGY_NAMES:  # the core's own words for each
+        assert STRATEGIES[name].summary in help_text, name
 
 
 def test_home_end_page_keys_and_a_skip_link_past_the_rows(app) -> None:

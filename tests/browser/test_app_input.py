@@ -10,6 +10,8 @@ from urllib.parse import urlsplit
 
 from _app import CORPUS, EXAMPLES_DIR, SETTLED_RUN, AppDriver, cli_ndjson
 
+from relayscope.translator import STRATEGY_NAMES
+
 SESSION_DIR = (CORPUS / "session-jsonl" / "handgemacht-ai__claude-code-log" / "test" / "test_data"
                / "real_projects" / "-experiments-worktrees")
 SESSION_MAIN = SESSION_DIR / "ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
@@ -114,7 +116,9 @@ def test_a_dropped_folder_is_walked_through_its_entries(app, cli_count) -> None:
                 return d;
             };
             finish(root);
-            relayscopeFiles.handleDrop({items: [{kind: "file", webkitGetAsEntry: () => root}], files: []});
+            // the page's drop handling, as a script reaches it: by importing its module
+            import("./static/js/files.mjs").then((files) =>
+                files.handleDrop({items: [{kind: "file", webkitGetAsEntry: () => root}], files: []}));
         }""",
         tree,
     )
@@ -189,7 +193,7 @@ def test_hostile_text_in_every_field_is_shown_as_text_and_never_runs(app) -> Non
     scripts = page.locator("script").count()
     name = '<img src=x onerror="window.__pwned=3">.jsonl'
     app.open_files([{"name": name, "mimeType": "application/x-ndjson", "buffer": hostile_transcript().encode()}])
-    for strategy in ("none", "index", "fingerprint", "lineage"):
+    for strategy in STRATEGY_NAMES:
         app.strategy(strategy)
         rows = page.locator(".row")
         for k in range(rows.count()):  # open each row: full content and raw line
@@ -210,10 +214,10 @@ def test_hostile_text_in_every_field_is_shown_as_text_and_never_runs(app) -> Non
 
 
 def test_a_big_file_is_read_in_slices_and_nothing_is_cut_where_they_meet(app, tmp_path: Path) -> None:
-    """The page reads a file READ_BYTES at a time (Sources.load_file), ahead of the translation in a
+    """The page reads a file READ_BYTES at a time (loads.Loads), ahead of the translation in a
     worker of its own (static/js/read-ahead.mjs): a line across a slice boundary, with a two-byte
     character split by it, and a last line with no newline, come out whole."""
-    from relayscope.web.sources import READ_BYTES
+    from relayscope.web.loads import READ_BYTES
 
     filler = b"".join(p.read_bytes() for p in sorted((CORPUS / "stream-json").glob("*.jsonl")))
 

@@ -1,4 +1,4 @@
-"""Issue 20: the swimlane view in a real browser: one track per lane labelled as the lanes panel
+"""The swimlane view in a real browser: one track per lane labelled as the lanes panel
 labels it, the axis named, a click selecting the row and the step, hover, the keyboard, zoom,
 a dragged range filtering the timeline, the exports byte for byte the CLI's (and with "Redact
 secrets" on, the CLI's `export --redact`), the view hidden when it would only repeat the rows,
@@ -37,12 +37,13 @@ def tracks(app: AppDriver) -> list[str]:
 
 
 def spans_of(app: AppDriver, lane: str) -> list[dict]:
-    el = app.page.locator(f'[data-testid=swimlane-track][data-lane="{lane}"] .sl-lane')
-    data = json.loads(el.get_attribute("data-spans"))
-    d = [x for k in range(data["parts"]) for x in json.loads(el.get_attribute(f"data-spans-{k}"))]
-    assert len(d) == 6 * data["n"]
-    return [{"start": d[i], "end": d[i + 1], "row": d[i + 2], "flags": d[i + 3], "seq": d[i + 4],
-             "name": data["names"][d[i + 5]]} for i in range(0, len(d), 6)]
+    """A track's spans as the page holds them (swimlanes.mjs's spansOf, for scripts and tests)."""
+    return app.page.evaluate("(lane) => import('./static/js/swimlanes.mjs').then((m) => m.spansOf(lane))", lane)
+
+
+def brushed(app: AppDriver) -> list[float] | None:
+    """The range dragged on the swimlanes, as the page holds it."""
+    return app.page.evaluate("() => import('./static/js/swimlanes.mjs').then((m) => m.range())")
 
 
 def view(app: AppDriver) -> tuple[float, float]:
@@ -172,7 +173,7 @@ def test_dragging_a_range_filters_the_timeline_to_it(app, tmp_path: Path) -> Non
     app.testid("swimlane-clear-range").wait_for(state="visible")
     shown = app.relay_count()
     assert 0 < shown < total
-    lo, hi = map(float, page.input_value("#swimlanes-range").split())
+    lo, hi = brushed(app)
     assert 0 < lo < hi
     app.testid("swimlane-clear-range").click()
     assert app.relay_count() == total
@@ -187,7 +188,7 @@ def test_dragging_a_range_filters_the_timeline_to_it(app, tmp_path: Path) -> Non
     page.keyboard.press("Escape")  # the press focused the track
     app.testid("swimlane-clear-range").wait_for(state="hidden")
     app.settle()
-    assert app.relay_count() == total and page.input_value("#swimlanes-range") == ""
+    assert app.relay_count() == total and brushed(app) is None
 
 
 def test_the_tracks_declare_and_say_their_keys(app, tmp_path: Path) -> None:

@@ -12,10 +12,11 @@ from pathlib import Path
 
 from _app import CORPUS, EXAMPLES_DIR, SETTLED_RUN, cli_ndjson, wait_js
 
+from relayscope.translator import STRATEGY_NAMES
+
 REAL_SUBAGENTS = EXAMPLES_DIR / "real-subagents.jsonl"
 REAL_TASK = CORPUS / "stream-json" / "ArturoKuang__sandbox_ai_compiler__.repomirror__claude_output.jsonl"
 INDEX_BUG = EXAMPLES_DIR / "index-bug.ndjson"
-STRATEGIES = ("none", "index", "fingerprint", "lineage")
 
 
 def cli_relays(path: Path, strategy: str = "lineage") -> list[dict]:
@@ -62,7 +63,7 @@ def spawn_seq(relays: list[dict], lane: str) -> str:
 
 def test_relay_count_and_exports_equal_the_cli_for_every_strategy(app) -> None:
     app.open_files([REAL_TASK])
-    for strategy in STRATEGIES:
+    for strategy in STRATEGY_NAMES:
         app.strategy(strategy)
         expected = cli_ndjson(REAL_TASK, strategy=strategy)
         assert app.relay_count() == len(expected.splitlines()), strategy

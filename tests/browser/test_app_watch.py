@@ -1,7 +1,7 @@
-"""Watching a file or folder while it grows (issue 12), in a real browser.
+"""Watching a file or folder while it grows, in a real browser.
 
 The app is handed handles from the origin-private file system (``navigator.storage.
-getDirectory()``) through the documented hook ``window.relayscopeWatch(handle, {intervalMs})``;
+getDirectory()``) as a script hands them: ``watch(handle, {intervalMs})`` of static/js/watch.mjs;
 the test appends to those files (``createWritable`` with ``keepExistingData``, then ``seek``)
 and waits on ``<html data-watch-bytes>`` / ``data-app-state`` / ``data-watch-ticks``, never
 sleeps. What the page shows is checked against the CLI and the web model in this process.
@@ -48,12 +48,15 @@ OPFS_DIR = """async (path) => {
 }"""
 
 
+WATCH = """([p, ms]) => import("./static/js/watch.mjs").then((m) => m.watch(window.__watch[p], {intervalMs: ms}))"""
+
+
 def write(page, path: str, data: bytes, fresh: bool = False) -> None:
     page.evaluate(OPFS_WRITE, {"path": path, "b64": base64.b64encode(data).decode(), "fresh": fresh})
 
 
 def watch(page, path: str) -> None:
-    page.evaluate("([p, ms]) => window.relayscopeWatch(window.__watch[p], {intervalMs: ms})", [path, INTERVAL_MS])
+    page.evaluate(WATCH, [path, INTERVAL_MS])
 
 
 def read_up_to(page, total: int) -> None:
@@ -189,7 +192,7 @@ def test_a_watched_folder_joins_sub_agent_files_as_lanes(app) -> None:
                                                       "s1/subagents/agent-a2.jsonl"))
     page.evaluate(OPFS_DIR, "w5")
     write(page, "w5/s1.jsonl", main[0] + b"\n" + main[1] + b"\n", fresh=True)
-    page.evaluate("([p, ms]) => window.relayscopeWatch(window.__watch[p], {intervalMs: ms})", ["w5", INTERVAL_MS])
+    page.evaluate(WATCH, ["w5", INTERVAL_MS])
     total = len(main[0]) + len(main[1]) + 2
     read_up_to(page, total)
     assert app.lanes() == ["main"]

@@ -32,6 +32,17 @@ def test_page_boots_offline_to_ready_and_shows_the_package_version(open_app, sit
     assert page.evaluate("crossOriginIsolated") is False
 
 
+def test_the_page_talks_to_the_worker_through_messages_only_and_fills_its_selects_from_the_core(open_app, site) -> None:
+    """No global hooks between the page and the worker; the strategy selects hold the core's catalogue."""
+    from relayscope.translator import STRATEGY_NAMES
+
+    page = open_app(site)
+    assert page.evaluate("Object.keys(globalThis).filter((k) => k.startsWith('relayscope'))") == []
+    for select in ("strategy", "embed-strategy"):
+        options = page.eval_on_selector_all(f"#{select} option", "els => els.map((e) => e.value)")
+        assert options == list(STRATEGY_NAMES), select
+
+
 def test_every_request_during_load_stays_on_the_page_origin(open_app, site, request_log) -> None:
     open_app(site)
     request_log.assert_same_origin()

@@ -1,9 +1,12 @@
-"""The package's layers (issue 8): every import points down, no cycles, no imports hidden in
-functions. Read from the source with ``ast``, so a new module or import is checked as it lands.
+"""The package's layers: every import points down, no cycles, no imports hidden in functions.
+Read from the source with ``ast``, so a new module or import is checked as it lands.
 
-    wire, relay, _bounded, redact -> trace, lanes, describe, present, meaning, drift, usage, subagents -> emitter,
-    translator -> formats -> analysis, audit -> multifile, live, fates, textout, spans, folds, export -> cli
-    (and its inputs, follow), web
+    wire, relay, _bounded, redact, intake -> trace, lanes, describe, present, meaning, drift, usage, subagents -> emitter,
+    translator -> formats -> analysis, audit -> multifile, live, fates, textout, spans, folds, export
+    -> cli (and its inputs, follow), web
+
+and inside web: plain records -> the view model -> the DOM mirror and the view state -> drawing
+-> controllers -> the app -> the worker's entry point (WEB_LAYERS).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ LAYERS: dict[str, int] = {
     "relayscope._bounded": 0,
     "relayscope.wire": 0,
     "relayscope.relay": 0,
+    "relayscope.intake": 0,  # which files of a folder are read, whether bytes are text: for the CLI and the page
     "relayscope.redact": 0,  # secrets out of input lines: plain strings in, plain strings out
     "relayscope.redact_rules": 0,  # where secrets are in raw text: candidate spans (redact's rules)
     "relayscope.redact_stream": 0,  # streamed fields redacted whole, placeholders cut back into pieces
@@ -46,7 +50,7 @@ LAYERS: dict[str, int] = {
     "relayscope.live": 5,
     "relayscope.textout": 5,  # the CLI's text for people (it words nothing itself: present, fates)
     "relayscope.fates": 5,  # blocks' fates (the audit's words), for the page's stepper and `trace`
-    "relayscope.spans": 5,  # the run in time: relays + timestamps -> spans, marks, figures (issue 20)
+    "relayscope.spans": 5,  # the run in time: relays + timestamps -> spans, marks, figures
     "relayscope.verdict": 5,  # what every command calls unreadable, found without translating (redact's)
     "relayscope.folds": 5,  # the swimlanes' time axis with idle gaps folded: breaks and the map both ways
     "relayscope.export": 5,  # spans as Chrome Trace Event Format / OTLP JSON; translates via multifile
@@ -58,30 +62,36 @@ LAYERS: dict[str, int] = {
     "relayscope.otlp_follow": 6,  # export --follow: relays to spans to the sender
     "relayscope.__main__": 6,
     "relayscope.web": 6,
-    "relayscope.web.model": 6,
-    "relayscope.web.dom": 6,
-    "relayscope.web.panels": 6,
-    "relayscope.web.timeline": 6,
-    "relayscope.web.app": 6,
-    "relayscope.web.main": 6,
-    "relayscope.web.rowinfo": 6,
-    "relayscope.web.legend": 6,
-    "relayscope.web.help_panel": 6,
 }
-# Browser-only modules that import inside functions on purpose, and why. main.py imports the
-# package only once micropip has installed it; app.py takes pyodide.ffi where a callback needs it
-# (it exists only in the browser); so does embed.py. None of them imports its way around a cycle in the core.
-# main: a broken wheel must still end in "error"; dom, remote: `js` exists only inside Pyodide.
-# cli: each command imports the modules it needs when it runs, so that a run of one command (or
-# `--version`) loads none of the others' (start-up is most of a short run; test_cli_startup);
+# The browser side is the top layer as a whole; inside it, its own layers (each module placed on
+# purpose: a new web module needs an entry here):
+WEB_LAYERS: dict[str, int] = {
+    # 0: plain records and strings: what the host offers, the messages, links, line facts, checkpoints
+    "host": 0, "protocol": 0, "share": 0, "rowinfo": 0, "checkpoints": 0,
+    # 1: the view model (the workspace and its parts): plain Python, no page
+    "workstate": 1, "search": 1, "stepping": 1, "rows": 1, "loading": 1, "growing": 1, "model": 1,
+    # 2: the page as the worker sees it (the DOM mirror, its helpers), and the view state
+    "remote": 2, "dom": 2, "view": 2,
+    # 3: drawing from the view model (functions, no state)
+    "panels": 3, "detail_view": 3, "rowdraw": 3, "legend": 3, "help_panel": 3, "newest": 3, "notices": 3,
+    # 4: the controllers, each of one job, given each other as typed collaborators
+    "jobs": 4, "timeline": 4, "chrome": 4, "filters": 4, "selection": 4, "stepper": 4, "keyboard": 4,
+    "swimlanes": 4, "screen": 4, "loads": 4, "strategy": 4, "links": 4, "embed": 4, "redact_switch": 4,
+    "exports": 4, "actions": 4, "watch": 4, "sources": 4,
+    # 5: the app, which makes and wires them; 6: the worker's entry point, the one module that
+    # touches JavaScript
+    "app": 5, "main": 6,
+}
+# Imports inside functions, on purpose: web/main.py imports the package only once Pyodide has
+# loaded it (a broken wheel must still end in "error"), and `js` / pyodide.ffi, which exist only
+# there. cli: each command imports the modules it needs when it runs, so that a run of one command
+# (or `--version`) loads none of the others' (start-up is most of a short run; test_cli_startup);
 # inputs: the shareable file's reader (zipfile, the redactor) only for bytes that start as a zip.
 # formats: a format's translator only when one is made (sniffing alone loads none); verdict: the
 # decoder of a line that is no JSON object, the SSE translator and the meta reader only when met
 # (``redact`` judges lines as the translators would without loading them).
-LATE_IMPORTS_ALLOWED = {"relayscope.web.main", "relayscope.web.dom", "relayscope.web.remote", "relayscope.cli",
-                        "relayscope.inputs", "relayscope.formats", "relayscope.verdict"}
-# The browser side is the top layer as a whole: a new web module needs no entry above (the web
-# UI gains modules often); a new core module does.
+LATE_IMPORTS_ALLOWED = {"relayscope.web.main", "relayscope.cli", "relayscope.inputs", "relayscope.formats",
+                        "relayscope.verdict"}
 WEB = "relayscope.web"
 
 
@@ -173,10 +183,47 @@ def test_the_core_never_imports_the_web_or_the_cli() -> None:
     assert not [t for t, _ in imports("relayscope.cli") if t.startswith("relayscope.web")]
 
 
-def test_the_checker_sees_what_issue_8_found() -> None:
+def test_the_checker_sees_an_import_hidden_in_a_function() -> None:
     # formats/session.py used to import the orchestration above it from inside functions
     source = ("from ..translator import Translator\n\n"
               "def translate_files():\n    from ..analysis import Analyzer\n    from ..audit import inventory\n")
     assert upward("relayscope.formats.session", source) == [("relayscope.analysis", 4), ("relayscope.audit", 5)]
     assert late("relayscope.formats.session", source) == [4, 5]
     assert upward("relayscope.formats.session", "from .. import relay as R\n") == []
+
+
+# -- inside the web layer -----------------------------------------------------------------------------
+
+
+def web_imports(name: str) -> list[tuple[str, int]]:
+    return [(t.removeprefix(WEB + "."), line) for t, line in imports(f"{WEB}.{name}") if t.startswith(WEB + ".")]
+
+
+def test_every_web_module_has_a_web_layer() -> None:
+    assert {n.removeprefix(WEB + ".") for n in MODULES if n.startswith(WEB + ".")} == set(WEB_LAYERS)
+
+
+@pytest.mark.parametrize("name", sorted(WEB_LAYERS))
+def test_web_imports_point_down(name: str) -> None:
+    up = [(t, line) for t, line in web_imports(name) if WEB_LAYERS[t] > WEB_LAYERS[name]]
+    assert up == [], f"web.{name} imports from a higher web layer"
+
+
+def test_the_view_model_never_sees_the_page() -> None:
+    model = [n for n, layer in WEB_LAYERS.items() if layer <= 1]
+    assert [(n, t) for n in model for t, _ in web_imports(n) if WEB_LAYERS[t] >= 2] == []
+
+
+def test_only_the_entry_point_touches_javascript() -> None:
+    for name in WEB_LAYERS:
+        source = MODULES[f"{WEB}.{name}"].read_text(encoding="utf-8")
+        found = [n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Import | ast.ImportFrom)
+                 and any((a.name if isinstance(n, ast.Import) else n.module or "").split(".")[0] in ("js", "pyodide")
+                         for a in n.names)]
+        assert name == "main" or found == [], f"web.{name} imports JavaScript"
+
+
+def test_the_checker_sees_a_controller_that_reaches_up() -> None:
+    source = "from .app import App\n"
+    tree_targets = targets(f"{WEB}.filters", ast.parse(source).body[0])  # type: ignore[arg-type]
+    assert tree_targets == [f"{WEB}.app"] and WEB_LAYERS["app"] > WEB_LAYERS["filters"]

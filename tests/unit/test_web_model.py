@@ -10,6 +10,7 @@ from _corpus import FIXTURE_SESSIONS, FIXTURE_STREAM_JSON, ROOT, SEEDS
 
 from relayscope import relay as R
 from relayscope.multifile import audit_input
+from relayscope.translator import STRATEGY_NAMES
 from relayscope.web.model import (
     EXAMPLES,
     SHARE_LIMIT,
@@ -90,7 +91,7 @@ def test_audit_per_strategy_with_links() -> None:
 def test_rerun_keeps_the_input_and_matches_the_cli_count() -> None:
     ws = loaded(seed("interleaved-subagents.ndjson"))
     counts = {}
-    for strategy in ("none", "index", "fingerprint", "lineage"):
+    for strategy in STRATEGY_NAMES:
         list(ws.rerun(strategy))
         counts[strategy] = len(ws.relays)
         assert [r.seq for r in ws.relays] == list(range(len(ws.relays)))
@@ -246,18 +247,6 @@ def _unused(_: Path) -> None:  # keep the Path import honest for type checkers
     pass
 
 
-@pytest.mark.parametrize("data", [b"", b"\n", b"a", b"a\n", b"a\nb", b"a\nb\n", b"a\n\n", b"\n\nx\n\n", b"x" * 50 + b"\n" + b"y" * 30])
-def test_sliced_line_split_matches_the_analyzer(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
-    import relayscope.web.loading as loading
-    from relayscope.wire import split_lines
-
-    for size in (1, 7, 1 << 20):
-        monkeypatch.setattr(loading, "SLICE_BYTES", size)
-        out: list[bytes] = []
-        list(loading.split_into(data, out))
-        assert out == split_lines(data), (size, data)
-
-
 def test_source_bytes_are_given_back_exactly() -> None:
     for data in (seed("gotchas.ndjson"), seed("gotchas.ndjson").rstrip(b"\n"), "é\r\nx".encode()):
         ws = loaded(data)
@@ -313,7 +302,7 @@ def test_a_text_given_in_slices_is_read_as_the_whole_text(monkeypatch: pytest.Mo
             progress += list(ws.end_load())
             assert progress == sorted(progress) and progress[-1] == 1.0, (name, size)
             assert _snapshot(ws) == want, (name, size, data[:20])
-            assert ws._input is not None and all(type(line) is bytes for line in ws._input.files[None])
+            assert ws._input is not None and all(type(line) is bytes for line in ws._input.lines)
 
 
 @pytest.mark.parametrize("data", [b"", b"\n", b"a", b"a\n", b"a\nb", b"a\n\n", b"\n\nx\n\n"])
@@ -327,7 +316,7 @@ def test_slices_keep_the_lines_exactly(data: bytes) -> None:
             list(ws.load_more(data[at:at + size]))
         list(ws.end_load())
         assert ws._input is not None
-        assert ws._input.files[None] == split_lines(data) and ws.source_bytes() == data, (data, size)
+        assert ws._input.lines == split_lines(data) and ws.source_bytes() == data, (data, size)
 
 
 def test_the_steps_of_the_rows_shown_and_of_a_lane() -> None:
@@ -354,3 +343,27 @@ def test_a_text_still_loading_shows_what_is_translated_so_far() -> None:
     list(ws.load_more(data))
     list(ws.end_load())
     assert len(ws.relays) > n and ws.relays[:n] == loaded(data).relays[:n]
+
+
+def test_several_files_are_kept_as_given_and_split_into_lines_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder's files: each split into lines once to be translated (grouping and translating
+    share the lines), never split, joined and split again; the input keeps each file's bytes."""
+    import relayscope.multifile as multifile
+
+    folder = next(p for p in FIXTURE_SESSIONS.rglob("subagents") if p.is_dir()).parent
+    files = {str(p.relative_to(folder.parent)): p.read_bytes() for p in sorted(folder.rglob("*.jsonl"))}
+    main = folder.with_suffix(".jsonl")
+    if main.is_file():
+        files[main.name] = main.read_bytes()
+    assert len(files) > 1
+    splits: list[bytes] = []
+    real = multifile.split_lines
+
+    def counted(data: str | bytes) -> list[bytes]:
+        splits.append(data if isinstance(data, bytes) else data.encode())
+        return real(data)
+
+    monkeypatch.setattr(multifile, "split_lines", counted)
+    ws = loaded(files)
+    assert sorted(splits) == sorted(files.values())
+    assert all(got is files[name] for name, got in ws.source_parts())

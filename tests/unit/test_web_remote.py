@@ -9,28 +9,14 @@ from typing import Any
 
 import pytest
 
-from relayscope.web import remote
+from relayscope.web import protocol, remote
+
+WRAP = protocol.Wrap(lambda f: f, lambda h: h)  # type: ignore[arg-type,return-value]  # plain stand-ins
 
 
-class JsList(list[Any]):
-    def to_py(self) -> list[Any]:
-        return list(self)
-
-
-class JsLike:
-    """A message as Pyodide hands it over: attributes, and to_py() on the object members."""
-
-    def __init__(self, data: dict[str, Any]) -> None:
-        self._data = data
-        for key, value in data.items():
-            if isinstance(value, dict):
-                value = JsLike(value)
-            elif isinstance(value, list):
-                value = JsList(value)
-            setattr(self, key, value)
-
-    def to_py(self) -> dict[str, Any]:
-        return self._data
+def send(data: dict[str, Any]) -> None:
+    """A message as the page sends it, decoded and received as main.py does."""
+    remote.receive(*protocol.decode(data, WRAP))
 
 
 @pytest.fixture
@@ -41,7 +27,7 @@ def page() -> list[list[Any]]:
     sent: list[str] = []
     remote.PAGE.post = sent.append
     remote.PAGE.schedule = None
-    remote.start(JsLike({
+    send({"kind": "start", "snapshot": {
         "elements": {
             "timeline": {"tag": "div", "attrs": {"id": "timeline", "class": "timeline"},
                          "props": {"scrollTop": 0, "clientHeight": 600}},
@@ -53,8 +39,7 @@ def page() -> list[list[Any]]:
         "storage": {"relayscope-theme": "dark"},
         "clipboard": True,
         "watchSupport": "",
-        "timeOrigin": 0,
-    }))
+    }})
     ops: list[list[Any]] = []
 
     class Ops(list[list[Any]]):
@@ -158,8 +143,8 @@ def test_an_event_reaches_its_handler_and_is_acknowledged_after_its_ops(page) ->
     box.addEventListener("click", handler)
     listen = list(page)[-1]
     assert listen[:3] == ["listen", "timeline", "click"]
-    remote.receive(JsLike({"kind": "event", "lid": listen[3], "seq": 5, "flipped": False,
-                           "e": {"type": "click", "rid": inner.rid, "self": True, "tag": "SPAN"}}))
+    send({"kind": "event", "lid": listen[3], "seq": 5, "flipped": False,
+          "e": {"type": "click", "rid": inner.rid, "self": True, "tag": "SPAN"}})
     assert seen == ["7"]
     assert list(page)[-2:] == [["class", "timeline", "clicked", True], ["ack", 5]]
 
@@ -178,18 +163,17 @@ def test_an_event_the_page_marked_as_work_that_started_none_puts_the_state_back(
     lid = list(page)[-1][3]
     for seq, work in ((1, False), (2, True)):
         starts["work"] = work
-        remote.receive(JsLike({"kind": "event", "lid": lid, "seq": seq, "flipped": True,
-                               "e": {"type": "click", "rid": "filter", "self": True}}))
+        send({"kind": "event", "lid": lid, "seq": seq, "flipped": True,
+              "e": {"type": "click", "rid": "filter", "self": True}})
     ops = list(page)
     assert ops[ops.index(["ack", 1]) - 1] == ["attr", "root", "data-app-state", "done"]
     assert ops[-2:] == [["attr", "root", "data-app-state", "analyzing"], ["ack", 2]]
 
 
 def test_values_typed_and_files_picked_arrive_before_the_event(page) -> None:
-    remote.receive(JsLike({"kind": "sync", "rid": "filter", "props": {"value": "needle"}}))
+    send({"kind": "sync", "rid": "filter", "props": {"value": "needle"}})
     assert remote.DOCUMENT.getElementById("filter").value == "needle"
-    file = JsLike({"path": "dir/a.jsonl", "file": "FILE"})
-    remote.receive(JsLike({"kind": "sync", "rid": "filter", "props": {}, "files": [file]}))
+    send({"kind": "sync", "rid": "filter", "props": {}, "files": [{"path": "dir/a.jsonl", "file": "FILE"}]})
     files = remote.DOCUMENT.getElementById("filter").files
     assert files.length == 1 and files.item(0).webkitRelativePath == "dir/a.jsonl"
     assert files.item(0).name == "a.jsonl"
@@ -203,7 +187,7 @@ def test_a_measured_height_reaches_who_asked(page) -> None:
     heights: list[int] = []
     assert measure(row, heights.append) == 0
     assert ["measure", row.rid] in list(page)
-    remote.receive(JsLike({"kind": "measured", "sizes": [[row.rid, 212]], "seq": 9}))
+    send({"kind": "measured", "sizes": [[row.rid, 212]], "seq": 9})
     assert heights == [212] and row.offsetHeight == 212
 
 

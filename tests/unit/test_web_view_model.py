@@ -11,7 +11,7 @@ import pytest
 
 from relayscope import usage as prices
 from relayscope.web import loading, rowinfo
-from relayscope.web.model import FP_COLORS, Workspace, binary_reason
+from relayscope.web.model import FP_COLORS, Workspace
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "static" / "examples"
 
@@ -116,19 +116,6 @@ def test_prices_and_time_formats() -> None:
     assert [rowinfo.duration(x) for x in (0.4, 10, 274.651)] == ["0.4 s", "10 s", "4m 35s"]
     assert rowinfo.timestamp(b'{"timestamp":"2026-03-01T10:00:09.000Z","type":"user"}') == "2026-03-01T10:00:09.000Z"
     assert rowinfo.timestamp(b'{"timestamp":"soon"}') is None and rowinfo.timestamp(b"not json") is None
-
-
-def test_binary_input_is_told_from_text() -> None:
-    assert binary_reason("a.png", b"\x89PNG\r\n\x1a\n\x00\x00") is not None
-    assert binary_reason("x.bin", bytes(range(128, 256)) * 50) is not None
-    assert binary_reason("t.jsonl", '{"type":"user","text":"héllo ✓"}\n'.encode()) is None
-    cut = ("é" * 5000).encode()  # a character cut at the 8 KiB sample is still text
-    assert binary_reason("t.txt", cut) is None
-    assert binary_reason("paste", "text") is None
-    # the page looks at the first slice of a big file: the size is the file's, a cut character is text
-    assert binary_reason("t.txt", cut[:4 << 20][:9001], 600_000_000) is None
-    told = binary_reason("big.bin", b"\x00" * 9000, 600_000_000)
-    assert told is not None and "572 MiB" in told
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in EXAMPLES.glob("*.*") if p.suffix != ".md"))

@@ -12,18 +12,17 @@ attributes; decode more than the opened row's own lines; know the timeline's geo
 
 from __future__ import annotations
 
-from typing import Any
-
 from .. import describe as D
 from .. import relay as R
 from .dom import Element, h
+from .model import RowView, Workspace
 
 TEXT_TYPES = (R.TextDelta, R.ThinkingDelta, R.UserMessage, R.SubAgentResponse)
 SIGN = {"context": " ", "del": "-", "add": "+"}
 TODO_MARK = {"completed": "☑", "in_progress": "◐", "pending": "☐"}
 
 
-def _call(ws: Any, r: Any) -> tuple[R.ToolUse, R.ToolResult | None] | None:
+def _call(ws: Workspace, r: RowView) -> tuple[R.ToolUse, R.ToolResult | None] | None:
     """The row's tool call and its result (the model's pairing), or None for any other row."""
     relay = r.relay
     other = ws.relays[r.pair] if r.pair is not None and 0 <= r.pair < len(ws.relays) else None
@@ -34,7 +33,7 @@ def _call(ws: Any, r: Any) -> tuple[R.ToolUse, R.ToolResult | None] | None:
     return None
 
 
-def row_summary(ws: Any, r: Any) -> str:
+def row_summary(ws: Workspace, r: RowView) -> str:
     """The row's one line: a tool call with how it ended once its result is known, a result
     with what it was for; any other row keeps the model's summary."""
     pair = _call(ws, r) if r.type in ("tool_use", "tool_result") else None
@@ -46,7 +45,7 @@ def row_summary(ws: Any, r: Any) -> str:
     return D.summary(use, result) or str(r.summary)
 
 
-def content(box: Element, ws: Any, r: Any, labels: dict[str, str]) -> None:
+def content(box: Element, ws: Workspace, r: RowView, labels: dict[str, str]) -> None:
     """Append the opened row's content to ``box`` (its facts line and raw line are the timeline's)."""
     relay = r.relay
     pair = _call(ws, r)
@@ -69,10 +68,10 @@ def content(box: Element, ws: Any, r: Any, labels: dict[str, str]) -> None:
         box.append(h("pre", r.detail, cls="content", attrs={"data-testid": "row-content"}))
 
 
-def _spawned_lane(ws: Any, r: Any, use: R.ToolUse) -> str | None:
+def _spawned_lane(ws: Workspace, r: RowView, use: R.ToolUse) -> str | None:
     if r.type == "tool_use":
-        return r.opens_lane  # type: ignore[no-any-return]
-    return ws.row(use.seq).opens_lane if 0 <= use.seq < len(ws.relays) else None  # type: ignore[no-any-return]
+        return r.opens_lane
+    return ws.row(use.seq).opens_lane if 0 <= use.seq < len(ws.relays) else None
 
 
 def prose(text: str) -> Element:

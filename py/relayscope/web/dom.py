@@ -3,19 +3,23 @@ them in the worker).
 
 Job: make elements from plain text (``createElement`` + ``textContent``: transcript text is data
 and may hold ``<script>``; nothing here ever parses markup), keep the event handlers in one
-place, and hand bytes to the page as a download.
+place (``Listeners``: each registered with what the page must decide in the event's own task,
+see protocol.Work), and format numbers the page shows.
 Must not: set ``innerHTML``, or an ``href``/``src`` from transcript data.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Protocol
 
+from .protocol import Work
 from .remote import DOCUMENT as document
-from .remote import PAGE
+from .remote import PAGE, Event, Node
 
-Element = Any  # a remote.Node: an element of the page, seen from the worker
+Element = Node  # an element of the page, seen from the worker
+Handler = Callable[[Event], object]
+
 
 def h(tag: str, text: str | None = None, *, cls: str | None = None,
       attrs: dict[str, object] | None = None, children: Iterable[Element] = ()) -> Element:
@@ -41,24 +45,44 @@ def show(el: Element, visible: bool = True) -> None:
     el.hidden = not visible
 
 
-def closest(event: Any, selector: str) -> Element | None:
-    """The element matching ``selector`` at or above the event's target, or None."""
-    target = event.target
-    if not target or not hasattr(target, "closest"):
-        return None
-    return target.closest(selector) or None  # JS null arrives as the falsy jsnull
+class Target(Protocol):
+    """What events can be listened to on: an element, the document, the window."""
+
+    def addEventListener(self, kind: str, handler: Handler, options: dict[str, object] | None = None) -> None: ...
+
+    def removeEventListener(self, kind: str, handler: Handler) -> None: ...
+
+
+class On(Protocol):
+    """How a controller registers its handlers (``Listeners.on``, through the app's one error path)."""
+
+    def __call__(self, target: Target, event: str, handler: Handler, *, work: Work | tuple[str, ...] | None = None,
+                 prevent: bool = False, keys: object = None) -> None: ...
 
 
 class Listeners:
     """Every handler the page registers (handlers are bound once, at start; rows use event
     delegation, so none is made per row)."""
 
-    def __init__(self) -> None:
-        self._handlers: list[tuple[Element, str, Callable[[Any], Any]]] = []
+    def __init__(self, wrap: Callable[[Handler], Handler]) -> None:
+        self._wrap = wrap  # the one error path (Jobs.safe)
+        self._handlers: list[tuple[Target, str, Handler]] = []
 
-    def on(self, target: Element, event: str, handler: Callable[[Any], Any]) -> None:
-        target.addEventListener(event, handler)
-        self._handlers.append((target, event, handler))
+    def on(self, target: Target, event: str, handler: Handler, *, work: Work | tuple[str, ...] | None = None,
+           prevent: bool = False, keys: object = None) -> None:
+        """``handler`` for ``event`` on ``target``. ``work``: the event may start a job (a Work,
+        or the ``data-action``\\ s of a delegated click that do); ``prevent``: the page prevents its
+        default; ``keys``: the key table (keyboard.KEYS), for the keys whose default it prevents."""
+        options: dict[str, object] = {}
+        if work is not None:
+            options["work"] = str(work) if isinstance(work, Work) else {"actions": list(work)}
+        if prevent:
+            options["prevent"] = True
+        if keys is not None:
+            options["keys"] = keys
+        fn = self._wrap(handler)
+        target.addEventListener(event, fn, options)
+        self._handlers.append((target, event, fn))
 
     def destroy(self) -> None:
         for target, event, handler in self._handlers:
@@ -66,24 +90,18 @@ class Listeners:
         self._handlers.clear()
 
 
-def js_object(values: dict[str, object]) -> dict[str, object]:
-    return values  # the page makes it a JS object
-
-
-def measure(node: Element, then: Callable[[int], Any]) -> int:
+def measure(node: Element, then: Callable[[int], object]) -> int:
     """``node``'s height as last measured by the page (0 before); ``then(height)`` once the page
     has laid it out and measured it."""
     PAGE.measured[node.rid] = then
     return int(node.offsetHeight or 0)
 
 
-def download(name: str, data: bytes, mime: str) -> None:
-    """Offer ``data`` as a file named ``name`` (the page makes a blob: URL; nothing leaves it)."""
-    import js  # type: ignore[import-not-found]
-
-    array = js.Uint8Array.new(len(data))  # a copy: a view into Python's memory would clone all of it
-    array.assign(data)
-    PAGE.post_binary({"kind": "download", "name": name, "mime": mime, "data": array})
+def option(value: str, text: str) -> Element:
+    opt = document.createElement("option")
+    opt.value = value
+    opt.textContent = text
+    return opt
 
 
 def fmt_int(n: int) -> str:

@@ -6,17 +6,14 @@ Must not: grow into a manual (docs/ is that); every entry is one or two lines.
 
 from __future__ import annotations
 
+from typing import Final
+
+from ..translator import STRATEGIES
 from .dom import Element, clear, h
 
-SECTIONS: list[tuple[str, list[tuple[str, str]]]] = [
-    ("Strategies (how repeated content is de-duplicated)", [
-        ("none", "every content block of every event, repeats and all: the raw view."),
-        ("index", "the documented rule: remember how many blocks were seen and emit only those past that "
-                  "index. Interleaved sub-agents break it: blocks below the index are lost."),
-        ("fingerprint", "'index', plus a reset when the first block changes (a new context): fixes most "
-                        "interleaving, but can re-emit."),
-        ("lineage", "tracks each message and lane by id: every block once, in its lane. The recommended one."),
-    ]),
+SECTIONS: Final[list[tuple[str, list[tuple[str, str]]]]] = [
+    ("Strategies (how repeated content is de-duplicated)",
+     [(name, cls.summary) for name, cls in STRATEGIES.items()]),
     ("Decisions in the step-through", [
         ("emitted", "the line's new blocks became relay events (highlighted in the timeline)."),
         ("lost", "a block no relay event carries under this strategy: the audit counts it as lost. "

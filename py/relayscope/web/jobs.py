@@ -1,4 +1,4 @@
-"""jobs: the page's work, one job at a time, a slice at a time (app.py's job scheduling).
+"""jobs: the page's work, one job at a time, a slice at a time.
 
 A job is a load, a re-run with another strategy, the audit, building the search index or a
 watched file's growth: a model generator (``Workspace.load``, ``rerun``, ...) that :meth:`Jobs.drive`
@@ -16,8 +16,11 @@ its longest stretch without a yield, ``data-analysis-parts`` where its time went
 copy=40 translate=700 ... yields=30``, ms: the parts the job's code timed with :meth:`Jobs.timed`,
 each without the time it spent handing the thread back, which is ``yields``).
 
-Must not: know what a job does (the controller, app.py, starts them and draws their results), or
-run longer than a slice without a yield.
+A job that fails, and a handler that raises (``safe``: a bug of ours), end in :meth:`fail`:
+the status says why, ``failed`` tells whoever shows it (the notice box, the timeline), "error".
+
+Must not: know what a job does (the controllers start them and draw their results), or run
+longer than a slice without a yield.
 """
 
 from __future__ import annotations
@@ -25,28 +28,31 @@ from __future__ import annotations
 import asyncio
 import time
 import traceback
-from collections.abc import Callable, Coroutine, Generator
-from typing import Any
+from collections.abc import Callable, Coroutine, Generator, Iterator
+from typing import Any, ParamSpec, TypeVar
 
-from .dom import show
+from .dom import Element, show
 from .remote import WINDOW as window
+from .view import Signal
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 SLICE_BUDGET = 0.035  # s of work between two yields (the worker then takes what the page sent meanwhile)
 
 
 class Jobs:
-    def __init__(self, root: Any, status: Any, progress: Any, timeline: Any,
-                 fail: Callable[[str], None]) -> None:
+    def __init__(self, root: Element, status: Element, progress: Element, timeline: Element) -> None:
         self.root, self._status, self._bar, self._timeline = root, status, progress, timeline
-        self._fail = fail  # how a failure is shown (app.fail)
+        self.failed: Signal[[str]] = Signal()  # a job or a handler failed: why, in the reader's words
         self.run = 0  # the id of the newest job
         self.busy = False  # a job is running: rows, steps and clicks wait
         self._t_start = 0.0
         self._longest = 0.0  # the running job's longest stretch without a yield (s)
         self._parts: dict[str, float] = {}  # the running job's time by part (s)
         self._yielded = 0.0  # the running job's time in yields (s)
-        self._tasks: set[Any] = set()
-        self._timers: dict[str, Any] = {}
+        self._tasks: set[asyncio.Future[None]] = set()
+        self._timers: dict[str, asyncio.TimerHandle] = {}
 
     # -- the page's state hook and status line ---------------------------------------------------
 
@@ -55,6 +61,13 @@ class Jobs:
 
     def status(self, text: str) -> None:
         self._status.textContent = text
+
+    def fail(self, text: str) -> None:
+        """A job failed, or the input cannot be read: say so, and "error"."""
+        self.stop()
+        self.status(text)
+        self.failed.emit(text)
+        self.set_state("error")
 
     def stop(self) -> None:
         """No job runs any more (it failed): the progress bar goes."""
@@ -74,7 +87,7 @@ class Jobs:
             await coro
         except MemoryError:  # WebAssembly memory stops at 4 GB, lines and relay events included
             traceback.print_exc()
-            self._fail("Out of memory: the page can use at most 4 GB, and this input with its relay events "
+            self.fail("Out of memory: the page can use at most 4 GB, and this input with its relay events "
                        "needs more. The command line has no such limit: relayscope translate FILE.")
         except Exception as exc:
             self._bug(exc)
@@ -84,12 +97,12 @@ class Jobs:
         self.set_state("analyzing")
         self.spawn(coro)
 
-    def safe(self, handler: Callable[..., Any]) -> Callable[..., Any]:
+    def safe(self, handler: Callable[P, R]) -> Callable[P, R | None]:
         """``handler``, with any exception (a bug of ours) shown on the page."""
 
-        def run(*args: Any) -> Any:
+        def run(*args: P.args, **kwargs: P.kwargs) -> R | None:
             try:
-                return handler(*args)
+                return handler(*args, **kwargs)
             except Exception as exc:
                 self._bug(exc)
                 return None
@@ -99,9 +112,9 @@ class Jobs:
     def _bug(self, exc: Exception) -> None:
         """An exception nothing expected (a bug of ours): said on the page, traceback on the console."""
         traceback.print_exc()
-        self._fail(f"Something went wrong: {exc!r}")
+        self.fail(f"Something went wrong: {exc!r}")
 
-    def later(self, key: str, ms: int, fn: Callable[[], Any]) -> None:
+    def later(self, key: str, ms: int, fn: Callable[[], object]) -> None:
         """Run ``fn`` once, ``ms`` after the last call with the same key (debounce)."""
         self.cancel(key)
         self._timers[key] = window.setTimeout(self.safe(lambda: (self._timers.pop(key, None), fn())), ms)
@@ -162,7 +175,7 @@ class Jobs:
         await asyncio.sleep(0)
         self._yielded += time.perf_counter() - start
 
-    async def drive(self, gen: Generator[float, Any, Any], run: int, label: str) -> bool:
+    async def drive(self, gen: Iterator[float], run: int, label: str) -> bool:
         """Run a model generator to its end a slice at a time. False if a newer run took over.
         <html data-longest-slice-ms> keeps the longest stretch without a yield to the browser."""
         bar = self._bar
@@ -170,7 +183,7 @@ class Jobs:
         mark = time.perf_counter()
         for progress in gen:
             if run != self.run:
-                gen.close()
+                _close(gen)
                 return False
             now = time.perf_counter()
             if now - mark > SLICE_BUDGET:
@@ -179,7 +192,7 @@ class Jobs:
                 self.note_slice(now - mark)
                 await self._yield()
                 if run != self.run:
-                    gen.close()
+                    _close(gen)
                     return False
                 mark = time.perf_counter()
         self.note_slice(time.perf_counter() - mark)
@@ -190,3 +203,8 @@ class Jobs:
             self._longest = seconds
             self.root.dataset.longestSliceMs = f"{seconds * 1000:.0f}"
 
+
+def _close(gen: Iterator[float]) -> None:
+    """A generator given up on runs its ``finally`` now, not when it is collected."""
+    if isinstance(gen, Generator):
+        gen.close()

@@ -1,8 +1,8 @@
-"""loading: reading an input into the workspace, re-running it, watching it grow, auditing it.
+"""loading: reading an input into the workspace, re-running it, auditing it.
 
 Job: a text or a folder's files, whole or a slice at a time (``start_load``/``load_more``), into
-relays and steps; the same input again with another strategy; an input that grows (issue 12);
-the lookups rows and steps need (``_index``), the audit and what became of each block.
+relays and steps; the same input again with another strategy; the lookups rows and steps need
+(``_index``), the audit and what became of each block. An input that grows is growing.py's.
 Heavy work is a generator that yields its progress in [0, 1] after each slice, so that the page
 can hand control back to the browser between slices.
 Must not: draw or build markup, or decide what a row or a step shows (``rows``, ``stepping``).
@@ -21,48 +21,35 @@ from .. import trace as T
 from ..analysis import SLICE_BYTES, Analyzer
 from ..audit import StrategyAudit
 from ..drift import Drift, DriftReport
-from ..live import LiveFiles
-from ..multifile import audit_steps, group_files, merge_audits, translate_session
-from ..translator import STRATEGIES
+from ..multifile import audit_steps, merge_audits, translate_groups
+from ..translator import DEFAULT_STRATEGY, StrategyName
 from ..usage import Tally
 from .checkpoints import Checkpoints
 from .rows import Rows
-from .search import Search, searchable
+from .search import Search
 from .workstate import AuditView, ErrorView, Input, Loading, Text
 
-SPLIT_SHARE: Final = 0.1  # of the progress bar: splitting the input into lines
 INDEX_SLICE: Final = 50_000  # relays per pass of the lookups between two pauses (a 600 MB input has 340,000)
 
 
 class Loader(Rows, Search):
-    """Loading, re-running, watching and auditing; the lookups made after each."""
+    """Loading, re-running and auditing; the lookups made after each."""
 
     __slots__ = ()
 
     def load(self, data: Text | Mapping[str, Text], *, name: str | None = None,
-             strategy: str = "lineage", fmt: str = "auto") -> Iterator[float]:
-        """Read one text (``str``/``bytes``) or several files (``{name: content}``)."""
-        if strategy not in STRATEGIES:
-            raise ValueError(f"unknown strategy {strategy!r}")
-        files = {str(k): as_bytes(v) for k, v in data.items()} if isinstance(data, Mapping) else None
-        if files is not None and len(files) == 1:
-            ((only, content),) = files.items()
-            name = name or only
-        elif files is None:
-            content = as_bytes(data)  # type: ignore[arg-type]
-        else:
-            split: dict[str | None, list[bytes]] = {k: [] for k in files}
-            self._input = Input(split, fmt, name, False)
-            total = sum(map(len, files.values())) or 1
-            done = 0
-            for k, content in files.items():
-                for p in split_into(content, split[k]):
-                    yield SPLIT_SHARE * (done + p * len(content)) / total
-                done += len(content)
+             strategy: StrategyName = DEFAULT_STRATEGY, fmt: str = "auto") -> Iterator[float]:
+        """Read one text (``str``/``bytes``) or several files (``{name: content}``); one file
+        given as several is the text."""
+        if isinstance(data, Mapping) and len(data) != 1:
+            self._input = Input([], {str(k): as_bytes(v) for k, v in data.items()}, fmt, name, False)
             self.audit, self._items = None, None
-            for p in self.rerun(strategy):
-                yield SPLIT_SHARE + (1 - SPLIT_SHARE) * p
+            yield from self.rerun(strategy)
             return
+        if isinstance(data, Mapping):
+            ((only, text),) = data.items()
+            name, data = name or str(only), text
+        content = as_bytes(data)
         self.start_load(name=name, strategy=strategy, fmt=fmt, size=len(content))
         yield from self.load_more(content)
         yield from self.end_load()
@@ -71,13 +58,11 @@ class Loader(Rows, Search):
     # slice while the browser reads the next): lines are split and translated as they come, and
     # nothing else of the input is held, so the whole file never sits in memory twice.
 
-    def start_load(self, *, name: str | None = None, strategy: str = "lineage", fmt: str = "auto",
-                   size: int = 0) -> None:
+    def start_load(self, *, name: str | None = None, strategy: StrategyName = DEFAULT_STRATEGY,
+                   fmt: str = "auto", size: int = 0) -> None:
         """Begin a single text of ``size`` bytes (for progress; 0 if unknown): ``load_more``
         each slice of it in order, then ``end_load``. The same result as ``load(text)``."""
-        if strategy not in STRATEGIES:
-            raise ValueError(f"unknown strategy {strategy!r}")
-        self._input = Input({None: []}, fmt, name, True)
+        self._input = Input([], {}, fmt, name, True)
         self.audit, self._items = None, None
         self.strategy, self.name = strategy, name
         self._loading = Loading(*self._single_analyzer(strategy), size)
@@ -88,7 +73,7 @@ class Loader(Rows, Search):
         A bytearray may be the caller's buffer, filled again for the next slice once this has run
         to its end: nothing of it is kept, its lines are copied out as bytes."""
         assert self._loading is not None and self._input is not None, "start_load first"
-        ld, lines = self._loading, self._input.files[None]
+        ld, lines = self._loading, self._input.lines
         if not chunk:
             return
         # a line must be bytes (decode_line checks the UTF-8 of bytes only): pieces are copied out
@@ -120,7 +105,7 @@ class Loader(Rows, Search):
             yield min(ld.done / ld.size, 0.98) if ld.size else 0.0
 
     def so_far(self) -> int:
-        """A first look at a text still loading (issue 18): ``relays`` becomes the list the load
+        """A first look at a text still loading: ``relays`` becomes the list the load
         fills (the one it ends with), so that rows can be made of what is translated so far
         (without the lookups, which come at the end). Returns how many relays there are."""
         if self._loading is not None:
@@ -131,7 +116,7 @@ class Loader(Rows, Search):
         """The last line (even without a newline), then the lookups."""
         assert self._loading is not None and self._input is not None, "start_load first"
         ld, self._loading = self._loading, None
-        lines = self._input.files[None]
+        lines = self._input.lines
         if ld.rest:  # the last line, without a newline (a final newline ends a line, starts none)
             last = b"".join(ld.rest)
             lines.append(last)
@@ -144,21 +129,16 @@ class Loader(Rows, Search):
         yield from self._index()
         yield 1.0
 
-    def rerun(self, strategy: str) -> Iterator[float]:
+    def rerun(self, strategy: StrategyName) -> Iterator[float]:
         """Translate the loaded input again, with ``strategy``."""
         if self._input is None:
             raise ValueError("nothing loaded")
-        if strategy not in STRATEGIES:
-            raise ValueError(f"unknown strategy {strategy!r}")
         self.strategy = strategy
         self.name = self._input.name
-        if self._live is not None:
-            yield from self._rerun_live(strategy)
-            return
         if self._input.single:
             analyzer, cps = self._single_analyzer(strategy)
             step = min(SLICE_BYTES, cps.spacing) if cps is not None else SLICE_BYTES
-            for p in analyzer.feed_steps(self._input.files[None], step):
+            for p in analyzer.feed_steps(self._input.lines, step):
                 if cps is not None:
                     cps.passed(analyzer, step)  # a yield comes after ``step`` bytes of lines at least
                 yield p
@@ -166,11 +146,11 @@ class Loader(Rows, Search):
         else:
             yield 0.0
             yield from self._run_files(strategy)
-        self.lines_total = sum(len(lines) for lines in self._input.files.values())
+        self.lines_total = self._input.line_count()
         yield from self._index()
         yield 1.0
 
-    def _single_analyzer(self, strategy: str) -> tuple[Analyzer, Checkpoints | None]:
+    def _single_analyzer(self, strategy: StrategyName) -> tuple[Analyzer, Checkpoints | None]:
         """The analyzer of a single input, and the checkpoints of its translator to take as it goes
         (kept by ``_single_done`` if the translator kept marks)."""
         assert self._input is not None
@@ -186,7 +166,7 @@ class Loader(Rows, Search):
         self.format = analyzer.format
         self.relays = analyzer.relays
         marks = analyzer.marks
-        lines = len(self._input.files[None])
+        lines = len(self._input.lines)
         if marks is None:
             self.trace = analyzer.trace
         elif len(marks) - lines in (0, 1):  # a step per line, and one at the end for usage still open
@@ -196,10 +176,9 @@ class Loader(Rows, Search):
         self.errors = [ErrorView(None, line, msg) for line, msg in analyzer.errors]
         self._lane_meta = dict(analyzer.lanes)
 
-    def _run_files(self, strategy: str) -> Iterator[float]:
+    def _run_files(self, strategy: StrategyName) -> Iterator[float]:
         assert self._input is not None
-        files = {k: b"\n".join(v) for k, v in self._input.files.items() if k is not None}
-        groups = group_files(files, self._input.fmt)
+        files = {k: bytes(v) for k, v in self._input.files.items()}  # bytes already: no copy
         relays: list[R.Relay] = []
         steps: list[T.TraceStep] = []
         errors: list[ErrorView] = []
@@ -208,97 +187,21 @@ class Loader(Rows, Search):
         total = sum(len(c) for c in files.values()) or 1
         done = 0
         self._drift = drift = Drift()  # counted as each group is translated
-        for g in groups:
-            if g.format == "session":
-                result = translate_session(g.files, strategy, trace=True, drift=drift)
-                formats.append("session")
-                self._lane_meta.update(result.lanes)
-                seqs_from, new_relays, new_steps = len(relays), result.relays, result.trace
-                errors.extend(ErrorView(f, line, msg) for f, line, msg in result.errors)
-            else:
-                a = Analyzer(strategy, g.format, trace=True, file=g.name, drift=drift)
-                for _ in a.feed_steps(self._input.files[g.name], SLICE_BYTES):
-                    pass
-                formats.append(a.format or g.format)
-                self._lane_meta.update(a.lanes)
-                seqs_from, new_relays, new_steps = len(relays), a.relays, a.trace
-                errors.extend(ErrorView(g.name, line, msg) for line, msg in a.errors)
+        for g in translate_groups(files, strategy, trace=True, fmt=self._input.fmt, drift=drift):
+            formats.append(g.format)
+            self._lane_meta.update(g.lanes)
+            seqs_from, new_relays, new_steps = len(relays), g.relays, g.trace
+            errors.extend(ErrorView(f, line, msg) for f, line, msg in g.errors)
             if seqs_from:  # one seq space across groups
                 new_relays = [msgspec.structs.replace(r, seq=r.seq + seqs_from) for r in new_relays]
                 for s in new_steps:
                     s.seqs = [q + seqs_from for q in s.seqs]
             relays.extend(new_relays)
             steps.extend(new_steps)
-            done += sum(len(c) for c in g.files.values())
+            done += sum(len(files[f]) for f in g.files if f in files)
             yield min(done / total, 0.99)
         self.relays, self.trace, self.errors = relays, steps, errors
         self.format = formats[0] if len(set(formats)) == 1 else "mixed"
-
-    def start_live(self, name: str | None = None, *, folder: bool = False, strategy: str = "lineage",
-                   fmt: str = "auto") -> None:
-        """Begin an empty input that :meth:`append` grows: one file, or a folder's files."""
-        if strategy not in STRATEGIES:
-            raise ValueError(f"unknown strategy {strategy!r}")
-        self._input = Input({} if folder else {None: []}, fmt, name, not folder)
-        self.strategy, self.name, self.audit = strategy, name, None
-        self._live_rest = {}
-        self._live = self._new_live(strategy)
-        self.relays, self.trace, self.errors, self.lines_total = [], [], [], 0
-        self.format = None
-        for _ in self._index():
-            pass
-
-    @property
-    def live(self) -> bool:
-        return self._live is not None
-
-    def append(self, data: Text | Mapping[str, Text]) -> range:
-        """New bytes of the watched input (for a folder, ``{file: new bytes}``); complete lines
-        are translated at once, a partial last line waits. Returns the seqs of the new relays.
-        Nothing is translated twice; the lookups grow by what is new."""
-        if self._live is None or self._input is None:
-            raise ValueError("not watching: call start_live first")
-        first = len(self.relays)
-        steps = len(self.trace)
-        if isinstance(data, Mapping):
-            changes: dict[str | None, bytes] = {
-                str(k): self._take_lines(str(k), as_bytes(v)) for k, v in data.items()}
-            self._feed_live(changes)
-        else:
-            self._feed_live({None: self._take_lines(None, as_bytes(data))})
-        self._grow_index(first, steps)
-        return range(first, len(self.relays))
-
-    def finish_live(self) -> range:
-        """The watch ends: a last line without a newline, and the usage of messages still
-        open, as translating the finished input would give. Returns the seqs of the new relays."""
-        live, input_ = self._live, self._input
-        if live is None or input_ is None:
-            return range(len(self.relays), len(self.relays))
-        first, steps = len(self.relays), len(self.trace)
-        rests = {k: v for k, v in self._live_rest.items() if v}
-        self._live_rest = {}
-        for key, rest in rests.items():
-            input_.files.setdefault(key, []).append(rest)
-            input_.trailing_newline = False
-        if isinstance(live, Analyzer):
-            live.feed_text(rests.get(None, b""))
-            live.finish()
-        else:
-            self.relays.extend(live.feed_many({str(k): v for k, v in rests.items()}))
-            self.relays.extend(live.finish())
-        self._live = None
-        self._sync_live(live)
-        self._grow_index(first, steps)
-        return range(first, len(self.relays))
-
-    def _new_live(self, strategy: str) -> Analyzer | LiveFiles:
-        assert self._input is not None
-        if self._input.single:
-            self._drift = Drift()
-            return Analyzer(strategy, self._input.fmt, trace=True, drift=self._drift)
-        self._drift = None  # a folder watched: counted when asked (drift_report)
-        return LiveFiles(strategy, self._input.fmt, trace=True)
 
     def drift_report(self) -> DriftReport | None:
         """What the loaded input has that this version does not know (``drift``), as counted while
@@ -309,81 +212,12 @@ class Loader(Rows, Search):
         if self._drift is not None:
             return self._drift.report()
         d = Drift()  # not kept: the folder may grow
-        for file, lines in self._input.files.items():
-            if file is not None and file.endswith(".meta.json"):
+        for file in self._input.files:
+            if file.endswith(".meta.json"):
                 continue
-            for number, line in enumerate(lines, 1):
+            for number, line in enumerate(self._input.file_lines(file), 1):
                 d.add(number, line, file)
         return d.report()
-
-    def _take_lines(self, key: str | None, data: bytes) -> bytes:
-        """Keep the complete lines of ``data`` for raw views and re-runs; returns them."""
-        assert self._input is not None
-        rest = self._live_rest.get(key, b"") + data
-        cut = rest.rfind(b"\n") + 1
-        self._live_rest[key] = rest[cut:]
-        whole = rest[:cut]
-        if whole:
-            self._input.files.setdefault(key, []).extend(whole[:-1].split(b"\n"))
-            self._input.trailing_newline = True  # what is kept ends with a line's newline
-        return whole
-
-    def _feed_live(self, changes: Mapping[str | None, bytes]) -> None:
-        live = self._live
-        if isinstance(live, Analyzer):
-            live.feed_text(changes[None])  # complete lines: the analyzer keeps the relays
-        elif live is not None:
-            self.relays.extend(live.feed_many({k: v for k, v in changes.items() if k is not None and v}))
-        if live is not None:
-            self._sync_live(live)
-
-    def _sync_live(self, live: Analyzer | LiveFiles) -> None:
-        assert self._input is not None
-        if isinstance(live, Analyzer):
-            self.format = live.format
-            self.relays, self.trace = live.relays, live.trace
-            self.errors = [ErrorView(None, line, msg) for line, msg in live.errors]
-            self._lane_meta = dict(live.lanes)
-        else:
-            self.trace = live.trace
-            self.errors = [ErrorView(f, line, msg) for f, line, msg in live.errors]
-            formats = live.formats()
-            self.format = formats.pop() if len(formats) == 1 else ("mixed" if formats else None)
-            self._lane_meta = live.lanes()
-        self.lines_total = sum(len(lines) for lines in self._input.files.values())
-
-    def _rerun_live(self, strategy: str) -> Iterator[float]:
-        """Another strategy while watching: what was read so far, again, and on from there."""
-        assert self._input is not None
-        live = self._live = self._new_live(strategy)
-        if isinstance(live, Analyzer):
-            yield from live.feed_steps(self._input.files[None], SLICE_BYTES, finish=False)
-        else:
-            self.relays = live.feed_many({str(k): b"".join(x + b"\n" for x in v)
-                                          for k, v in self._input.files.items() if k is not None})
-            yield 0.9
-        self._sync_live(live)
-        yield from self._index()
-        yield 1.0
-
-    def _grow_index(self, first: int, steps: int) -> None:
-        """The lookups of :meth:`_index`, for relays from ``first`` and steps from ``steps`` on."""
-        new = self.relays[first:]
-        self._step_of_seq.extend([0] * len(new))
-        trace = self.trace
-        for i in range(steps, len(trace)):
-            s = trace[i]
-            self._add_step(s)
-            for q in s.seqs:
-                self._step_of_seq[q] = i
-            self._step_index.setdefault((s.file, s.line), i)
-            if s.fp is not None and s.fp not in self._fp_order:
-                self._fp_order[s.fp] = len(self._fp_order)
-        self._group_and_bookkeeping(first)  # goes on from where the last look stopped
-        if self._haystack is not None:
-            self._haystack.extend(searchable(r) for r in new)
-        self.lanes = self._grow_lanes(new)
-        self._lane_ids = {lane.id for lane in self.lanes}
 
     def _index(self) -> Iterator[float]:
         """The lookups rows and steps need; in three passes, with a pause after each."""
@@ -446,9 +280,9 @@ class Loader(Rows, Search):
             raise ValueError("nothing loaded")
         source: list[bytes] | dict[str, bytes]
         if self._input.single:
-            source = self._input.files[None]
+            source = self._input.lines
         else:
-            source = {k: b"\n".join(v) for k, v in self._input.files.items() if k is not None}
+            source = {k: bytes(v) for k, v in self._input.files.items()}
         self.audit, self.audit_error = None, None
         try:
             groups = yield from audit_steps(source, fmt=self._input.fmt)
@@ -461,23 +295,6 @@ class Loader(Rows, Search):
         self._items = groups[0].items if len(groups) == 1 and groups[0].items else None
         self.fates = self._fates()
         yield 1.0
-
-
-def split_into(data: bytes, out: list[bytes]) -> Iterator[float]:
-    """Split ``data`` into lines on ``\\n`` only, as ``Analyzer`` does, appending them to
-    ``out`` a slice at a time. A final newline ends the last line rather than starting one."""
-    if not data:
-        return
-    stop = len(data) - 1 if data.endswith(b"\n") else len(data)
-    pos = 0
-    while True:
-        end = data.find(b"\n", min(pos + SLICE_BYTES, stop), stop)
-        end = stop if end == -1 else end
-        out.extend(data[pos:end].split(b"\n"))
-        pos = end + 1
-        yield min(pos / max(stop, 1), 1.0)
-        if pos > stop:
-            return
 
 
 def as_bytes(value: Text) -> bytes:

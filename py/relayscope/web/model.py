@@ -1,17 +1,17 @@
 """model: what the web page shows, computed in plain Python (no DOM, no js imports).
 
-The page (``app.py``, the controller) owns the DOM; the ``Workspace`` owns the numbers and the
+The page (the controllers, ``app.py``) owns the DOM; the ``Workspace`` owns the numbers and the
 text. It is put together from parts, one module each, so that a reader finds each job alone:
 
     workstate    the fields every part reads, and the views of errors, lanes and the audit
-    loading      reading an input, re-running it, watching it grow, the audit, the lookups
+    loading      reading an input, re-running it, the audit, the lookups
+    growing      an input that grows while it is shown (a watched file or folder)
     checkpoints  a translation's state kept as a load goes (a far step is made again from one)
     stepping     the steps of a translation and the view of one
     rows         the rows and lane cards a view shows
     search       which relays a filter or a text search selects
 
-This module: the workspace itself, the examples, the share links and the checks made before
-loading (binary input). It is unit-tested under CPython (``tests/unit/test_web_*.py``) and runs
+This module: the workspace itself, the examples and the share links. It is unit-tested under CPython (``tests/unit/test_web_*.py``) and runs
 unchanged in Pyodide. Everything returned is plain data for ``textContent``: no part builds markup.
 Must not: hold logic of the parts (they hold it), or import anything of the page (``app``, DOM).
 """
@@ -25,8 +25,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from ..translator import DEFAULT_STRATEGY, StrategyName, strategy_named
 from .checkpoints import CHECKPOINT_BYTES, Checkpoints
-from .loading import Loader, split_into
+from .growing import Growing
 from .rows import BOOKKEEPING, NO_THINKING_TEXT, RowView, detail, pretty_json
 from .stepping import FP_COLORS, StepView, content_keys
 from .workstate import AuditView, ErrorView, LaneView
@@ -34,7 +35,7 @@ from .workstate import AuditView, ErrorView, LaneView
 __all__ = [
     "BOOKKEEPING", "CHECKPOINT_BYTES", "EXAMPLES", "FP_COLORS", "NO_THINKING_TEXT", "SHARE_LIMIT", "SHARE_MAX_BYTES",
     "AuditView", "Checkpoints", "ErrorView", "Example", "LaneView", "RowView", "StepView", "Workspace",
-    "binary_reason", "content_keys", "decode_share", "detail", "encode_share", "fmt_size", "pretty_json", "split_into",
+    "content_keys", "decode_share", "detail", "encode_share", "pretty_json",
 ]
 
 SHARE_LIMIT: Final = 100_000  # characters of URL fragment; longer links break in chat apps and proxies
@@ -46,7 +47,7 @@ class Example:
     title: str
     blurb: str  # two lines, in the reader's words
     path: str  # relative to the site root
-    strategy: str = "lineage"  # the strategy that shows the example's point
+    strategy: StrategyName = DEFAULT_STRATEGY  # the strategy that shows the example's point
     focus: str = ""  # where it opens: "lost" (first lost block), "dup" (first duplicate), "" (start)
 
 
@@ -54,19 +55,19 @@ EXAMPLES: Final = [
     Example("cumulative-dedup", "Cumulative de-dup",
             "Each assistant event repeats every block before it, so a naive reader prints them again.\n"
             "Opens with no de-dup ('none') on the first repeat; compare with lineage: each block once.",
-            "static/examples/cumulative-dedup.ndjson", "none", "dup"),
+            "static/examples/cumulative-dedup.ndjson", strategy_named("none"), "dup"),
     Example("index-bug", "The index bug",
             "Two sub-agents share one stream; when B's content is as long as the index, 'index' skips it.\n"
             "Opens on 'index' at the block it loses, with the audit's line about it.",
-            "static/examples/index-bug.ndjson", "index", "lost"),
+            "static/examples/index-bug.ndjson", strategy_named("index"), "lost"),
     Example("interleaved-subagents", "Interleaved sub-agents",
             "Parallel sub-agents on one stream, told apart by the fingerprint of their first block.\n"
             "Opens on 'fingerprint'; compare with lineage, which also gives each agent its own lane.",
-            "static/examples/interleaved-subagents.ndjson", "fingerprint"),
+            "static/examples/interleaved-subagents.ndjson", strategy_named("fingerprint")),
     Example("gotchas", "Protocol gotchas",
             "Thinking sent as text, tool results as a string, an array or null, a result encoded twice.\n"
             "Opens on 'index' where it loses a one-block event; every strategy cleans up the rest.",
-            "static/examples/gotchas.ndjson", "index", "lost"),
+            "static/examples/gotchas.ndjson", strategy_named("index"), "lost"),
     Example("fleet-parallel", "Arbiter fleet streaming",
             "An Arbiter master fans out to three researchers over one server-sent-events connection.\n"
             "One lane per stream, with its depth, its token usage and the final done event.",
@@ -74,7 +75,7 @@ EXAMPLES: Final = [
     Example("real-subagents", "Real capture: parallel sub-agents",
             "Claude Code 2.1 with Agent calls: one block per event, each tagged with the call it serves.\n"
             "Opens on 'index' at the first block it loses; lineage emits every block once in its lane.",
-            "static/examples/real-subagents.jsonl", "index", "lost"),
+            "static/examples/real-subagents.jsonl", strategy_named("index"), "lost"),
     Example("real-streaming", "Real capture: partial messages",
             "With --include-partial-messages, text arrives in pieces, then again as a whole message.\n"
             "'lineage' streams the pieces and does not repeat the text when the whole message follows.",
@@ -86,35 +87,10 @@ EXAMPLES: Final = [
 ]
 
 
-class Workspace(Loader):
+class Workspace(Growing):
     """One loaded input and everything the page shows of it (the parts are its bases)."""
 
     __slots__ = ()
-
-
-def binary_reason(name: str | None, data: object, size: int | None = None) -> str | None:
-    """Why ``data`` cannot be a transcript at all (NUL bytes, or not UTF-8 text), or None.
-    Only the start is looked at: a transcript is text from its first byte. ``data`` may be the
-    first slice of a file of ``size`` bytes."""
-    if not isinstance(data, bytes | bytearray | memoryview):
-        return None
-    head = bytes(data[:8192])
-    if not head:
-        return None
-    size = len(data) if size is None else size
-    bad = head.count(b"\x00")
-    if not bad:
-        text = head.decode("utf-8", "replace")
-        bad = text.count("\ufffd") - (1 if size > len(head) else 0)  # a character cut at 8 KiB
-        if bad <= max(2, len(text) // 100):
-            return None
-    what = f"{name}" if name else "The input"
-    return (f"{what} is binary, not text ({fmt_size(size)}): it cannot be a Claude Code transcript, "
-            "a session file or an SSE stream, so nothing was analyzed.")
-
-
-def fmt_size(n: int) -> str:
-    return f"{n} bytes" if n < 10_000 else f"{n / 1024:.0f} KiB" if n < 10_000_000 else f"{n / 1048576:.0f} MiB"
 
 
 # -- share links ---------------------------------------------------------------------------

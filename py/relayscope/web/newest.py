@@ -1,20 +1,21 @@
-"""newest: the page's view of what newer Claude Code output brings (issue 19), as plain data.
+"""newest: the page's view of what newer Claude Code output brings, as plain data.
 
 * The **drift notice**: what the loaded input has that this version does not know (``drift``),
   in one sentence, with a one-click filter to the rows those records became (their input lines'
   relays). ``drift_view`` takes it from the workspace (``Workspace.drift_report``: counted while
   the input was translated, within the load's slices); ``draw_notice`` draws it.
-* **Lane state** (running, completed, failed) from a lane's task events and its end: ``lane_state``.
 
 Plain text only (``dom.h``, ``textContent``). Must not translate or decode relays itself beyond
-what ``drift`` and ``meaning`` give; the controller (app.py) calls it after a load.
+what ``drift`` and ``meaning`` give; the filters (filters.py) call it after a load.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Protocol
 
+from .. import relay as R
 from ..drift import DriftReport, describe
 from .dom import Element, clear, fmt_int, h, show
 
@@ -28,7 +29,19 @@ class DriftView:
     seqs: set[int] = field(default_factory=set)  # the rows of the records it counts
 
 
-def drift_view(ws: Any) -> DriftView | None:
+class Drifting(Protocol):
+    """What the drift notice needs of the workspace (which imports this module: no cycle)."""
+
+    @property
+    def format(self) -> str | None: ...
+
+    @property
+    def relays(self) -> Sequence[R.Relay]: ...
+
+    def drift_report(self) -> DriftReport | None: ...
+
+
+def drift_view(ws: Drifting) -> DriftView | None:
     """The drift of the loaded input, or None when it has none or is an Arbiter stream (another
     vocabulary). The report is the workspace's (made as it translated, again with another strategy);
     only the rows of its lines are found here."""
@@ -59,14 +72,3 @@ def draw_notice(box: Element, view: DriftView | None, active: bool) -> None:
     box.append(h("button", label, cls="link", attrs={
         "type": "button", "data-action": FILTER_ACTION, "data-testid": "drift-filter",
         "aria-pressed": "true" if active else "false"}))
-
-
-def lane_state(task_state: str | None, ended: bool, end_error: bool, spawned: bool) -> str | None:
-    """A sub-agent lane's state: its last task event's (a background agent's result may come long
-    after its spawning call's answer, even after the run's ``result``), else its end, else running
-    when its spawning call was seen; None for main and lanes no call spawned."""
-    if task_state is not None:
-        return task_state
-    if ended:
-        return "failed" if end_error else "completed"
-    return "running" if spawned else None

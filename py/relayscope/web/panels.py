@@ -3,17 +3,20 @@ the examples gallery, the list of unreadable lines.
 
 Each function empties its container and fills it again from model views (plain text only);
 buttons carry ``data-action`` and ``data-target`` and are handled by one delegated listener
-per panel in app.py, so no proxy is made per element.
+per panel (actions.py), so no proxy is made per element.
+Must not: hold state, or decide what happens on a click (the controllers do).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
+from .. import fates as F
 from .. import trace as T
 from .. import usage as prices
 from . import rowinfo
 from .dom import Element, clear, fmt_int, h
+from .model import AuditView, ErrorView, Example, LaneView, StepView
 
 DECISIONS = T.DECISION_LABELS
 RESETS = T.RESET_LABELS
@@ -30,8 +33,8 @@ def button(text: str, action: str, target: object = "", *, cls: str = "link",
 
 # -- examples ---------------------------------------------------------------------------------
 
-def examples(container: Element, items: list[Any]) -> None:
-    """The gallery: one Tab stop, arrows move between the cards (``App.rove``)."""
+def examples(container: Element, items: Sequence[Example]) -> None:
+    """The gallery: one Tab stop, arrows move between the cards (``Keyboard.rove``)."""
     clear(container)
     for k, ex in enumerate(items):
         first, _, second = ex.blurb.partition("\n")
@@ -48,7 +51,7 @@ def examples(container: Element, items: list[Any]) -> None:
 
 # -- lanes ------------------------------------------------------------------------------------
 
-def lanes(container: Element, views: list[Any], colors: dict[str, int], active: str) -> None:
+def lanes(container: Element, views: list[LaneView], colors: dict[str, int], active: str) -> None:
     clear(container)
     for lane in views:
         card = h("li", cls=f"lane lane-c{colors.get(lane.id, 0)}" + (" active" if lane.id == active else ""),
@@ -62,7 +65,7 @@ def lanes(container: Element, views: list[Any], colors: dict[str, int], active: 
         tags.append(h("span", "main agent" if lane.depth == 0 else f"depth {lane.depth}", cls="badge"))
         if lane.agent_type:
             tags.append(h("span", lane.agent_type, cls="badge", attrs={"data-testid": "lane-agent-type"}))
-        if getattr(lane, "state", None):  # issue 19: running / completed / failed (newest.lane_state)
+        if lane.state:  # running / completed / failed (rows.lane_state)
             tags.append(h("span", lane.state, cls=f"badge lane-state {lane.state}", attrs={"data-testid": "lane-state"}))
         if lane.inferred:
             tags.append(h("span", "inferred", cls="badge", attrs={
@@ -91,7 +94,7 @@ def lanes(container: Element, views: list[Any], colors: dict[str, int], active: 
                 "data-testid": "lane-cost", "data-estimated": "true",
                 "title": f"from the token counts at list prices of {prices.PRICES_DATE} ({prices.PRICES_SOURCE}); "
                          "the input gives no cost for this lane"}))
-        if getattr(lane, "unpriced", None) and lane.cost_usd is None:  # issue 19: never a borrowed price
+        if lane.unpriced and lane.cost_usd is None:  # never a borrowed price
             models = ", ".join(lane.unpriced)
             card.append(h("p", f"the estimate leaves out {models}: no known price" if lane.est_cost_usd is not None
                           else f"cost: unknown (no known price for {models})",
@@ -114,16 +117,16 @@ def lanes(container: Element, views: list[Any], colors: dict[str, int], active: 
     run_total(container, views)
 
 
-def run_total(container: Element, views: list[Any]) -> None:
-    """Issue 19: the whole run's tokens under the lane cards, when several lanes used some: the sum
-    of the cards (each counted once per API message by usage.Tally), with the estimate's gaps."""
+def run_total(container: Element, views: list[LaneView]) -> None:
+    """The whole run's tokens under the lane cards, when several lanes used some: the sum of the
+    cards (each counted once per API message by usage.Tally), with the estimate's gaps."""
     used = [v for v in views if v.input_tokens + v.output_tokens + v.cache_read_tokens + v.cache_creation_tokens]
     main = views[0] if views else None
-    reported, note = getattr(main, "reported", None), getattr(main, "usage_note", None)
+    reported, note = (main.reported, main.usage_note) if main is not None else (None, None)
     if len(used) < 2 and note is None:
         return
     def total(name: str) -> int:
-        return sum(getattr(v, name) for v in used)
+        return sum(int(getattr(v, name)) for v in used)
     text = (f"whole run: {fmt_int(total('input_tokens'))} in · {fmt_int(total('output_tokens'))} out · "
             f"{fmt_int(total('cache_read_tokens'))} cache read · {fmt_int(total('cache_creation_tokens'))} cache write")
     given = [v.cost_usd for v in views if v.cost_usd is not None]  # a result's total_cost_usd: the run's
@@ -131,7 +134,7 @@ def run_total(container: Element, views: list[Any]) -> None:
         text += f" · cost: ${sum(given):.4f} (the input's own)"
     else:
         estimates = [v.est_cost_usd for v in used if v.est_cost_usd is not None]
-        unpriced = sorted({m for v in used for m in getattr(v, "unpriced", [])})
+        unpriced = sorted({m for v in used for m in v.unpriced})
         if estimates:
             text += f" · cost: ≈ ${sum(estimates):.4f} (estimated)"
         if unpriced:
@@ -161,7 +164,7 @@ def _fp_line(label: str, fp: str | None, mark: tuple[int, str] | None) -> Elemen
     return row
 
 
-def step(els: dict[str, Element], s: Any, count: int, lane_label: str) -> None:
+def step(els: dict[str, Element], s: StepView, count: int, lane_label: str) -> None:
     els["step-position"].textContent = f"{s.index + 1} / {count}"
     els["step-position"].title = f"input line {s.line}" + (f" of {s.file}" if s.file else "")
     els["step-position"].dataset.step = str(s.index)
@@ -240,7 +243,7 @@ def _num(value: int | None) -> str:
     return "–" if value is None else str(value)
 
 
-def _content(container: Element, s: Any) -> None:
+def _content(container: Element, s: StepView) -> None:
     """The event's content array with the de-dup index before and after the line. A reset
     (context switch, shrink) sends the index to 0 before the blocks are read, so "below the
     index" is measured from where the index was when the blocks were looked at."""
@@ -286,7 +289,7 @@ def _content(container: Element, s: Any) -> None:
 
 # -- audit ------------------------------------------------------------------------------------
 
-def audit(els: dict[str, Element], views: list[Any] | None, current: str, fmt: str | None) -> None:
+def audit(els: dict[str, Element], views: list[AuditView] | None, current: str, fmt: str | None) -> None:
     body, notes = els["audit-body"], els["audit-notes"]
     clear(body)
     clear(notes)
@@ -307,7 +310,7 @@ def audit(els: dict[str, Element], views: list[Any] | None, current: str, fmt: s
             tr.append(h("td", fmt_int(value), cls="bad" if bad else None, attrs={"data-col": col}))
         body.append(tr)
     for a in views:
-        if getattr(a, "retracted", 0) and a.strategy == current:  # issue 19
+        if a.retracted and a.strategy == current:
             notes.append(h("li", f"{fmt_int(a.retracted)} block(s) withdrawn by the model (model_refusal_fallback): "
                            "retracted, neither lost nor emitted", attrs={"data-kind": "retracted",
                                                                          "data-testid": "audit-retracted"}))
@@ -329,7 +332,7 @@ def audit(els: dict[str, Element], views: list[Any] | None, current: str, fmt: s
 
 # -- unreadable lines -------------------------------------------------------------------------
 
-def errors(els: dict[str, Element], views: list[Any], summary: str | None) -> None:
+def errors(els: dict[str, Element], views: list[ErrorView], summary: str | None) -> None:
     box, listing = els["errors"], els["error-list"]
     clear(listing)
     box.hidden = not views
@@ -344,9 +347,9 @@ def errors(els: dict[str, Element], views: list[Any], summary: str | None) -> No
         listing.append(h("li", f"… and {len(views) - MAX_ERRORS_LISTED} more", cls="muted"))
 
 
-# -- issue 9: what became of a block that was not emitted ----------------------------------------
+# -- what became of a block that was not emitted -------------------------------------------------
 
-def _verdict(s: Any) -> tuple[str, str]:
+def _verdict(s: StepView) -> tuple[str, str]:
     """The decision in words, telling a lost block from a duplicate and from a streamed one."""
     plain = (DECISIONS.get(s.decision, s.decision), f"decision d-{s.decision}")
     if not s.fates:
@@ -363,7 +366,7 @@ def _verdict(s: Any) -> tuple[str, str]:
     return head + ", ".join(dict.fromkeys(words)), f"decision d-{s.decision}"
 
 
-def _fate(f: Any) -> Element:
+def _fate(f: F.BlockFate) -> Element:
     if f.fate == "lost":
         return h("span", "lost", cls="badge a-lost", attrs={"title": f.words, "data-testid": "block-lost"})
     if f.fate == "streamed":

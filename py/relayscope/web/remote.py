@@ -1,5 +1,5 @@
-"""remote: the page's DOM as the web worker sees it: a mirror that turns every change into an op
-for the main thread, and the main thread's events back into handler calls.
+r"""remote: the page's DOM as the web worker sees it: a mirror that turns every change into an op
+for the main thread, and the page's messages back into handler calls.
 
 Theory of operation
 -------------------
@@ -8,6 +8,7 @@ large transcript never hold the page; the page's own thread runs a small JS modu
 (static/js/ui.mjs) that owns the real DOM. A worker cannot touch the DOM, and without
 cross-origin isolation (which static hosts rarely allow) it cannot wait for the main thread
 either, so nothing here ever asks the page a question and waits: every change is one-way.
+The messages both ways are declared in protocol.py (ops and kinds); main.py carries them.
 
 * **Elements.** ``document.getElementById(id)`` gives the element of that id in index.html (the
   page sent their state with its first message); ``createElement`` a new one. Each is a
@@ -16,15 +17,15 @@ either, so nothing here ever asks the page a question and waits: every change is
   node built off the page is sent whole, with its subtree, when it is attached.
 * **Ops** of one turn of the worker's event loop go as one JSON message, at the next microtask:
   the page applies them in order, before it paints.
-* **What only the page knows** comes with its messages: the value a reader typed, a
-  ``<details>`` opened, the timeline's scroll position and size, the files picked (``sync``),
-  the height of an element Python asked to measure (``measured``), each event a handler was
-  registered for (``event``), drops and watch handles (``drop``, ``watch``), and answers to
-  the few calls that need the page (``reply``: the clipboard).
+* **What only the page knows** comes with its messages (``receive``, one switch): values typed,
+  files picked, scroll positions (``Sync``), heights asked for (``Measured``), events
+  (``EventMsg``), the clipboard's answer (``Reply``). Drops, watch requests and the swimlanes'
+  picks go to whoever ``subscribe``\ d to their kind; one that comes before (a drop while the
+  app boots) waits for it.
 * **Timers** run on the worker's own event loop.
 
 Must not: block on the page, send markup (only tags, attributes, properties and text, which the
-page sets as such: transcript text stays text), or import the core's I/O.
+page sets as such: transcript text stays text), or import JavaScript (main.py does).
 """
 
 from __future__ import annotations
@@ -32,12 +33,31 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 import msgspec
 
-Handler = Callable[[Any], Any]
+from .host import PageFile
+from .protocol import (
+    Drop,
+    EventData,
+    EventMsg,
+    Measured,
+    Message,
+    Op,
+    Pick,
+    Range,
+    Reply,
+    Start,
+    Sync,
+    Watch,
+)
+
+Handler = Callable[["Event"], object]
+Callback = Callable[[object], object]
+Passed = Drop | Watch | Pick | Range  # messages handed to whoever subscribed to their kind
+P = TypeVar("P", Drop, Watch, Pick, Range)
 
 # Properties that are also attributes (the mirror keeps one copy: the attribute).
 BOOLEAN_ATTRS = frozenset({"hidden", "disabled", "open", "readonly", "multiple", "checked"})
@@ -58,28 +78,48 @@ class Page:
 
     def __init__(self) -> None:
         self.ops: list[list[Any]] = []
-        self.post: Callable[[Any], None] | None = None  # set by bind(): js.postMessage
+        self.post: Callable[[object], None] | None = None  # set by main.bind: postMessage
         self.schedule: Callable[[], None] | None = None  # flush at the next microtask
         self.scheduled = False
         self.nodes: dict[int | str, Node] = {}  # rid -> node, for the nodes the page holds
-        self.static: dict[str, dict[str, Any]] = {}  # id -> its state when the page started
+        self.static: dict[str, Any] = {}  # id -> its state when the page started (protocol.ElementState)
         self.listeners: dict[int, Handler] = {}
-        self.replies: dict[int, tuple[Handler | None, Handler | None]] = {}
-        self.measured: dict[int | str, Handler] = {}
-        self.drop_handler: Handler | None = None
-        self.watch_handler: Handler | None = None
+        self.replies: dict[int, tuple[Callback | None, Callback | None]] = {}
+        self.measured: dict[int | str, Callable[[int], object]] = {}
+        self.handlers: dict[type, Callable[[Any], object]] = {}
+        self.waiting: list[Passed] = []  # passed on once their kind has a handler
         self.next_id = 0
-        self.state_writes = 0  # writes of <html data-app-state>: see dispatch()
+        self.state_writes = 0  # writes of <html data-app-state>: see receive()
 
     def new_id(self) -> int:
         self.next_id += 1
         return self.next_id
 
-    def listen(self, rid: int | str, kind: str, handler: Handler) -> None:
+    def listen(self, rid: int | str, kind: str, handler: Handler, options: dict[str, object] | None) -> None:
         """``handler`` for ``kind`` events of the page's element ``rid`` (or "document", "window")."""
         lid = self.new_id()
         self.listeners[lid] = handler
-        self.op("listen", rid, kind, lid)
+        self.op(Op.LISTEN, rid, kind, lid, options or {})
+
+    def unlisten(self, handler: Handler) -> None:
+        for lid, fn in list(self.listeners.items()):
+            if fn is handler:
+                del self.listeners[lid]
+                self.op(Op.UNLISTEN, lid)
+
+    def subscribe(self, kind: type[P], handler: Callable[[P], object]) -> None:
+        """``handler`` for every message of ``kind`` (those that came before it first)."""
+        self.handlers[kind] = handler
+        waiting, self.waiting = self.waiting, []
+        for message in waiting:
+            self.pass_on(message)
+
+    def pass_on(self, message: Passed) -> None:
+        handler = self.handlers.get(type(message))
+        if handler is None:
+            self.waiting.append(message)
+        else:
+            handler(message)
 
     def op(self, *args: Any) -> None:
         self.ops.append(list(args))
@@ -94,8 +134,8 @@ class Page:
         ops, self.ops = self.ops, []
         self.post(msgspec.json.encode(ops).decode())
 
-    def post_binary(self, message: dict[str, Any]) -> None:
-        """A message with bytes in it (a download), after the ops queued before it."""
+    def post_object(self, message: dict[str, object]) -> None:
+        """A message that is no op list (a download, with its bytes), after the ops queued before it."""
         self.flush()
         if self.post is not None:
             self.post(message)
@@ -173,7 +213,7 @@ class Style:
         self._values[name] = value
         node = self._node
         if node.live:
-            PAGE.op("style", node.rid, name, value)
+            PAGE.op(Op.STYLE, node.rid, name, value)
 
     def __setattr__(self, name: str, value: str) -> None:
         self.setProperty(camel_to_kebab(name), value)
@@ -209,7 +249,7 @@ class ClassList:
         classes = [*classes, name] if on else [c for c in classes if c != name]
         node.attrs["class"] = " ".join(classes)
         if node.live:
-            PAGE.op("class", node.rid, name, on)
+            PAGE.op(Op.CLASS, node.rid, name, on)
 
     def add(self, *names: str) -> None:
         for name in names:
@@ -281,7 +321,7 @@ class Node:
             return self.children[0] if self.children else None
         if name == "offsetHeight":
             if self.live:
-                PAGE.op("measure", self.rid)
+                PAGE.op(Op.MEASURE, self.rid)
             return self.props.get("offsetHeight", 0)
         if name == "files":
             return self.props.get("files") or FileList()
@@ -301,7 +341,7 @@ class Node:
             else:
                 self.attrs.pop(name, None)
             if self.live:
-                PAGE.op("set", self.rid, name, bool(value))
+                PAGE.op(Op.SET, self.rid, name, bool(value))
             return
         if name in STRING_ATTRS:
             self.setAttribute(STRING_ATTRS[name], str(value))
@@ -312,7 +352,7 @@ class Node:
         else:
             self.props[name] = value
         if self.live:
-            PAGE.op("set", self.rid, name, value)
+            PAGE.op(Op.SET, self.rid, name, value)
 
     # attributes ----------------------------------------------------------------------------
 
@@ -324,11 +364,11 @@ class Node:
             return
         self.attrs[name] = value
         if self.live:
-            PAGE.op("attr", self.rid, name, value)
+            PAGE.op(Op.ATTR, self.rid, name, value)
 
     def removeAttribute(self, name: str) -> None:
         if self.attrs.pop(name, None) is not None and self.live:
-            PAGE.op("attr", self.rid, name, None)
+            PAGE.op(Op.ATTR, self.rid, name, None)
 
     def getAttribute(self, name: str) -> str | None:
         value: str | None = self.attrs.get(name)
@@ -376,7 +416,7 @@ class Node:
         specs = self._adopt(nodes)  # a node moved from elsewhere (or from here) leaves there first
         self.children.extend(nodes)
         if self.live and specs:
-            PAGE.op("append", self.rid, specs)
+            PAGE.op(Op.APPEND, self.rid, specs)
 
     def replaceChildren(self, *nodes: Node) -> None:
         self._detach_children()
@@ -384,7 +424,7 @@ class Node:
         specs = self._adopt(nodes)
         self.children = list(nodes)
         if self.live:
-            PAGE.op("replace", self.rid, specs)
+            PAGE.op(Op.REPLACE, self.rid, specs)
 
     def _insert(self, nodes: tuple[Node, ...], after: bool) -> None:
         parent = self.parentElement
@@ -394,7 +434,7 @@ class Node:
         k = parent.children.index(self) + (1 if after else 0)
         parent.children[k:k] = list(nodes)
         if parent.live and specs:
-            PAGE.op("after" if after else "before", self.rid, specs)
+            PAGE.op(Op.AFTER if after else Op.BEFORE, self.rid, specs)
 
     def before(self, *nodes: Node) -> None:
         self._insert(nodes, after=False)
@@ -408,7 +448,7 @@ class Node:
             self.parentElement.children.remove(self)
             self.parentElement = None
         if was_live:
-            PAGE.op("remove", self.rid)
+            PAGE.op(Op.REMOVE, self.rid)
         self._unlive()
 
     def querySelector(self, selector: str) -> Node | None:
@@ -448,7 +488,7 @@ class Node:
 
     def _call(self, method: str, *args: Any) -> None:
         if self.live:
-            PAGE.op("call", self.rid, method, list(args))
+            PAGE.op(Op.CALL, self.rid, method, list(args))
 
     def focus(self, *args: Any) -> None:
         self._call("focus", *args)
@@ -462,14 +502,11 @@ class Node:
     def scrollIntoView(self, options: Any = None) -> None:
         self._call("scrollIntoView", *([] if options is None else [options]))
 
-    def addEventListener(self, kind: str, handler: Handler) -> None:
-        PAGE.listen(self.rid, kind, handler)
+    def addEventListener(self, kind: str, handler: Handler, options: dict[str, object] | None = None) -> None:
+        PAGE.listen(self.rid, kind, handler, options)
 
     def removeEventListener(self, kind: str, handler: Handler) -> None:
-        for lid, fn in list(PAGE.listeners.items()):
-            if fn is handler:
-                del PAGE.listeners[lid]
-                PAGE.op("unlisten", lid)
+        PAGE.unlisten(handler)
 
 
 class Document:
@@ -484,9 +521,14 @@ class Document:
         state = PAGE.static.get(ident)
         if state is None:
             return None
-        attrs = dict(state.get("attrs") or {})
-        props = {k: v for k, v in (state.get("props") or {}).items()}
-        return Node(ident, str(state.get("tag", "div")), live=True, attrs=attrs, props=props)
+        return Node(ident, state.tag, live=True, attrs=dict(state.attrs), props=dict(state.props))
+
+    def element(self, ident: str) -> Node:
+        """The element of index.html with this id (a missing one is a bug of ours: KeyError)."""
+        node = self.getElementById(ident)
+        if node is None:
+            raise KeyError(f"index.html has no element #{ident}")
+        return node
 
     def createElement(self, tag: str) -> Node:
         return Node(PAGE.new_id(), tag)
@@ -497,8 +539,11 @@ class Document:
             raise ValueError(f"the worker finds the page's elements by id only: {selector!r}")
         return self.getElementById(m.group(1))
 
-    def addEventListener(self, kind: str, handler: Handler) -> None:
-        PAGE.listen("document", kind, handler)
+    def addEventListener(self, kind: str, handler: Handler, options: dict[str, object] | None = None) -> None:
+        PAGE.listen("document", kind, handler, options)
+
+    def removeEventListener(self, kind: str, handler: Handler) -> None:
+        PAGE.unlisten(handler)
 
 
 # -- window: what the app asks of it ------------------------------------------------------------
@@ -521,7 +566,7 @@ class History:
     def replaceState(self, _state: Any, _title: str, url: str) -> None:
         href = urljoin(WINDOW.location.href, str(url))
         WINDOW.location.set(href)
-        PAGE.op("history", href)
+        PAGE.op(Op.HISTORY, href)
 
 
 class Storage:
@@ -540,7 +585,7 @@ class Storage:
         if self.denied:
             raise PermissionError("storage is denied here")
         self.values[key] = str(value)
-        PAGE.op("store", key, str(value))
+        PAGE.op(Op.STORE, key, str(value))
 
 
 class Thenable:
@@ -549,14 +594,14 @@ class Thenable:
     def __init__(self, rid: int) -> None:
         self.rid = rid
 
-    def then(self, done: Handler | None = None, failed: Handler | None = None) -> None:
+    def then(self, done: Callback | None = None, failed: Callback | None = None) -> None:
         PAGE.replies[self.rid] = (done, failed)
 
 
 class Clipboard:
     def writeText(self, text: str) -> Thenable:
         rid = PAGE.new_id()
-        PAGE.op("copy", str(text), rid)
+        PAGE.op(Op.COPY, str(text), rid)
         return Thenable(rid)
 
 
@@ -571,66 +616,14 @@ class CSS:
         return re.sub(r'(["\\])', r"\\\1", str(text))
 
 
-class Performance:
-    def __init__(self) -> None:
-        self.offset = 0.0  # worker's timeOrigin - page's timeOrigin (ms)
-
-    def now(self) -> float:
-        import js  # type: ignore[import-not-found]
-
-        return float(js.performance.now()) + self.offset
-
-
-class FilesHook:
-    """``window.relayscopeFiles`` (static/js/files.mjs): the page hands drops over."""
-
-    @staticmethod
-    def setDropHandler(handler: Handler) -> None:
-        PAGE.drop_handler = handler
-        PAGE.op("drops")  # the page sends the drops it kept while Python booted, then each new one
-
-
-class WatchHook:
-    """``window.relayscopeWatchFiles`` (static/js/watch.mjs): the pickers are the page's (they
-    need its click); listing a folder handle works here as well as there."""
-
-    def __init__(self) -> None:
-        self.reason = ""
-
-    def support(self) -> str:
-        return self.reason
-
-    @staticmethod
-    def setWatchHandler(handler: Handler) -> None:
-        PAGE.watch_handler = handler
-        PAGE.op("watches")
-
-    @staticmethod
-    def list(handle: Any) -> Any:
-        import js
-
-        return js.relayscopeListHandle(handle)
-
-
-def read_ahead(file: Any, slice_bytes: int) -> Any:
-    """``file`` (a File, or a picked ``FileItem``) read ``slice_bytes`` at a time by
-    static/js/read-ahead.mjs: ``await reader.next()`` is the next slice (an ArrayBuffer), the
-    ones after it being read meanwhile; ``reader.close()`` when done or abandoned."""
-    import js
-
-    return js.relayscopeReadAhead(getattr(file, "file", file), slice_bytes)
-
-
 class Window:
     def __init__(self) -> None:
         self.location = Location()
         self.history = History()
         self.localStorage = Storage()
         self.navigator = Navigator()
-        self.performance = Performance()
         self.CSS = CSS()
-        self.relayscopeFiles = FilesHook()
-        self.relayscopeWatchFiles = WatchHook()
+        self.watch_support = ""  # why watching cannot work here ("" when it can)
 
     def setTimeout(self, fn: Callable[[], Any], ms: float) -> asyncio.TimerHandle:
         return asyncio.get_event_loop().call_later(max(0.0, float(ms)) / 1000, fn)
@@ -639,18 +632,15 @@ class Window:
         if handle is not None:
             handle.cancel()
 
-    def fetch(self, url: str) -> Any:
-        import js
+    def addEventListener(self, kind: str, handler: Handler, options: dict[str, object] | None = None) -> None:
+        PAGE.listen("window", kind, handler, options)
 
-        return js.fetch(urljoin(self.location.href, str(url)))
-
-    def addEventListener(self, kind: str, handler: Handler) -> None:
-        PAGE.listen("window", kind, handler)
+    def removeEventListener(self, kind: str, handler: Handler) -> None:
+        PAGE.unlisten(handler)
 
 
 WINDOW = Window()
 DOCUMENT = Document()
-WINDOW.document = DOCUMENT  # type: ignore[attr-defined]
 
 
 # -- events from the page -----------------------------------------------------------------------
@@ -671,44 +661,34 @@ class Target:
 
 
 class Event:
-    def __init__(self, data: dict[str, Any]) -> None:
-        rid = data.get("rid")
-        near = PAGE.nodes.get(rid) if isinstance(rid, int | str) else None
+    """An event as a handler sees it: its target (a node, or what the page said of it) and keys."""
+
+    def __init__(self, data: EventData) -> None:
+        rid = data.rid
+        near = PAGE.nodes.get(rid) if rid is not None else None
         if near is None and isinstance(rid, str):
             near = DOCUMENT.getElementById(rid)
-        if data.get("self") and near is not None:
-            self.target: Any = near
-        else:
-            self.target = Target(near, str(data.get("tag") or ""), str(data.get("id") or ""),
-                                 bool(data.get("editable")))
-        self.type = data.get("type", "")
-        self.key = data.get("key", "")
-        self.ctrlKey = bool(data.get("ctrlKey"))
-        self.metaKey = bool(data.get("metaKey"))
-        self.altKey = bool(data.get("altKey"))
-        self.shiftKey = bool(data.get("shiftKey"))
+        self.target: Node | Target = (near if data.on_target and near is not None
+                                      else Target(near, data.tag, data.id, data.editable))
+        self.type, self.key = data.type, data.key
+        self.ctrlKey, self.metaKey, self.altKey, self.shiftKey = data.ctrl, data.meta, data.alt, data.shift
 
-    def preventDefault(self) -> None:
-        pass
+    def closest(self, selector: str) -> Node | None:
+        """The element matching ``selector`` at or above the target, or None."""
+        return self.target.closest(selector)
+
+    @property
+    def tag(self) -> str:
+        return str(self.target.tagName or "").upper()
 
 
 class FileItem:
-    """A file of a file input: its path (relative in a folder pick) and the File itself."""
+    """A file of a file input: its path (relative in a folder pick) and the file itself."""
 
-    def __init__(self, path: str, file: Any) -> None:
+    def __init__(self, path: str, file: PageFile) -> None:
         self.webkitRelativePath = path
         self.name = path.rsplit("/", 1)[-1]
         self.file = file
-
-    @property
-    def size(self) -> int:
-        return int(self.file.size)
-
-    def arrayBuffer(self) -> Any:
-        return self.file.arrayBuffer()
-
-    def slice(self, start: int, end: int) -> Any:
-        return self.file.slice(start, end)
 
 
 class FileList(list[FileItem]):
@@ -720,11 +700,58 @@ class FileList(list[FileItem]):
         return self[i]
 
 
-def _sync(rid: str | int, props: dict[str, Any], files: Any = None) -> None:
+def start(message: Start) -> None:
+    """The page's first message: its elements, address, storage, what it can do."""
+    PAGE.static = dict(message.elements)
+    WINDOW.location.set(message.href)
+    WINDOW.localStorage.denied = message.storage is None  # None: storage denied
+    WINDOW.localStorage.values = dict(message.storage or {})
+    WINDOW.navigator.clipboard = Clipboard() if message.clipboard else None
+    WINDOW.watch_support = message.watch_support
+    DOCUMENT.documentElement.attrs.update(message.root_attrs)
+
+
+def receive(message: Message, seq: int | None) -> None:
+    """One message from the page, the one switch. A numbered one (what the reader did) is
+    acknowledged once handled, after the ops it made: the page counts what is still in flight."""
+    try:
+        _receive(message)
+    finally:
+        if seq is not None:
+            PAGE.op(Op.ACK, seq)
+
+
+def _receive(message: Message) -> None:
+    match message:
+        case Start():
+            start(message)
+        case Sync():
+            _sync(message)
+        case EventMsg():
+            _event(message)
+        case Measured():
+            for rid, height in message.sizes:
+                node = PAGE.nodes.get(rid)
+                if node is not None:
+                    node.props["offsetHeight"] = height
+                    hook = PAGE.measured.get(rid)
+                    if hook is not None:
+                        hook(height)
+        case Reply():
+            done, failed = PAGE.replies.pop(message.id, (None, None))
+            fn = done if message.ok else failed
+            if fn is not None:
+                fn(None)
+        case Drop() | Watch() | Pick() | Range():
+            PAGE.pass_on(message)
+
+
+def _sync(message: Sync) -> None:
+    rid = message.rid
     node = PAGE.nodes.get(rid) or (DOCUMENT.getElementById(rid) if isinstance(rid, str) else None)
     if node is None:
         return
-    for name, value in props.items():
+    for name, value in message.props.items():
         if name in BOOLEAN_ATTRS:
             if value:
                 node.attrs[name] = ""
@@ -732,67 +759,17 @@ def _sync(rid: str | int, props: dict[str, Any], files: Any = None) -> None:
                 node.attrs.pop(name, None)
         else:
             node.props[name] = value
-    if files is not None:
-        node.props["files"] = FileList(FileItem(str(f.path), f.file) for f in files)
+    if message.files is not None:
+        node.props["files"] = FileList(FileItem(p.path, p.file) for p in message.files)
 
 
-def start(snapshot: Any) -> None:
-    """The page's first message: its elements, address, storage, what it can do."""
-    data = snapshot.to_py()
-    PAGE.static = data.get("elements", {})
-    WINDOW.location.set(str(data.get("href", "http://localhost/")))
-    store = data.get("storage")
-    if not isinstance(store, dict):  # null (JS null arrives as jsnull): storage denied
-        WINDOW.localStorage.denied = True
-    else:
-        WINDOW.localStorage.values = {k: str(v) for k, v in store.items()}
-    if not data.get("clipboard"):
-        WINDOW.navigator.clipboard = None
-    WINDOW.relayscopeWatchFiles.reason = str(data.get("watchSupport", ""))
-    WINDOW.performance.offset = float(data.get("timeOffset", 0.0))
-    root = DOCUMENT.documentElement
-    root.attrs.update({k: str(v) for k, v in (data.get("rootAttrs") or {}).items()})
-
-
-def receive(message: Any) -> None:
-    """One message from the page. A numbered one (what the reader did) is acknowledged once
-    handled, after the ops it made: the page counts what is still in flight (ui.mjs)."""
-    try:
-        _receive(message)
-    finally:
-        seq = getattr(message, "seq", None)
-        if seq is not None:
-            PAGE.op("ack", int(seq))
-
-
-def _receive(message: Any) -> None:
-    kind = str(message.kind)
-    if kind == "sync":
-        _sync(message.rid, message.props.to_py(), getattr(message, "files", None))
-    elif kind == "event":
-        handler = PAGE.listeners.get(int(message.lid))
-        if handler is None:
-            return
-        writes = PAGE.state_writes
-        handler(Event(message.e.to_py()))
-        if getattr(message, "flipped", False) and PAGE.state_writes == writes:
-            # the page showed "analyzing" at once; this event started nothing: put it back
-            state = DOCUMENT.documentElement.attrs.get("data-app-state", "ready")
-            PAGE.op("attr", "root", "data-app-state", state)
-    elif kind == "measured":
-        for rid, height in message.sizes.to_py():
-            node = PAGE.nodes.get(rid)
-            if node is not None:
-                node.props["offsetHeight"] = height
-                hook = PAGE.measured.get(rid)
-                if hook is not None:
-                    hook(height)
-    elif kind == "reply":
-        done, failed = PAGE.replies.pop(int(message.id), (None, None))
-        fn = done if message.ok else failed
-        if fn is not None:
-            fn(None)
-    elif kind == "drop" and PAGE.drop_handler is not None:
-        PAGE.drop_handler(message.result)
-    elif kind == "watch" and PAGE.watch_handler is not None:
-        PAGE.watch_handler(message.request)
+def _event(message: EventMsg) -> None:
+    handler = PAGE.listeners.get(message.lid)
+    if handler is None:
+        return
+    writes = PAGE.state_writes
+    handler(Event(message.event))
+    if message.flipped and PAGE.state_writes == writes:
+        # the page showed "analyzing" at once; this event started nothing: put it back
+        state = DOCUMENT.documentElement.attrs.get("data-app-state", "ready")
+        PAGE.op(Op.ATTR, "root", "data-app-state", state)

@@ -22,7 +22,7 @@ from .. import trace as T
 from ..lanes import MAIN, lane_label
 from ..meaning import BOOKKEEPING
 from ..present import clip, summary
-from . import newest, rowinfo
+from . import rowinfo
 from .stepping import Steps
 from .workstate import LaneView
 
@@ -320,7 +320,7 @@ class Rows(Steps):
             if lane.id == MAIN:
                 lane.reported, lane.usage_note = self._tally.reported, self._tally.note()
             else:
-                lane.state = newest.lane_state(lane.task_state, lane.end_seq is not None, lane.end_error,
+                lane.state = lane_state(lane.task_state, lane.end_seq is not None, lane.end_error,
                                                lane.spawn_seq is not None)
             self._wall_time(lane)
         ordered = sorted(lanes.values(), key=lambda v: (v.id != MAIN,))  # main first, else by appearance
@@ -373,3 +373,14 @@ def detail(r: R.Relay) -> str:
         fields = {k: v for k, v in R.to_dict(r).items() if k not in ("result", "type", "seq", "line", "lane")}
         return f"{r.result}\n\n{json.dumps(fields, indent=2, ensure_ascii=False)}"
     return json.dumps(R.to_dict(r), indent=2, ensure_ascii=False)
+
+
+def lane_state(task_state: str | None, ended: bool, end_error: bool, spawned: bool) -> str | None:
+    """A sub-agent lane's state: its last task event's (a background agent's result may come long
+    after its spawning call's answer, even after the run's ``result``), else its end, else running
+    when its spawning call was seen; None for main and lanes no call spawned."""
+    if task_state is not None:
+        return task_state
+    if ended:
+        return "failed" if end_error else "completed"
+    return "running" if spawned else None

@@ -12,12 +12,12 @@ from typing import Final
 
 from .. import relay as R
 from ..present import summary
-from .workstate import State
+from .workstate import Loaded
 
 SEARCH_SLICE: Final = 2000  # relays per slice of the search index
 
 
-class Search(State):
+class Search(Loaded):
     """Selections of relays: filters and the text search."""
 
     __slots__ = ()

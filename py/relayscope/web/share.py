@@ -13,7 +13,7 @@ transcript it is a view of, one of three ways:
 The view lives in the query string in all three, so a link follows view changes by rewriting
 the query alone, without compressing the transcript again.
 
-With "Redact" on (issue 22), what leaves the page - the transcript in a link or an embed, its
+With "Redact" on, what leaves the page - the transcript in a link or an embed, its
 fingerprint, the downloads - is the redacted input (``Redacted``: ``redact.Redactor`` over the
 source, the same placeholders in every export of it).
 

@@ -20,7 +20,7 @@ from .. import trace as T
 from ..analysis import SLICE_BYTES, Analyzer
 from ..translator import Translator
 from .checkpoints import Replay
-from .workstate import State
+from .workstate import Loaded
 
 # Steps made again around the one a reader looks at (``Steps._replay_around``), before and
 # after it; and how many are kept before they are made again on demand.
@@ -58,7 +58,7 @@ class StepView:
     prev_fp_mark: tuple[int, str] | None = None
 
 
-class Steps(State):
+class Steps(Loaded):
     """The step-through: a step whole, and the lookups between steps, relays and lines."""
 
     __slots__ = ()
@@ -70,7 +70,7 @@ class Steps(State):
         if self._trace is None:
             assert self._input is not None and self._input.single
             a = Analyzer(self.strategy, self._input.fmt, trace=True, keep=False)
-            for _ in a.feed_steps(self._input.files[None], SLICE_BYTES):
+            for _ in a.feed_steps(self._input.lines, SLICE_BYTES):
                 pass
             self._trace = a.trace
         return self._trace
@@ -103,7 +103,7 @@ class Steps(State):
         on. Marks are kept in step with lines (one step per line, then one at the end), which is
         what makes this exact."""
         assert self._input is not None and self._marks is not None
-        lines = self._input.files[None]
+        lines = self._input.lines
         start, state = self._checkpoints.before(max(i - REPLAY_BACK, 0)) if self._checkpoints else (0, None)
         rp = self._replay
         if rp is None or rp.next > i or rp.next < start:
@@ -161,7 +161,7 @@ class Steps(State):
 
     def steps_of(self, seqs: Iterable[int], lane: str = "") -> list[int]:
         """The steps that emitted any of ``seqs`` and, given a ``lane``, every step of that lane:
-        the lines a reader steps through when only the rows shown count (issue 18)."""
+        the lines a reader steps through when only the rows shown count."""
         out = {self._step_at(q) for q in seqs}
         if lane:
             out.update(i for i, x in enumerate(self._st_lane) if x == lane)

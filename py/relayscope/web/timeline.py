@@ -4,67 +4,33 @@ Every row is ROW_H pixels high except the selected row when it is expanded (its 
 and raw input line), whose height is measured once it is in the DOM. Rows are absolutely
 placed inside a sizer as high as all rows together, so the scrollbar is true for 100 000 rows
 while the DOM holds a few dozen. A row is made when it scrolls into view and dropped when it
-leaves; clicks are handled once on the container (event delegation, see app.py).
+leaves; clicks are handled once on the container (event delegation, see selection.py).
 
-A gutter at the start of each row draws the lanes as vertical tracks, one column per lane
-that is open at the same time (interval colouring: a column is reused once its lane is over),
-with a dot on the row's own lane, so that parallel sub-agents read as parallel lines.
+What one row shows is rowdraw.py's. The timeline draws rows in whatever order it is given
+(filters.py decides which and in what order).
 
 Must not: put transcript text anywhere but textContent and title attributes.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from typing import Any
+from collections.abc import Callable
 
-from . import detail_view, rowinfo
-from .dom import Element, clear, h, measure
+from .dom import Element, clear, measure
+from .jobs import Jobs
+from .model import Workspace
+from .rowdraw import ROW_H, RowDraw
+from .view import LaneLayout, Shown, ViewState
 
-ROW_H = 30  # px: keep in step with --row-h in static/css/app.css
 OVERSCAN = 12  # rows made above and below the visible ones
-MAX_COLS = 8  # lane columns drawn in the gutter; lanes beyond share the row colour only
-LANE_COLORS = 8
-
-
-class LaneLayout:
-    """Which gutter column each lane takes, from each lane's first and last seq."""
-
-    def __init__(self, spans: dict[str, tuple[int, int]], order: list[str]) -> None:
-        self.color = {lane: k % LANE_COLORS for k, lane in enumerate(order)}
-        self.column: dict[str, int] = {}
-        self.spans = spans
-        ends: list[int] = []  # per column: last seq of the lane that holds it
-        for lane in sorted(spans, key=lambda x: (spans[x][0], order.index(x) if x in order else 0)):
-            first, last = spans[lane]
-            col = next((c for c, end in enumerate(ends) if end < first), None)
-            if col is None:
-                col = len(ends)
-                ends.append(last)
-            else:
-                ends[col] = last
-            self.column[lane] = col
-        self.columns = min(len(ends), MAX_COLS)
-        # per column: lanes sorted by first seq, for a bisect per row
-        self._starts: list[list[int]] = [[] for _ in range(self.columns)]
-        self._lanes: list[list[str]] = [[] for _ in range(self.columns)]
-        for lane, col in sorted(self.column.items(), key=lambda kv: spans[kv[0]][0]):
-            if col < self.columns:
-                self._starts[col].append(spans[lane][0])
-                self._lanes[col].append(lane)
-
-    def at(self, col: int, seq: int) -> str | None:
-        """The lane drawn in column ``col`` at ``seq``, if any."""
-        k = bisect_right(self._starts[col], seq) - 1
-        if k < 0:
-            return None
-        lane = self._lanes[col][k]
-        return lane if self.spans[lane][1] >= seq else None
 
 
 class Timeline:
-    def __init__(self, app: Any, container: Element, sizer: Element) -> None:
-        self.app = app
+    """The rows of ``seqs``, in the order given (the filters decide which and in what order;
+    the timeline only draws them), the selected one open or not."""
+
+    def __init__(self, shown: Shown, view: ViewState, jobs: Jobs, container: Element, sizer: Element) -> None:
+        self.shown, self.view, self.jobs = shown, view, jobs
         self.container = container
         self.sizer = sizer
         self.seqs: list[int] = []  # the rows shown (after filtering), in seq order
@@ -75,9 +41,8 @@ class Timeline:
         self.expanded_h = ROW_H
         self.unmeasured = False  # the open row is drawn, and the page has not measured it yet
         self.highlight: set[int] = set()
-        self.layout = LaneLayout({}, [])
-        self.labels: dict[str, str] = {}
-        self.preview_ws: Any = None  # an input still being translated: its first rows (preview)
+        self.preview_ws: Workspace | None = None  # an input still being translated: its first rows
+        self.draw = RowDraw(self, shown, view)
 
     # -- geometry ---------------------------------------------------------------------------
 
@@ -109,14 +74,17 @@ class Timeline:
 
     # -- content ----------------------------------------------------------------------------
 
-    def set_rows(self, seqs: list[int], layout: LaneLayout | None = None,
-                 labels: dict[str, str] | None = None) -> None:
+    @property
+    def layout(self) -> LaneLayout:
+        return LaneLayout({}, []) if self.preview_ws is not None else self.shown.layout
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return {} if self.preview_ws is not None else self.shown.labels
+
+    def set_rows(self, seqs: list[int]) -> None:
         self.seqs = seqs
         self.index = {seq: i for i, seq in enumerate(seqs)}
-        if layout is not None:
-            self.layout = layout
-        if labels is not None:
-            self.labels = labels
         self.reset()
 
     def reset(self) -> None:
@@ -134,12 +102,11 @@ class Timeline:
         self.nodes.clear()
         self.sizer.style.height = "0px"
 
-    def preview(self, ws: Any, seqs: list[int]) -> None:
+    def preview(self, ws: Workspace, seqs: list[int]) -> None:
         """The first rows of ``ws`` while it is still translated: drawn now, though a job runs
         (the rest of the view comes with the end of the job, which draws every row again)."""
         self.preview_ws = ws
         self.selected, self.expanded = None, False
-        self.layout, self.labels = LaneLayout({}, []), {}
         self.seqs, self.index = seqs, {seq: i for i, seq in enumerate(seqs)}
         for node in self.nodes.values():
             node.remove()
@@ -149,7 +116,7 @@ class Timeline:
         self.render(force=True)
 
     def render(self, force: bool = False) -> None:
-        if self.app.jobs.busy and not force:
+        if self.jobs.busy and not force:
             return
         c = self.container
         n = len(self.seqs)
@@ -167,9 +134,8 @@ class Timeline:
             self.nodes.pop(seq).remove()
         for i in range(first, last + 1):
             seq = self.seqs[i]
-            node = self.nodes.get(seq)
-            if node is None:
-                node = self.nodes[seq] = self._row(seq)
+            if seq not in self.nodes:
+                node = self.nodes[seq] = self.draw.row(self._ws(), seq)
                 c.append(node)
                 if seq == self.selected and self.expanded:
                     height = measure(node, self._measured(seq, node))
@@ -185,7 +151,7 @@ class Timeline:
             node.style.top = f"{self.top(i)}px"
             node.classList.toggle("unplaced", i > hidden_after)
 
-    def _measured(self, seq: int, node: Element) -> Any:
+    def _measured(self, seq: int, node: Element) -> Callable[[int], None]:
         """Once the page has measured the open row: the rows below it move down by its height."""
 
         def then(height: int) -> None:
@@ -257,182 +223,7 @@ class Timeline:
 
     # -- one row ----------------------------------------------------------------------------
 
-    def _row(self, seq: int) -> Element:
-        ws = self.preview_ws or self.app.ws
-        if seq < 0:
-            return self._lost_row(seq)
-        r = ws.row(seq)
-        color = self.layout.color.get(r.lane, 0)
-        classes = ["row", f"lane-c{color}", f"t-{r.type}"]
-        if seq == self.selected:
-            classes.append("selected")
-            if self.expanded:
-                classes.append("open")
-        if seq in self.highlight:
-            classes.append("emitted")
-        if r.mark:
-            classes.append("marked")
-        if seq in ws.retracted:  # withdrawn by a model_refusal_fallback (static/css/newest.css)
-            classes.append("retracted")
-        head = ws.group_of(seq)
-        if head is not None and head != seq:
-            classes.append("fragment")
-        row = h("div", cls=" ".join(classes), attrs={
-            "role": "row", "data-seq": seq, "data-type": r.type, "data-lane": r.lane,
-            "aria-selected": "true" if seq == self.selected else "false",
-            "data-fragments": r.fragments or None,
-        })
-        line = h("div", cls="line", attrs={"role": "gridcell"})
-        line.append(self._gutter(seq, r.lane))
-        line.append(h("span", f"#{seq}", cls="seq"))
-        line.append(h("span", r.type, cls="type", attrs={"title": r.type}))
-        if r.fp_color is not None:
-            line.append(h("span", r.fp_label, cls=f"fp fp-{r.fp_color}" + (" numbered" if r.fp_label != "●" else ""),
-                          attrs={"title": f"fingerprint: {r.fp}", "data-testid": "fp-badge"}))
-        else:
-            line.append(h("span", "", cls="fp none"))
-        if r.fragments:
-            opened = seq in self.app.open_groups
-            line.append(h("button", f"{r.fragments} fragments {'▾' if opened else '▸'}", cls="link badge", attrs={
-                "type": "button", "data-action": "fragments", "data-target": seq, "tabindex": self._tab(seq),
-                "data-testid": "fragments-toggle", "aria-expanded": "true" if opened else "false",
-                "title": "streamed deltas of one block, shown joined: show each fragment"}))
-        elif r.partial:
-            line.append(h("span", "partial", cls="badge"))
-        text = detail_view.row_summary(ws, r)
-        line.append(h("span", text, cls="summary", attrs={"title": text[:300], "data-testid": "row-summary"}))
-        if r.mark:
-            short = r.mark.split(":", 1)[0] if "shrank" not in r.mark else "shrank"  # the title says it whole
-            line.append(h("span", f"⟲ {short}", cls="mark", attrs={"title": r.mark}))
-        for button in self._links(r):
-            line.append(button)
-        self._time(line, r)
-        line.append(self._where(r.file, r.line))
-        row.append(line)
-        if seq == self.selected and self.expanded:
-            row.append(self._detail(r))
-        return row
-
-    def _tab(self, seq: int) -> str:
-        """A row's buttons are Tab stops in the selected row only: Tab goes from the timeline
-        through that row's links, then on (a grid's cells hold controls; a listbox's may not)."""
-        return "0" if seq == self.selected else "-1"
-
-    def _links(self, r: Any) -> list[Element]:
-        out = []
-        tab = self._tab(r.seq)
-        if r.pair is not None:
-            text = f"→ result #{r.pair}" if r.type == "tool_use" else f"← call #{r.pair}"
-            out.append(h("button", text, cls="link", attrs={
-                "type": "button", "data-action": "goto", "data-target": r.pair, "data-testid": "pair-link",
-                "tabindex": tab, "title": text}))
-        if r.opens_lane is not None:
-            label = self.labels.get(r.opens_lane, r.opens_lane)
-            out.append(h("button", "lane ▸", cls="link", attrs={
-                "type": "button", "data-action": "lane", "data-target": r.opens_lane,
-                "data-testid": "opens-lane", "title": f"go to the lane this call spawned: {label}",
-                "tabindex": tab}))
-        if r.back_to is not None:
-            out.append(h("button", f"↩ tool_result #{r.back_to}", cls="link", attrs={
-                "type": "button", "data-action": "goto", "data-target": r.back_to,
-                "data-testid": "back-to", "title": "back to the tool_result that closed this lane",
-                "tabindex": tab}))
-        return out
-
-    def _gutter(self, seq: int, own: str) -> Element:
-        g = h("span", cls="gutter", attrs={"aria-hidden": "true"})
-        layout = self.layout
-        for col in range(layout.columns):
-            lane = layout.at(col, seq)
-            if lane is None:
-                g.append(h("span", cls="track"))
-                continue
-            first, last = layout.spans[lane]
-            cls = f"track on lane-c{layout.color.get(lane, 0)}"
-            if lane == own:
-                cls += " dot"
-            if seq == first:
-                cls += " start"
-            if seq == last:
-                cls += " end"
-            g.append(h("span", cls=cls))
-        return g
-
-    def _detail(self, r: Any) -> Element:
-        box = h("div", cls="detail", attrs={"role": "gridcell", "data-testid": "row-detail"})
-        lane = self.labels.get(r.lane, r.lane)
-        facts = h("p", cls="detail-facts")
-        facts.append(h("span", f"lane: {lane}"))
-        if r.fp:
-            facts.append(h("span", f"fingerprint: {r.fp}", cls=f"fp-text fp-{r.fp_color}"))
-        if r.mark:
-            facts.append(h("span", r.mark, cls="mark"))
-        facts.append(h("button", "show this line's step", cls="link", attrs={
-            "type": "button", "data-action": "step-of", "data-target": r.seq}))
-        box.append(facts)
-        detail_view.content(box, self.app.ws, r, self.labels)
-        where = f"line {r.line}" + (f" of {r.file}" if r.file else "")
-        box.append(h("h3", f"Raw input ({where})"))
-        box.append(h("pre", r.raw, cls="raw", attrs={"data-testid": "row-raw", "tabindex": "0"}))
-        pretty = r.raw_pretty
-        if pretty is not None:
-            more = h("details", cls="raw-pretty")
-            more.append(h("summary", "Raw input, indented"))
-            more.append(h("pre", pretty, cls="raw", attrs={"data-testid": "row-raw-pretty", "tabindex": "0"}))
-            box.append(more)
-        return box
-
-    # -- issue 9: time, file:line, lost blocks ------------------------------------------------
-
-    def _time(self, line: Element, r: Any) -> None:
-        """The row's time where its input line has one, and the gap since its lane's previous row."""
-        stamp = r.time
-        if stamp is None:
-            return
-        gap = r.gap
-        since = f" · {rowinfo.gap(gap)} since the previous row of this lane" if gap is not None else ""
-        line.append(h("span", rowinfo.clock(stamp), cls="time", attrs={
-            "data-testid": "row-time", "data-time": stamp, "title": stamp + since}))
-        if gap is not None:  # its own cell where the row has room for it (app.css)
-            line.append(h("span", rowinfo.gap(gap), cls="gap", attrs={
-                "data-testid": "row-gap", "title": "since the previous row of this lane"}))
-
-    @staticmethod
-    def _where(file: str | None, number: int) -> Element:
-        """``file:line`` with the line number always shown; a long file name is shortened."""
-        title = f"input line {number}" + (f" of {file}" if file else "")
-        where = h("span", cls="where", attrs={"title": title})
-        if file:
-            name = file.rsplit("/", 1)[-1]
-            stem, dot, _ = name.rpartition(".")
-            stem = stem if dot else name
-            short = stem if len(stem) <= 14 else f"{stem[:6]}…{stem[-4:]}"
-            where.append(h("span", short, cls="file"))
-            where.append(h("span", f":{number}", cls="ln"))
-        else:
-            where.append(h("span", f"L{number}", cls="ln"))
-        return where
-
-    def _lost_row(self, row_id: int) -> Element:
-        """A faint placeholder where a block the strategy never emitted would have been."""
-        b = self.app.ws.lost_block(row_id)
-        classes = ["row", "lost"]
-        if row_id in self.highlight:
-            classes.append("emitted")
-        lane = b.lane if b is not None else ""
-        row = h("div", cls=" ".join(classes), attrs={
-            "role": "row", "data-seq": row_id, "data-type": "lost", "data-lane": lane or "",
-            "aria-selected": "false", "data-line": b.line if b is not None else None})
-        line = h("div", cls="line", attrs={"role": "gridcell"})
-        line.append(self._gutter(b.before_seq if b is not None else 0, lane or ""))
-        line.append(h("span", "lost", cls="seq"))
-        line.append(h("span", "never emitted", cls="type"))
-        line.append(h("span", "", cls="fp none"))
-        words = b.words if b is not None else "a block"
-        strategy = self.app.state.strategy
-        text = f"{words}: '{strategy}' never emits it (the audit counts it as lost)"
-        line.append(h("span", text, cls="summary", attrs={"title": text, "data-testid": "row-summary"}))
-        if b is not None:
-            line.append(self._where(b.file, b.line))
-        row.append(line)
-        return row
+    def _ws(self) -> Workspace:
+        ws = self.preview_ws or self.shown.ws
+        assert ws is not None, "rows are drawn of a workspace"
+        return ws

@@ -1,16 +1,17 @@
-"""watch: "Watch file…" / "Watch folder…" (issue 12): follow a transcript while it is written.
+"""watch: "Watch file…" / "Watch folder…": follow a transcript while it is written.
 
 Theory of operation
 -------------------
 Where the browser has the File System Access API, the buttons open its pickers; the handle
-they give (or one handed to ``window.relayscopeWatch(handle, {intervalMs})``, the hook in
-``static/js/watch.mjs`` that scripts and tests use) is read about once a second: ``getFile()``,
-then ``File.slice(offset)`` for the bytes appended since the last look, which go to
-``Workspace.append`` (complete lines are translated once, a partial last line waits). A folder
-is listed on each look, its files read twice around the listing (as the CLI does), so that a
-spawn's result is never translated before sub-agent lines written ahead of it.
+they give (or one handed to ``watch(handle, {intervalMs})`` of ``static/js/watch.mjs``, which
+scripts and tests import) comes as a ``watch`` message and is read about once a second: the file
+as it is now, then the bytes appended since the last look, which go to ``Workspace.append``
+(complete lines are translated once, a partial last line waits). A folder is listed on each look
+(its files read by the folder rule, intake.read_in_folder, as the CLI's ``--follow`` does), its
+files read twice around the listing (as the CLI does), so that a spawn's result is never
+translated before sub-agent lines written ahead of it.
 
-The first look draws the workspace as any input does (``App.present``); later looks only add:
+The first look draws the workspace as any input does (``Screen.present``); later looks only add:
 rows appended to the timeline, lane cards, type counts and the step count redrawn (a handful of
 elements), nothing re-translated. The timeline keeps to the newest row while its reader is at
 the bottom, and the step-through at the newest step while it is on the last one; scrolling or
@@ -30,40 +31,53 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import Final
 
 from .. import relay as R
-from ..live import wanted
+from ..intake import read_in_folder
 from . import panels
-from .dom import fmt_int, show
+from .dom import On, fmt_int, show
+from .filters import Filters
+from .host import WatchHandle
+from .jobs import Jobs
 from .model import Workspace
+from .notices import Notices
+from .protocol import Watch
 from .remote import DOCUMENT as document
+from .remote import PAGE
 from .remote import WINDOW as window
-from .timeline import ROW_H, LaneLayout
+from .rowdraw import ROW_H
+from .screen import Screen
+from .stepper import Stepper
+from .timeline import Timeline
+from .view import LaneLayout, Shown, Source, ViewState
 
-DEFAULT_INTERVAL = 1.0  # seconds between looks at the watched file or folder
-READ_CAP = 1 << 20  # bytes read from one file per look: a long backlog is taken a slice at a time
-UNSUPPORTED = ("Watching needs the File System Access API, and {reason}. Chrome, Edge and Opera have it; "
+DEFAULT_INTERVAL: Final = 1.0  # seconds between looks at the watched file or folder
+READ_CAP: Final = 1 << 20  # bytes read from one file per look: a long backlog is taken a slice at a time
+IDS: Final = ("watch-file", "watch-folder", "watch-unsupported", "watch-bar", "watch-status", "watch-pause",
+              "watch-stop", "examples-box", "source", "timeline", "relay-count", "errors", "error-summary",
+              "error-list")
+UNSUPPORTED: Final = ("Watching needs the File System Access API, and {reason}. Chrome, Edge and Opera have it; "
                "Firefox and Safari do not. Open the file instead (it is read once), or on the command line "
                "run: relayscope translate --follow FILE")
 
 
 class Watcher:
-    def __init__(self, app: Any) -> None:
-        self.app = app
+    def __init__(self, view: ViewState, shown: Shown, jobs: Jobs, screen: Screen, filters: Filters,
+                 stepper: Stepper, timeline: Timeline, notices: Notices) -> None:
+        self.view, self.shown, self.jobs, self.screen = view, shown, jobs, screen
+        self.filters, self.stepper, self.timeline, self.notices = filters, stepper, timeline, notices
         self.root = document.documentElement
-        self.el = {name: document.getElementById(name) for name in (
-            "watch-file", "watch-folder", "watch-unsupported", "watch-bar", "watch-status", "watch-pause",
-            "watch-stop")}
+        self.el = {name: document.element(name) for name in IDS}
         self.generation = 0
         self.ws: Workspace | None = None
-        self.handle: Any = None
+        self.handle: WatchHandle | None = None
         self.folder = False
         self.name = ""
         self.interval = DEFAULT_INTERVAL
         self.paused = False
-        self.offsets: dict[str, int] = {}  # file path ("" for a single file) -> bytes read
-        self.handles: dict[str, Any] = {}  # a watched folder's files
+        self.offsets: dict[str, int] = {}  # file path (the name for a single file) -> bytes read
+        self.handles: dict[str, WatchHandle] = {}  # a watched folder's files
         self.bytes = 0
         self.ticks = 0
         self.presented = False
@@ -75,8 +89,8 @@ class Watcher:
 
     # -- wiring ------------------------------------------------------------------------------
 
-    def start(self) -> None:
-        reason = str(window.relayscopeWatchFiles.support())
+    def wire(self, on: On) -> None:
+        reason = window.watch_support
         for key in ("watch-file", "watch-folder"):
             show(self.el[key])
             self.el[key].disabled = bool(reason)
@@ -84,39 +98,36 @@ class Watcher:
             note = self.el["watch-unsupported"]
             note.textContent = UNSUPPORTED.format(reason=reason)
             show(note)
-        on = self.app.listeners.on
-        on(self.el["watch-pause"], "click", self.app.jobs.safe(lambda _: self.set_paused(not self.paused)))
-        on(self.el["watch-stop"], "click", self.app.jobs.safe(lambda _: self.app.jobs.spawn(self.stop())))
-        window.relayscopeWatchFiles.setWatchHandler(self.app.jobs.safe(self.on_handle))
+        on(self.el["watch-pause"], "click", lambda _: self.set_paused(not self.paused))
+        on(self.el["watch-stop"], "click", lambda _: self.jobs.spawn(self.stop()))
+        PAGE.subscribe(Watch, self.jobs.safe(self.on_request))
 
-    def on_handle(self, request: Any) -> None:
-        """``window.relayscopeWatch(handle, options)``, as ``{handle, options}``; the buttons'
-        pickers are the page's (static/js/watch.mjs: they need its click), which sends
-        ``{error}`` when the browser refused one (not when the reader closed it)."""
-        error = getattr(request, "error", None)
-        if error:
-            self.app.notice([f"Could not open the picker: {error}"], error=True)
+    def on_request(self, request: Watch) -> None:
+        """A handle to watch (a picker's, which the page opens in the click, or one a script
+        handed to watch.mjs's ``watch``), or the picker the browser refused (not when the reader
+        closed it)."""
+        if request.error:
+            self.notices.say([f"Could not open the picker: {request.error}"], error=True)
             return
-        self.begin(request.handle, getattr(request, "options", None))
+        if request.handle is not None:
+            self.begin(request.handle, request.interval_ms)
 
     # -- a watch ------------------------------------------------------------------------------
 
-    def begin(self, handle: Any, options: Any) -> None:
+    def begin(self, handle: WatchHandle, interval_ms: float | None) -> None:
         self.generation += 1
         gen = self.generation
-        ms = getattr(options, "intervalMs", None) if options is not None else None
-        self.interval = float(ms) / 1000 if isinstance(ms, int | float) and ms > 0 else DEFAULT_INTERVAL
-        self.handle, self.folder, self.name = handle, str(handle.kind) == "directory", str(handle.name)
-        self.app.jobs.set_state("analyzing")
+        self.interval = interval_ms / 1000 if interval_ms else DEFAULT_INTERVAL
+        self.handle, self.folder, self.name = handle, handle.kind == "directory", handle.name
+        self.jobs.set_state("analyzing")
         self._reset()
         self.set_paused(False)
         show(self.el["watch-bar"])
-        self.app.jobs.spawn(self.loop(gen))
+        self.jobs.spawn(self.loop(gen))
 
     def _reset(self) -> None:
         ws = self.ws = Workspace()
-        ws.start_live(self.name + ("/" if self.folder else ""), folder=self.folder,
-                      strategy=self.app.state.strategy)
+        ws.start_live(self.name + ("/" if self.folder else ""), folder=self.folder, strategy=self.view.strategy)
         self.offsets, self.handles, self.bytes = {}, {}, 0
         self.presented = False
         self.spans, self.counted = {}, None
@@ -137,16 +148,16 @@ class Watcher:
         ws = self.ws
         self.root.dataset.watch = "stopped"
         show(self.el["watch-bar"], False)
-        if self.app.ws is ws and not self.app.jobs.busy:
-            self.app.jobs.set_state("analyzing")
+        if self.shown.ws is ws and not self.jobs.busy:
+            self.jobs.set_state("analyzing")
             following, on_last = self.following(), self.on_last_step()
             self.grow(ws.finish_live(), following, on_last)
-            self.app.jobs.status(f"Stopped watching {self.name}: {fmt_int(len(ws.relays))} relay events")
-            self.app.els["source"].textContent = f"{self.name}{'/' if self.folder else ''} · watch stopped"
-            self.app.jobs.set_state("done")
+            self.jobs.status(f"Stopped watching {self.name}: {fmt_int(len(ws.relays))} relay events")
+            self.el["source"].textContent = f"{self.name}{'/' if self.folder else ''} · watch stopped"
+            self.jobs.set_state("done")
 
     def drop(self) -> None:
-        """Another input is shown: the watch ends now, not at its next look (issue 18)."""
+        """Another input is shown: the watch ends now, not at its next look."""
         if self.ws is not None and self.root.dataset.watch in ("watching", "paused"):
             self.generation += 1
             self.root.dataset.watch = "stopped"
@@ -154,13 +165,13 @@ class Watcher:
 
     async def loop(self, gen: int) -> None:
         while gen == self.generation:
-            if self.presented and self.app.ws is not self.ws:  # another input was loaded
+            if self.presented and self.shown.ws is not self.ws:  # another input was loaded
                 self.generation += 1
                 self.root.dataset.watch = "stopped"
                 show(self.el["watch-bar"], False)
                 return
             self.backlog = False
-            if not self.paused and not self.app.jobs.busy:
+            if not self.paused and not self.jobs.busy:
                 await self.look(gen)
             self.ticks += 1
             self.root.dataset.watchTicks = str(self.ticks)
@@ -172,13 +183,13 @@ class Watcher:
     async def look(self, gen: int) -> None:
         changes: dict[str, bytes] = {}
         shrunk: str | None = None
+        assert self.handle is not None
         if self.folder:
             shrunk = await self._read_all(changes)
-            listing = await window.relayscopeWatchFiles.list(self.handle)
-            for item in listing:
-                path = f"{self.name}/{item.path}"
-                if path not in self.handles and wanted(path):
-                    self.handles[path] = item.handle
+            for relative, handle in await self.handle.listing():
+                path = f"{self.name}/{relative}"
+                if path not in self.handles and read_in_folder(path):
+                    self.handles[path] = handle
             shrunk = shrunk or await self._read_all(changes)
         else:
             shrunk = await self._read(self.name, self.handle, changes)
@@ -200,10 +211,10 @@ class Watcher:
                 return shrunk
         return None
 
-    async def _read(self, path: str, handle: Any, changes: dict[str, bytes]) -> str | None:
+    async def _read(self, path: str, handle: WatchHandle, changes: dict[str, bytes]) -> str | None:
         """The bytes appended to one file since the last look; a reason if it shrank."""
         try:
-            f = await handle.getFile()
+            f = await handle.file()
         except Exception:
             return None  # gone for now (being replaced): look again next time
         size, done = int(f.size), self.offsets.get(path, 0)
@@ -213,7 +224,7 @@ class Watcher:
             return None
         end = min(size, done + READ_CAP)
         self.backlog = self.backlog or end < size
-        data = (await f.slice(done, end).arrayBuffer()).to_bytes()
+        data = await f.read(done, end)
         self.offsets[path] = done + len(data)
         changes[path] = changes.get(path, b"") + data
         return None
@@ -221,9 +232,9 @@ class Watcher:
     # -- showing -------------------------------------------------------------------------------
 
     async def apply(self, changes: dict[str, bytes]) -> None:
-        ws, app = self.ws, self.app
+        ws = self.ws
         assert ws is not None
-        app.jobs.set_state("analyzing")
+        self.jobs.set_state("analyzing")
         following, on_last = self.following(), self.on_last_step()
         new = ws.append(changes if self.folder else changes.get(self.name, b""))
         self.bytes += sum(len(v) for v in changes.values())
@@ -235,23 +246,22 @@ class Watcher:
             self.grow(new, following, on_last)
         self.root.dataset.watchBytes = str(self.bytes)
         self.say()
-        app.jobs.set_state("done")
+        self.jobs.set_state("done")
 
     async def present(self) -> None:
         """The first look: the workspace drawn as for any input."""
-        ws, app = self.ws, self.app
+        ws = self.ws
         assert ws is not None
-        run = app.jobs.begin(f"Watching {self.name}…")
-        app.ws, app.input_size = ws, self.bytes
-        st = app.state
-        st.source, st.row, st.expanded = {"kind": "watch"}, None, False
+        run = self.jobs.begin(f"Watching {self.name}…")
+        self.shown.ws, self.shown.size = ws, self.bytes
+        st = self.view
+        st.source, st.row, st.expanded = Source("watch"), None, False
         st.text, st.types, st.lane = "", set(), ""
-        app.share_text = None
-        app.notice([])
-        app.els["examples-box"].open = False
-        app.els["source"].textContent = f"{self.name}{'/' if self.folder else ''} · watching"
-        if await app.present(run, step=max(ws.step_count() - 1, 0), row=None):
-            app.jobs.end(run, f"Watching {self.name}")
+        self.notices.say([])
+        self.el["examples-box"].open = False
+        self.el["source"].textContent = f"{self.name}{'/' if self.folder else ''} · watching"
+        if await self.screen.present(run, step=max(ws.step_count() - 1, 0), row=None):
+            self.jobs.end(run, f"Watching {self.name}")
             self.presented = True
             self.recount()
             self.to_bottom()
@@ -273,56 +283,53 @@ class Watcher:
 
     def grow(self, new: range, following: bool, on_last: bool) -> None:
         """Add the new relays and steps to what is shown."""
-        ws, app = self.ws, self.app
+        ws, shown, st, tl = self.ws, self.shown, self.view, self.timeline
         assert ws is not None
         if not new and ws.relays is self.counted:
-            app.go_step(ws.step_count() - 1 if on_last else app.state.step, scroll=False)
+            self.stepper.go(ws.step_count() - 1 if on_last else st.step, scroll=False)
             return
         if ws.relays is not self.counted:  # re-run with another strategy: counted anew
             self.recount()
-            app.type_counts = {}
+            shown.type_counts = {}
             new = range(0, len(ws.relays))
         else:
             for seq in new:
                 self._span(ws.relays[seq])
         for seq in new:
             kind = ws.relays[seq].type
-            app.type_counts[kind] = app.type_counts.get(kind, 0) + 1
-        layout = LaneLayout({k: (v[0], v[1]) for k, v in self.spans.items()}, [lane.id for lane in ws.lanes])
-        app.lane_colors = layout.color
-        app.lane_labels = {lane.id: lane.label for lane in ws.lanes}
-        e, st, tl = app.els, app.state, app.timeline
-        tl.layout, tl.labels = layout, app.lane_labels
-        app.draw_lane_filter()
-        app.draw_type_chips()
-        panels.lanes(e["lanes"], ws.lanes, app.lane_colors, st.lane)
-        panels.errors(e, ws.errors, ws.error_summary())
+            shown.type_counts[kind] = shown.type_counts.get(kind, 0) + 1
+        shown.layout = LaneLayout({k: (v[0], v[1]) for k, v in self.spans.items()}, [lane.id for lane in ws.lanes])
+        shown.labels = {lane.id: lane.label for lane in ws.lanes}
+        self.filters.draw_lane_filter()
+        self.filters.draw_type_chips()
+        self.filters.draw_lanes()
+        panels.errors(self.el, ws.errors, ws.error_summary())
         if st.text.strip() or st.types or st.lane or len(tl.seqs) != new.start:
-            app.filter_rows()
+            self.filters.apply()
         else:  # everything shown: the new rows go at the end
             base = len(tl.seqs)
             tl.seqs.extend(new)
             tl.index.update({seq: base + i for i, seq in enumerate(new)})
-            e["relay-count"].textContent = str(len(tl.seqs))
-            e["relay-count"].dataset.total = str(len(ws.relays))
+            self.el["relay-count"].textContent = str(len(tl.seqs))
+            self.el["relay-count"].dataset.total = str(len(ws.relays))
             tl.render()
-        app.go_step(ws.step_count() - 1 if on_last else app.state.step, scroll=False)
+        self.stepper.go(ws.step_count() - 1 if on_last else st.step, scroll=False)
         if following:
             self.to_bottom()
 
     def following(self) -> bool:
         """Whether the timeline shows its last row (the reader has not scrolled away)."""
-        c = self.app.els["timeline"]
-        return bool(c.scrollTop + c.clientHeight >= self.app.timeline.content_height() - 2 * ROW_H)
+        c = self.el["timeline"]
+        return bool(c.scrollTop + c.clientHeight >= self.timeline.content_height() - 2 * ROW_H)
 
     def on_last_step(self) -> bool:
         ws = self.ws
-        return ws is None or self.app.state.step >= ws.step_count() - 1
+        return ws is None or self.view.step >= ws.step_count() - 1
 
     def to_bottom(self) -> None:
-        c = self.app.els["timeline"]
-        c.scrollTop = max(0, self.app.timeline.content_height() - int(c.clientHeight or 0))
-        self.app.timeline.render()
+        c = self.el["timeline"]
+        c.scrollTop = max(0, self.timeline.content_height() - int(c.clientHeight or 0))
+        self.timeline.render()
 
     def say(self) -> None:
         state = "paused" if self.paused else "watching"

@@ -8,6 +8,7 @@ Must not: translate, index or compute views (the parts do), import the parts, bu
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +19,9 @@ from ..analysis import Analyzer
 from ..drift import Drift
 from ..lanes import Lane
 from ..live import LiveFiles
+from ..translator import DEFAULT_STRATEGY, StrategyName
 from ..usage import Tally
+from ..wire import split_lines
 from . import rowinfo
 from .checkpoints import CHECKPOINT_BYTES, Checkpoints, Replay
 
@@ -55,7 +58,7 @@ class LaneView:
     wall_s: float | None = None  # first to last timestamp, or the turns' duration_ms
     est_cost_usd: float | None = None  # from usage.PRICES, when the input gives no cost
     unpriced: list[str] = field(default_factory=list)  # models with no known price (not in est_cost_usd)
-    state: str | None = None  # running, completed, failed (newest.lane_state)
+    state: str | None = None  # running, completed, failed (rows.lane_state)
     task_state: str | None = None  # the last task_* event's
     end_error: bool = False
     reported: Any = None  # main only: usage.Tally.reported, what the results' modelUsage says the run used
@@ -82,13 +85,37 @@ class AuditView:
 
 @dataclass(slots=True)
 class Input:
-    """What was loaded, kept so that the same input can be re-run with another strategy."""
+    """What was loaded, kept so that the same input can be re-run with another strategy: one text
+    as its lines (split once, as it was read), or several files each as its bytes (split by the
+    translation that reads them; here only once a line of one is looked at)."""
 
-    files: dict[str | None, list[bytes]]  # file name (None for a single text) -> its lines
+    lines: list[bytes]  # a single text's lines
+    files: dict[str, bytes | bytearray]  # several files (a watched folder's grow in place)
     fmt: str
     name: str | None
     single: bool
     trailing_newline: bool = False  # of the single text, so that its bytes can be given back exactly
+    _split: dict[str, list[bytes]] = field(default_factory=dict)  # several files: lines looked at
+
+    def file_lines(self, name: str) -> list[bytes]:
+        """The lines of one of several files (split when first asked for, again once it grew)."""
+        found = self._split.get(name)
+        if found is None:
+            found = self._split[name] = split_lines(bytes(self.files[name]))
+        return found
+
+    def grew(self, name: str) -> None:
+        self._split.pop(name, None)
+
+    def line_count(self) -> int:
+        if self.single:
+            return len(self.lines)
+        return sum(data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0) for data in self.files.values())
+
+    def all_lines(self) -> Iterator[bytes]:
+        yield from self.lines
+        for name in self.files:
+            yield from self.file_lines(name)
 
 
 @dataclass(slots=True)
@@ -104,11 +131,11 @@ class Loading:
 
 
 @dataclass(slots=True)
-class State:
+class Loaded:
     """What a loaded input is and what was made of it: the fields every part of ``Workspace`` reads.
     Its methods only read the input as it was given (a line, its time, its bytes)."""
 
-    strategy: str = "lineage"
+    strategy: StrategyName = DEFAULT_STRATEGY
     format: str | None = None
     name: str | None = None
     relays: list[R.Relay] = field(default_factory=list)
@@ -138,7 +165,7 @@ class State:
     _group_open: tuple[tuple[Any, ...] | None, int] = (None, -1)  # the run the last relay is in
     _stamps: dict[tuple[str | None, int], str | None] = field(default_factory=dict)
     _lane_views: dict[str, LaneView] = field(default_factory=dict)
-    _live: Analyzer | LiveFiles | None = None  # the translator a watched input is fed to (issue 12)
+    _live: Analyzer | LiveFiles | None = None  # the translator a watched input is fed to
     _loading: Loading | None = None  # a single text coming a slice at a time (start_load)
     _live_rest: dict[str | None, bytes] = field(default_factory=dict)  # per file: a partial last line
     # A single stream-json input is translated with marks, not the trace (trace.Marks: its
@@ -160,9 +187,12 @@ class State:
     def _line_bytes(self, file: str | None, line: int) -> bytes:
         if self._input is None:
             return b""
-        lines = self._input.files.get(file) if not self._input.single else self._input.files[None]
-        if lines is None and file is not None:  # a file given by another path form
-            lines = next((v for k, v in self._input.files.items() if k and k.endswith(file)), None)
+        inp = self._input
+        if inp.single:
+            lines: list[bytes] | None = inp.lines
+        else:  # a file given by another path form: by the end of its path
+            name = file if file in inp.files else next((k for k in inp.files if file and k.endswith(file)), None)
+            lines = inp.file_lines(name) if name is not None else None
         if not lines or not 1 <= line <= len(lines):
             return b""
         return lines[line - 1]
@@ -190,7 +220,7 @@ class State:
             return None
         if any(not isinstance(r, R.Error | R.LaneStart | R.Passthrough) for r in self.relays):
             return None
-        nonblank = sum(1 for lines in self._input.files.values() for x in lines if x.strip())
+        nonblank = sum(1 for x in self._input.all_lines() if x.strip())
         if nonblank == 0:
             return "The input is empty."
         return (f"This does not look like a transcript: none of its {nonblank} non-blank line(s) is a "
@@ -203,7 +233,7 @@ class State:
         """The single input, byte for byte (None for several files)."""
         if self._input is None or not self._input.single:
             return None
-        data = b"\n".join(self._input.files[None])
+        data = b"\n".join(self._input.lines)
         return data + b"\n" if self._input.trailing_newline else data
 
     def source_parts(self) -> list[tuple[str | None, bytes]]:
@@ -213,7 +243,7 @@ class State:
             return []
         if self._input.single:
             return [(None, self.source_bytes() or b"")]
-        return [(k, b"\n".join(v)) for k, v in self._input.files.items()]
+        return [(k, bytes(v)) for k, v in self._input.files.items()]
 
     def source_text(self) -> str | None:
         data = self.source_bytes()

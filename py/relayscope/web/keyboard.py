@@ -1,0 +1,149 @@
+"""keyboard: the page's keys, in one table (``KEYS``), for both sides: the page prevents a key's
+default in the key's own event (it cannot wait for the worker) when a rule takes it, and this
+module does what the rule says. The table goes to the page with the keydown listener (dom.
+Listeners, op listen's ``keys``); each side tests the rule's conditions (protocol.KEY_WHEN) on
+what it knows: the page on its DOM, this module on the view.
+
+The first rule whose key matches and whose conditions all hold takes the key. The chips and the
+examples gallery are one Tab stop each; arrows, Home and End move within them (``rove``).
+
+Must not: step, select or filter itself (it asks the stepper, the selection, the filters).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final, Protocol
+
+from .filters import chip_key
+from .jobs import Jobs
+from .remote import Event, Node
+from .timeline import Timeline
+from .view import Shown, ViewState
+
+ROVE: Final = ("ArrowRight", "ArrowLeft", "ArrowDown", "ArrowUp", "Home", "End")
+FIELDS: Final = ("INPUT", "TEXTAREA", "SELECT")
+BUTTONS: Final = ("BUTTON", "A", "SUMMARY")
+VIEW: Final = ("typing-ok", "plain", "view")
+
+
+@dataclass(frozen=True, slots=True)
+class KeyRule:
+    keys: tuple[str, ...]
+    when: tuple[str, ...]  # conditions, all of which hold (protocol.KEY_WHEN)
+    action: str  # Keyboard's handler of the same name
+    prevent: bool = True  # the page prevents the key's default
+
+
+KEYS: Final = (
+    KeyRule(("Escape",), ("field",), "leave_field", prevent=False),  # the filter's text goes; typing ends
+    KeyRule(ROVE, ("typing-ok", "plain", "group"), "rove"),
+    KeyRule(("ArrowRight", "l", "n"), VIEW, "step_next"),
+    KeyRule(("ArrowLeft", "h", "p"), VIEW, "step_prev"),
+    KeyRule(("ArrowDown", "j"), VIEW, "row_next"),
+    KeyRule(("ArrowUp", "k"), VIEW, "row_prev"),
+    KeyRule(("Enter",), (*VIEW, "not-button", "row-selected"), "row_toggle"),
+    KeyRule(("Escape",), (*VIEW, "row-open"), "row_close"),
+    KeyRule(("/",), VIEW, "find"),
+    KeyRule(("Home",), (*VIEW, "not-body"), "row_first"),
+    KeyRule(("End",), (*VIEW, "not-body"), "row_last"),
+    KeyRule(("PageDown",), (*VIEW, "not-body", "not-button"), "page_down"),
+    KeyRule(("PageUp",), (*VIEW, "not-body", "not-button"), "page_up"),
+)
+
+
+def for_page() -> list[dict[str, object]]:
+    """The table as the page reads it (the keys it prevents, under which conditions)."""
+    return [{"keys": list(r.keys), "when": list(r.when), "prevent": r.prevent} for r in KEYS]
+
+
+class Stepping(Protocol):
+    def next(self, delta: int) -> None: ...
+
+
+class Selecting(Protocol):
+    def select(self, seq: int | None, expanded: bool | None = None, follow_step: bool = True) -> None: ...
+
+    def move(self, delta: int) -> None: ...
+
+
+class Filtering(Protocol):
+    chip_focus: str
+
+    def clear_text(self) -> None: ...
+
+    def focus(self) -> None: ...
+
+
+class Keyboard:
+    def __init__(self, view: ViewState, shown: Shown, jobs: Jobs, timeline: Timeline, stepper: Stepping,
+                 selection: Selecting, filters: Filtering) -> None:
+        self.view, self.shown, self.jobs, self.timeline = view, shown, jobs, timeline
+        self.stepper, self.selection, self.filters = stepper, selection, filters
+        self.when: dict[str, Callable[[Event], bool]] = {
+            "field": lambda e: e.tag in FIELDS or bool(getattr(e.target, "isContentEditable", False)),
+            "typing-ok": lambda e: not self.when["field"](e),
+            "plain": lambda e: not (e.ctrlKey or e.metaKey or e.altKey),
+            "group": lambda e: self._group(e) is not None,
+            "view": lambda _: self.shown.ws is not None and not self.jobs.busy,
+            "not-body": lambda e: e.tag != "BODY",
+            "not-button": lambda e: e.tag not in BUTTONS,
+            "row-selected": lambda _: self.view.row is not None,
+            "row-open": lambda _: self.view.expanded,
+        }
+        self.actions: dict[str, Callable[[Event], object]] = {
+            "leave_field": self.leave_field,
+            "rove": self.rove,
+            "step_next": lambda _: self.stepper.next(1),
+            "step_prev": lambda _: self.stepper.next(-1),
+            "row_next": lambda _: self.selection.move(1),
+            "row_prev": lambda _: self.selection.move(-1),
+            "row_toggle": lambda _: self.selection.select(self.view.row, expanded=not self.view.expanded,
+                                                          follow_step=False),
+            "row_close": lambda _: self.selection.select(self.view.row, expanded=False, follow_step=False),
+            "find": lambda _: self.filters.focus(),
+            "row_first": lambda _: self.selection.move(-len(self.timeline.seqs)),
+            "row_last": lambda _: self.selection.move(len(self.timeline.seqs)),
+            "page_down": lambda _: self.selection.move(self.timeline.page_rows()),
+            "page_up": lambda _: self.selection.move(-self.timeline.page_rows()),
+        }
+
+    def rule(self, event: Event) -> KeyRule | None:
+        """The rule that takes this key, if any."""
+        return next((r for r in KEYS if event.key in r.keys and all(self.when[c](event) for c in r.when)), None)
+
+    def on_key(self, event: Event) -> None:
+        rule = self.rule(event)
+        if rule is not None:
+            self.actions[rule.action](event)
+
+    def leave_field(self, event: Event) -> None:
+        """Esc in a text field: the filter's text goes (and all it did); the field is left."""
+        if event.tag != "INPUT":
+            return
+        if str(getattr(event.target, "id", "")) == "filter":
+            self.filters.clear_text()
+        event.target.blur()
+
+    @staticmethod
+    def _group(event: Event) -> Node | None:
+        return event.closest(".chips") or event.closest(".gallery")
+
+    def rove(self, event: Event) -> None:
+        """Arrow keys, Home and End on a chip or an example card: focus the next one, which takes
+        the group's one Tab stop."""
+        group = self._group(event)
+        here = event.closest("button")
+        buttons = group.querySelectorAll("button") if group is not None else []
+        if here not in buttons:
+            return
+        k = buttons.index(here)
+        key = event.key
+        k = (0 if key == "Home" else len(buttons) - 1 if key == "End"
+             else min(max(k + (1 if key in ("ArrowRight", "ArrowDown") else -1), 0), len(buttons) - 1))
+        for i, b in enumerate(buttons):
+            b.setAttribute("tabindex", "0" if i == k else "-1")
+        buttons[k].focus()
+        if group is not None and group.classList.contains("chips"):
+            self.filters.chip_focus = chip_key(buttons[k])

@@ -1,0 +1,221 @@
+"""rowdraw: one row of the timeline, drawn from the view model: its lane's gutter, its type,
+fingerprint, summary, links to its pair and its lane, its time and input line; open, its detail
+(detail_view.py) and raw input line; a lost block's faint placeholder.
+
+A gutter at the start of each row draws the lanes as vertical tracks, one column per lane that
+is open at the same time (view.LaneLayout), with a dot on the row's own lane, so that parallel
+sub-agents read as parallel lines.
+
+Must not: put transcript text anywhere but textContent and title attributes, or place rows
+(timeline.py does).
+"""
+
+from __future__ import annotations
+
+from typing import Final, Protocol
+
+from . import detail_view, rowinfo
+from .dom import Element, h
+from .model import RowView, Workspace
+from .view import LaneLayout, Shown, ViewState
+
+ROW_H: Final = 30  # px: keep in step with --row-h in static/css/app.css
+
+
+class Drawn(Protocol):
+    """What a row's look depends on, of the timeline that shows it."""
+
+    selected: int | None
+    expanded: bool
+    highlight: set[int]
+
+    @property
+    def layout(self) -> LaneLayout: ...
+
+    @property
+    def labels(self) -> dict[str, str]: ...
+
+
+class RowDraw:
+    def __init__(self, tl: Drawn, shown: Shown, view: ViewState) -> None:
+        self.tl, self.shown, self.view = tl, shown, view
+
+    def row(self, ws: Workspace, seq: int) -> Element:
+        """Row ``seq`` of ``ws`` (a lost block's placeholder for a negative one), as the timeline is now."""
+        if seq < 0:
+            return self._lost_row(ws, seq)
+        r = ws.row(seq)
+        color = self.tl.layout.color.get(r.lane, 0)
+        classes = ["row", f"lane-c{color}", f"t-{r.type}"]
+        if seq == self.tl.selected:
+            classes.append("selected")
+            if self.tl.expanded:
+                classes.append("open")
+        if seq in self.tl.highlight:
+            classes.append("emitted")
+        if r.mark:
+            classes.append("marked")
+        if seq in ws.retracted:  # withdrawn by a model_refusal_fallback (static/css/newest.css)
+            classes.append("retracted")
+        head = ws.group_of(seq)
+        if head is not None and head != seq:
+            classes.append("fragment")
+        row = h("div", cls=" ".join(classes), attrs={
+            "role": "row", "data-seq": seq, "data-type": r.type, "data-lane": r.lane,
+            "aria-selected": "true" if seq == self.tl.selected else "false",
+            "data-fragments": r.fragments or None,
+        })
+        line = h("div", cls="line", attrs={"role": "gridcell"})
+        line.append(self._gutter(seq, r.lane))
+        line.append(h("span", f"#{seq}", cls="seq"))
+        line.append(h("span", r.type, cls="type", attrs={"title": r.type}))
+        if r.fp_color is not None:
+            line.append(h("span", r.fp_label, cls=f"fp fp-{r.fp_color}" + (" numbered" if r.fp_label != "●" else ""),
+                          attrs={"title": f"fingerprint: {r.fp}", "data-testid": "fp-badge"}))
+        else:
+            line.append(h("span", "", cls="fp none"))
+        if r.fragments:
+            opened = seq in self.shown.open_groups
+            line.append(h("button", f"{r.fragments} fragments {'▾' if opened else '▸'}", cls="link badge", attrs={
+                "type": "button", "data-action": "fragments", "data-target": seq, "tabindex": self._tab(seq),
+                "data-testid": "fragments-toggle", "aria-expanded": "true" if opened else "false",
+                "title": "streamed deltas of one block, shown joined: show each fragment"}))
+        elif r.partial:
+            line.append(h("span", "partial", cls="badge"))
+        text = detail_view.row_summary(ws, r)
+        line.append(h("span", text, cls="summary", attrs={"title": text[:300], "data-testid": "row-summary"}))
+        if r.mark:
+            short = r.mark.split(":", 1)[0] if "shrank" not in r.mark else "shrank"  # the title says it whole
+            line.append(h("span", f"⟲ {short}", cls="mark", attrs={"title": r.mark}))
+        for button in self._links(r):
+            line.append(button)
+        self._time(line, r)
+        line.append(self._where(r.file, r.line))
+        row.append(line)
+        if seq == self.tl.selected and self.tl.expanded:
+            row.append(self._detail(ws, r))
+        return row
+
+    def _tab(self, seq: int) -> str:
+        """A row's buttons are Tab stops in the selected row only: Tab goes from the timeline
+        through that row's links, then on (a grid's cells hold controls; a listbox's may not)."""
+        return "0" if seq == self.tl.selected else "-1"
+
+    def _links(self, r: RowView) -> list[Element]:
+        out = []
+        tab = self._tab(r.seq)
+        if r.pair is not None:
+            text = f"→ result #{r.pair}" if r.type == "tool_use" else f"← call #{r.pair}"
+            out.append(h("button", text, cls="link", attrs={
+                "type": "button", "data-action": "goto", "data-target": r.pair, "data-testid": "pair-link",
+                "tabindex": tab, "title": text}))
+        if r.opens_lane is not None:
+            label = self.tl.labels.get(r.opens_lane, r.opens_lane)
+            out.append(h("button", "lane ▸", cls="link", attrs={
+                "type": "button", "data-action": "lane", "data-target": r.opens_lane,
+                "data-testid": "opens-lane", "title": f"go to the lane this call spawned: {label}",
+                "tabindex": tab}))
+        if r.back_to is not None:
+            out.append(h("button", f"↩ tool_result #{r.back_to}", cls="link", attrs={
+                "type": "button", "data-action": "goto", "data-target": r.back_to,
+                "data-testid": "back-to", "title": "back to the tool_result that closed this lane",
+                "tabindex": tab}))
+        return out
+
+    def _gutter(self, seq: int, own: str) -> Element:
+        g = h("span", cls="gutter", attrs={"aria-hidden": "true"})
+        layout = self.tl.layout
+        for col in range(layout.columns):
+            lane = layout.at(col, seq)
+            if lane is None:
+                g.append(h("span", cls="track"))
+                continue
+            first, last = layout.spans[lane]
+            cls = f"track on lane-c{layout.color.get(lane, 0)}"
+            if lane == own:
+                cls += " dot"
+            if seq == first:
+                cls += " start"
+            if seq == last:
+                cls += " end"
+            g.append(h("span", cls=cls))
+        return g
+
+    def _detail(self, ws: Workspace, r: RowView) -> Element:
+        box = h("div", cls="detail", attrs={"role": "gridcell", "data-testid": "row-detail"})
+        lane = self.tl.labels.get(r.lane, r.lane)
+        facts = h("p", cls="detail-facts")
+        facts.append(h("span", f"lane: {lane}"))
+        if r.fp:
+            facts.append(h("span", f"fingerprint: {r.fp}", cls=f"fp-text fp-{r.fp_color}"))
+        if r.mark:
+            facts.append(h("span", r.mark, cls="mark"))
+        facts.append(h("button", "show this line's step", cls="link", attrs={
+            "type": "button", "data-action": "step-of", "data-target": r.seq}))
+        box.append(facts)
+        detail_view.content(box, ws, r, self.tl.labels)
+        where = f"line {r.line}" + (f" of {r.file}" if r.file else "")
+        box.append(h("h3", f"Raw input ({where})"))
+        box.append(h("pre", r.raw, cls="raw", attrs={"data-testid": "row-raw", "tabindex": "0"}))
+        pretty = r.raw_pretty
+        if pretty is not None:
+            more = h("details", cls="raw-pretty")
+            more.append(h("summary", "Raw input, indented"))
+            more.append(h("pre", pretty, cls="raw", attrs={"data-testid": "row-raw-pretty", "tabindex": "0"}))
+            box.append(more)
+        return box
+
+    # -- time, file:line, lost blocks ------------------------------------------------
+
+    def _time(self, line: Element, r: RowView) -> None:
+        """The row's time where its input line has one, and the gap since its lane's previous row."""
+        stamp = r.time
+        if stamp is None:
+            return
+        gap = r.gap
+        since = f" · {rowinfo.gap(gap)} since the previous row of this lane" if gap is not None else ""
+        line.append(h("span", rowinfo.clock(stamp), cls="time", attrs={
+            "data-testid": "row-time", "data-time": stamp, "title": stamp + since}))
+        if gap is not None:  # its own cell where the row has room for it (app.css)
+            line.append(h("span", rowinfo.gap(gap), cls="gap", attrs={
+                "data-testid": "row-gap", "title": "since the previous row of this lane"}))
+
+    @staticmethod
+    def _where(file: str | None, number: int) -> Element:
+        """``file:line`` with the line number always shown; a long file name is shortened."""
+        title = f"input line {number}" + (f" of {file}" if file else "")
+        where = h("span", cls="where", attrs={"title": title})
+        if file:
+            name = file.rsplit("/", 1)[-1]
+            stem, dot, _ = name.rpartition(".")
+            stem = stem if dot else name
+            short = stem if len(stem) <= 14 else f"{stem[:6]}…{stem[-4:]}"
+            where.append(h("span", short, cls="file"))
+            where.append(h("span", f":{number}", cls="ln"))
+        else:
+            where.append(h("span", f"L{number}", cls="ln"))
+        return where
+
+    def _lost_row(self, ws: Workspace, row_id: int) -> Element:
+        """A faint placeholder where a block the strategy never emitted would have been."""
+        b = ws.lost_block(row_id)
+        classes = ["row", "lost"]
+        if row_id in self.tl.highlight:
+            classes.append("emitted")
+        lane = b.lane if b is not None else ""
+        row = h("div", cls=" ".join(classes), attrs={
+            "role": "row", "data-seq": row_id, "data-type": "lost", "data-lane": lane or "",
+            "aria-selected": "false", "data-line": b.line if b is not None else None})
+        line = h("div", cls="line", attrs={"role": "gridcell"})
+        line.append(self._gutter(b.before_seq if b is not None else 0, lane or ""))
+        line.append(h("span", "lost", cls="seq"))
+        line.append(h("span", "never emitted", cls="type"))
+        line.append(h("span", "", cls="fp none"))
+        words = b.words if b is not None else "a block"
+        strategy = self.view.strategy
+        text = f"{words}: '{strategy}' never emits it (the audit counts it as lost)"
+        line.append(h("span", text, cls="summary", attrs={"title": text, "data-testid": "row-summary"}))
+        if b is not None:
+            line.append(self._where(b.file, b.line))
+        row.append(line)
+        return row

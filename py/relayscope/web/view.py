@@ -1,0 +1,261 @@
+"""view: what the reader looks at (``ViewState``, mirrored in the address), what is shown
+(``Shown``: the workspace and its lanes' colours), and the address itself (``Address``).
+
+The view (strategy, step, selected row, filters, panels folded, where the input came from) is
+one object; ``view_from`` reads a query string into the values of a view and ``query_of``
+writes one, the one mapping between the two (reading a query back gives the view it was
+written from). ``Address`` writes it to the address bar (``history.replaceState``) and tells
+whoever follows it (the share link, the embed snippet). Share links (links.py) carry the same
+query, with the transcript or its fingerprint in the fragment.
+
+``Signal`` is how a controller lets others follow what it does without knowing them (the
+selection, the rows shown, the address): the app connects them (app.py).
+
+Must not: draw, or know the controllers (they get these objects in their constructors).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from bisect import bisect_right
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Final, Generic, ParamSpec
+from urllib.parse import parse_qs, urlencode
+
+from ..translator import DEFAULT_STRATEGY, StrategyName, strategy_named
+from .model import Workspace
+from .remote import WINDOW as window
+from .share import EMBED_PARAMS
+
+PANELS: Final = ("stepper", "lanes", "audit")  # the panels beside (or under) the timeline, each collapsible
+READINGS: Final = ("run", "protocol")  # what happened (messages, tools, agents) / the relay events and de-dup
+ORDERS: Final = ("time", "lane")  # rows across lanes by their time, or grouped by lane
+SCOPES: Final = ("all", "shown")  # the stepper goes through every input line, or those of the rows shown
+MAX_COLS: Final = 8  # lane columns drawn in the rows' gutter; lanes beyond share the row colour only
+LANE_COLORS: Final = 8
+
+P = ParamSpec("P")
+
+
+class Signal(Generic[P]):
+    """Callbacks run in the order they were connected, each time the owner emits."""
+
+    def __init__(self) -> None:
+        self._fns: list[Callable[P, object]] = []
+
+    def connect(self, fn: Callable[P, object]) -> None:
+        self._fns.append(fn)
+
+    def emit(self, *args: P.args, **kwargs: P.kwargs) -> None:
+        for fn in self._fns:
+            fn(*args, **kwargs)
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where the input shown came from: paste | files | example | src | share | watch."""
+
+    kind: str = ""
+    example: str = ""  # kind "example": its id
+    src: str = ""  # kind "src": the URL
+
+
+@dataclass
+class ViewState:
+    """What the reader is looking at; mirrored into the address."""
+
+    strategy: StrategyName = DEFAULT_STRATEGY
+    step: int = 0  # 0-based (1-based in the URL and on screen)
+    row: int | None = None  # selected relay seq
+    expanded: bool = False
+    text: str = ""
+    types: set[str] = field(default_factory=set)
+    lane: str = ""
+    source: Source = field(default_factory=Source)
+    xtypes: set[str] = field(default_factory=set)  # types excluded (chips clicked twice)
+    bookkeeping: bool = False  # bookkeeping records shown
+    closed: set[str] = field(default_factory=set)  # panels collapsed (PANELS)
+    step_scope: str = "all"  # SCOPES
+    reading: str = ""  # READINGS; "" until chosen: each input opens in the reading that fits it
+    order: str = "time"  # ORDERS
+    fold: bool = True  # the swimlanes' axis folds long idle gaps
+
+
+@dataclass
+class Shown:
+    """The input on screen: its workspace (None before one), and what the rows draw it with."""
+
+    ws: Workspace | None = None
+    size: int = 0  # of the input, in bytes
+    layout: LaneLayout = field(default_factory=lambda: LaneLayout({}, []))
+    labels: dict[str, str] = field(default_factory=dict)  # lane id -> label
+    type_counts: dict[str, int] = field(default_factory=dict)
+    open_groups: set[int] = field(default_factory=set)  # groups of partial deltas shown fragment by fragment
+
+
+class LaneLayout:
+    """The colour of each lane, and which gutter column each lane takes, from each lane's first
+    and last seq (interval colouring: a column is reused once its lane is over)."""
+
+    def __init__(self, spans: dict[str, tuple[int, int]], order: list[str]) -> None:
+        self.color = {lane: k % LANE_COLORS for k, lane in enumerate(order)}
+        self.column: dict[str, int] = {}
+        self.spans = spans
+        ends: list[int] = []  # per column: last seq of the lane that holds it
+        for lane in sorted(spans, key=lambda x: (spans[x][0], order.index(x) if x in order else 0)):
+            first, last = spans[lane]
+            col = next((c for c, end in enumerate(ends) if end < first), None)
+            if col is None:
+                col = len(ends)
+                ends.append(last)
+            else:
+                ends[col] = last
+            self.column[lane] = col
+        self.columns = min(len(ends), MAX_COLS)
+        # per column: lanes sorted by first seq, for a bisect per row
+        self._starts: list[list[int]] = [[] for _ in range(self.columns)]
+        self._lanes: list[list[str]] = [[] for _ in range(self.columns)]
+        for lane, col in sorted(self.column.items(), key=lambda kv: spans[kv[0]][0]):
+            if col < self.columns:
+                self._starts[col].append(spans[lane][0])
+                self._lanes[col].append(lane)
+
+    def at(self, col: int, seq: int) -> str | None:
+        """The lane drawn in column ``col`` at ``seq``, if any."""
+        k = bisect_right(self._starts[col], seq) - 1
+        if k < 0:
+            return None
+        lane = self._lanes[col][k]
+        return lane if self.spans[lane][1] >= seq else None
+
+
+# -- the view and its query string ---------------------------------------------------------------
+
+
+@dataclass
+class Asked:
+    """The view a query asks for: each value it gives validly, None where it gives none."""
+
+    strategy: StrategyName | None = None
+    step: int | None = None  # 1-based
+    row: int | None = None
+    text: str | None = None
+    types: list[str] | None = None  # "-type" excludes
+    lane: str | None = None
+    bookkeeping: bool | None = None
+    closed: list[str] | None = None
+    scope: str | None = None
+    reading: str | None = None
+    order: str | None = None
+    fold: bool | None = None
+
+    def over(self, other: Asked) -> Asked:
+        """This view, with ``other``'s values where it gives none."""
+        return Asked(**{k: getattr(self, k) if getattr(self, k) is not None else getattr(other, k)
+                        for k in self.__dataclass_fields__})
+
+
+def query_dict(search: str) -> dict[str, str]:
+    """A query string (``?a=1&b=2``, with or without ``?``) as a dict; the last value of a key wins."""
+    return {k: v[-1] for k, v in parse_qs(search.removeprefix("?")).items()}
+
+
+def view_from(params: dict[str, str]) -> Asked:
+    """The view a query asks for (what is not valid is left out): strategy, step and row
+    (1-based step), q, types (``-type`` excludes), lane, bookkeeping, closed (panels collapsed),
+    scope (``shown``: step through the lines of the rows shown), reading (``run`` or
+    ``protocol``), order (``lane``: rows grouped by lane), fold (``off``: the axis unfolded)."""
+    asked = Asked()
+    with contextlib.suppress(ValueError):
+        asked.strategy = strategy_named(params.get("strategy"))
+    for key in ("step", "row"):
+        value = params.get(key, "")
+        if value.isdigit():
+            setattr(asked, key, int(value))
+    if "q" in params:
+        asked.text = params["q"]
+    if params.get("types"):
+        asked.types = [t for t in params["types"].split(",") if t]
+    if params.get("lane"):
+        asked.lane = params["lane"]
+    if params.get("bookkeeping") == "shown":
+        asked.bookkeeping = True
+    if "closed" in params:
+        asked.closed = [p for p in params["closed"].split(",") if p in PANELS]
+    if params.get("scope") == "shown":
+        asked.scope = "shown"
+    if params.get("reading") in READINGS:
+        asked.reading = params["reading"]
+    if params.get("order") == "lane":
+        asked.order = "lane"
+    if params.get("fold") == "off":
+        asked.fold = False
+    return asked
+
+
+def query_of(st: ViewState, here: dict[str, str]) -> dict[str, str]:
+    """The query string of the view ``st`` (defaults left out; the example or URL it came from
+    first), keeping how the page at ``here`` (its current query) is shown: embed, theme, panels."""
+    params: dict[str, str] = {}
+    if st.source.kind == "example":
+        params["example"] = st.source.example
+    elif st.source.kind == "src":
+        params["src"] = st.source.src
+    if st.strategy != DEFAULT_STRATEGY:
+        params["strategy"] = st.strategy
+    if st.step:
+        params["step"] = str(st.step + 1)
+    if st.row is not None:
+        params["row"] = str(st.row)
+    if st.text:
+        params["q"] = st.text
+    if st.types or st.xtypes:
+        params["types"] = ",".join([*sorted(st.types), *(f"-{t}" for t in sorted(st.xtypes))])
+    if st.lane:
+        params["lane"] = st.lane
+    if st.bookkeeping:
+        params["bookkeeping"] = "shown"
+    if st.closed:
+        params["closed"] = ",".join(p for p in PANELS if p in st.closed)
+    if st.step_scope == "shown":
+        params["scope"] = "shown"
+    if st.reading:
+        params["reading"] = st.reading
+    if st.order == "lane":
+        params["order"] = "lane"
+    if not st.fold:
+        params["fold"] = "off"
+    params.update({k: here[k] for k in EMBED_PARAMS if k in here})
+    return params
+
+
+class Address:
+    """The address bar: the view's query, written as the view changes (``sync``), and cleared
+    of a fragment or of everything when what it named is gone."""
+
+    def __init__(self, view: ViewState, shown: Shown) -> None:
+        self.view, self.shown = view, shown
+        self.synced: Signal[[]] = Signal()  # the address now shows the view: links follow it
+
+    def here(self) -> dict[str, str]:
+        return query_dict(str(window.location.search))
+
+    def params(self) -> dict[str, str]:
+        """The query string of the current view (and of how it is shown: embed, theme, panels)."""
+        return query_of(self.view, self.here())
+
+    def sync(self) -> None:
+        if self.shown.ws is None:
+            return
+        query = urlencode(self.params())
+        loc = window.location
+        window.history.replaceState(None, "", str(loc.pathname) + (f"?{query}" if query else "") + str(loc.hash))
+        self.synced.emit()
+
+    def drop_fragment(self) -> None:
+        window.history.replaceState(None, "", str(window.location.pathname) + str(window.location.search))
+
+    def clear(self) -> None:
+        """Nothing shown to come back to."""
+        window.history.replaceState(None, "", str(window.location.pathname))
