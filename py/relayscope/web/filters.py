@@ -24,7 +24,7 @@ from .timeline import Timeline
 from .view import Address, Shown, Signal, ViewState
 
 FILTER_DELAY_MS: Final = 150
-IDS: Final = ("filter", "lane-filter", "type-filter", "relay-count", "relay-count-of", "timeline", "lanes",
+IDS: Final = ("filter", "lane-filter", "order", "type-filter", "relay-count", "relay-count-of", "timeline", "lanes",
               "filter-cleared", "filter-cleared-text", "filter-restore", "drift-notice")
 
 
@@ -54,6 +54,7 @@ class Filters:
         e = self.els
         on(e["filter"], "input", lambda _: self.jobs.later("filter", FILTER_DELAY_MS, self.apply_text))
         on(e["lane-filter"], "change", self.on_lane_filter)
+        on(e["order"], "change", self.on_order)
         on(e["type-filter"], "click", self.on_type_chip)
         on(e["filter-restore"], "click", lambda _: self.restore())
         on(e["drift-notice"], "click", self.on_drift_filter)
@@ -70,6 +71,7 @@ class Filters:
         st.types &= set(self.shown.type_counts)
         st.xtypes &= set(self.shown.type_counts)
         self.els["filter"].value = st.text
+        self.els["order"].value = st.order
         self.draw_lane_filter()
         self.draw_type_chips()
         self.draw_lanes()
@@ -83,8 +85,9 @@ class Filters:
     # -- the rows shown ------------------------------------------------------------------------------
 
     def rows(self) -> list[int]:
-        """The rows shown, in the order shown (seq order; lost blocks' placeholders after the
-        highest seq emitted before them)."""
+        """The rows shown, in the order shown: in time across lanes where the input has times
+        (``order`` "lane": each sub-agent's rows after the call that started it, seq order); lost
+        blocks' placeholders after the row emitted before them."""
         ws = self.shown.ws
         assert ws is not None
         st = self.view
@@ -95,7 +98,7 @@ class Filters:
             seqs = [q for q in seqs if q in self.drift.seqs]
         self._count(len(seqs))
         no_lost = bool(st.text.strip() or st.types or st.xtypes)  # placeholders match no search
-        return ws.rows(seqs, self.shown.open_groups, lost=not no_lost, lane=st.lane)
+        return ws.in_order(ws.rows(seqs, self.shown.open_groups, lost=not no_lost, lane=st.lane), st.order)
 
     def _count(self, n: int) -> None:
         ws = self.shown.ws
@@ -231,6 +234,11 @@ class Filters:
     def only_lane(self, lane: str) -> None:
         """A lane card's "only this lane", or "show all lanes" on the one chosen."""
         self.set_lane("" if self.view.lane == lane else lane)
+
+    def on_order(self, _event: Event) -> None:
+        """Rows in time across lanes, or by lane (each sub-agent's after the call that started it)."""
+        self.view.order = "lane" if self.els["order"].value == "lane" else "time"
+        self.apply()
 
     # -- types --------------------------------------------------------------------------------------
 

@@ -63,7 +63,7 @@ class RowDraw:
         row = h("div", cls=" ".join(classes), attrs={
             "role": "row", "data-seq": seq, "data-type": r.type, "data-lane": r.lane,
             "aria-selected": "true" if seq == self.tl.selected else "false",
-            "data-fragments": r.fragments or None,
+            "data-fragments": r.fragments or None, "data-time": r.time,
         })
         line = h("div", cls="line", attrs={"role": "gridcell"})
         line.append(self._gutter(seq, r.lane))

@@ -22,6 +22,7 @@ from .. import trace as T
 from ..lanes import MAIN, lane_label
 from ..meaning import BOOKKEEPING
 from ..present import clip, summary
+from ..spans import line_seconds
 from . import rowinfo
 from .stepping import Steps
 from .workstate import LaneView
@@ -210,6 +211,44 @@ class Rows(Steps):
     def row_time(self, seq: int) -> str | None:
         r = self.relays[seq]
         return self.line_time(r.file, r.line)
+
+    def time_keys(self) -> list[float]:
+        """Each relay's place in time: its line's timestamp (seconds), else the place of the
+        relay of the same file before it (a record with no time of its own stays after the one it
+        follows), else of the relay before it. Grown, not made again, as relays come (a watched
+        input): rows that come later take their place in time. Empty for stream-json, whose
+        order is the stream's."""
+        keys, last, relays = self._time_keys, self._time_last, self.relays
+        if self.format == "stream-json" or len(keys) >= len(relays):
+            return keys
+        where: tuple[str | None, int] | None = None
+        t: float | None = None
+        for r in itertools.islice(relays, len(keys), None):
+            if (r.file, r.line) != where:  # a line's relays come together: its time read once
+                where = (r.file, r.line)
+                t = line_seconds(self._line_bytes(r.file, r.line))
+                self._timed = self._timed or t is not None
+            k = t if t is not None else last.get(r.file, keys[-1] if keys else 0.0)
+            last[r.file] = k
+            keys.append(k)
+        return keys
+
+    def in_order(self, rows: list[int], order: str) -> list[int]:
+        """``rows`` (seqs in seq order, lost blocks' negative placeholders among them) in time
+        order across lanes (``order`` "time"), ties and untimed inputs as given; "lane" keeps
+        them as given: each sub-agent's rows after the call that started it."""
+        if order != "time":
+            return rows
+        keys = self.time_keys()
+        if not self._timed:
+            return rows
+        at: list[float] = []
+        k = float("-inf")
+        for q in rows:
+            if q >= 0:  # a placeholder stays after the row it follows
+                k = keys[q]
+            at.append(k)
+        return [rows[i] for i in sorted(range(len(rows)), key=at.__getitem__)]  # stable: ties as given
 
     def row_gap(self, seq: int) -> float | None:
         here = self.row_time(seq)

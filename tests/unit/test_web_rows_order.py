@@ -1,0 +1,58 @@
+"""The rows' order in the view model: in time across lanes where the input has times, as given
+by lane, and stream-json in the stream's order."""
+
+from __future__ import annotations
+
+from _corpus import FIXTURE_SESSIONS, FIXTURE_STREAM_JSON
+
+from relayscope.spans import parse
+from relayscope.web.model import Workspace
+
+SESSION = FIXTURE_SESSIONS / "handgemacht-ai__claude-code-log" / "test" / "test_data" / "real_projects" \
+    / "-experiments-worktrees"
+
+
+def loaded(data: bytes | dict[str, bytes]) -> Workspace:
+    ws = Workspace()
+    for _ in ws.load(data, strategy="lineage"):
+        pass
+    return ws
+
+
+def session() -> Workspace:
+    return loaded({str(p.relative_to(SESSION)): p.read_bytes() for p in SESSION.rglob("*.jsonl")})
+
+
+def test_time_order_puts_sub_agent_rows_among_main_s_by_their_times() -> None:
+    ws = session()
+    rows = ws.rows(ws.select())
+    timed = ws.in_order(rows, "time")
+    assert sorted(timed) == sorted(rows) and timed != rows
+    stamps = [parse(t) for q in timed if (t := ws.row_time(q))]
+    assert stamps == sorted(stamps)
+    before = [parse(t) for q in rows if (t := ws.row_time(q))]
+    assert before != sorted(before)  # seq order jumps back in time: a sub-agent ran while main waited
+
+
+def test_by_lane_is_seq_order() -> None:
+    ws = session()
+    rows = ws.rows(ws.select())
+    assert ws.in_order(rows, "lane") == rows == sorted(rows)
+
+
+def test_a_row_with_no_time_stays_after_the_row_it_follows() -> None:
+    ws = session()
+    rows = ws.rows(ws.select())
+    timed = ws.in_order(rows, "time")
+    for q in rows:
+        if ws.row_time(q) is None and q > 0 and ws.relays[q - 1].file == ws.relays[q].file:
+            prev = ws.relays[q - 1]
+            if prev.seq in timed:
+                assert timed.index(q) > timed.index(prev.seq)
+
+
+def test_stream_json_keeps_the_stream_order() -> None:
+    path = next(FIXTURE_STREAM_JSON.glob("*.jsonl"))
+    ws = loaded(path.read_bytes())
+    rows = ws.rows(ws.select())
+    assert ws.in_order(rows, "time") == rows
