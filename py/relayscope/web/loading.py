@@ -25,14 +25,13 @@ from ..multifile import audit_steps, merge_audits, translate_groups
 from ..translator import DEFAULT_STRATEGY, StrategyName
 from ..usage import Tally
 from .checkpoints import Checkpoints
-from .rows import Rows
 from .search import Search
 from .workstate import AuditView, ErrorView, Input, Loading, Text
 
 INDEX_SLICE: Final = 50_000  # relays per pass of the lookups between two pauses (a 600 MB input has 340,000)
 
 
-class Loader(Rows, Search):
+class Loader(Search):
     """Loading, re-running and auditing; the lookups made after each."""
 
     __slots__ = ()

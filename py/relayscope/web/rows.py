@@ -16,6 +16,7 @@ from typing import Final
 
 import msgspec
 
+from .. import describe as D
 from .. import fates as F
 from .. import relay as R
 from .. import trace as T
@@ -126,6 +127,27 @@ class Rows(Steps):
             fp_label=mark[1] if mark else "●", fragments=fragments, joined=joined,
         )
 
+    def call_of(self, r: RowView) -> tuple[R.ToolUse, R.ToolResult | None] | None:
+        """The row's tool call and its result (the model's pairing), or None for any other row."""
+        relay = r.relay
+        other = self.relays[r.pair] if r.pair is not None and 0 <= r.pair < len(self.relays) else None
+        if isinstance(relay, R.ToolUse):
+            return relay, other if isinstance(other, R.ToolResult) else None
+        if isinstance(relay, R.ToolResult) and isinstance(other, R.ToolUse):
+            return other, relay
+        return None
+
+    def shown(self, r: RowView) -> str:
+        """The row's one line as drawn: a tool call with how it ended once its result is known,
+        a result with what it was for; any other row keeps the model's summary."""
+        pair = self.call_of(r) if r.type in ("tool_use", "tool_result") else None
+        if pair is None:
+            return str(r.summary)
+        use, result = pair
+        if r.type == "tool_result" and result is not None:
+            return D.result_summary(use, result) or str(r.summary)
+        return D.summary(use, result) or str(r.summary)
+
     def _group_and_bookkeeping(self, first: int = 0, stop: int | None = None) -> None:
         """One pass over the relays from ``first`` (to ``stop``): bookkeeping records, tool calls and results
         by id, and runs of consecutive partial deltas of one block (the timeline shows each run as
@@ -173,9 +195,10 @@ class Rows(Steps):
         return seq in self._bookkeeping
 
     def rows(self, seqs: list[int], open_groups: set[int] = frozenset(),  # type: ignore[assignment]
-             lost: bool = True, lane: str = "") -> list[int]:
+             lost: bool | set[int] = True, lane: str = "") -> list[int]:
         """The timeline's rows for these seqs: a group of partial deltas as its first seq only
-        (unless open), and a negative row for each lost block where it would have been."""
+        (unless open), and a negative row for each lost block where it would have been (``lost``
+        a set: only those blocks' rows; False: none)."""
         members = self._member_head
         if members:
             shown = set(seqs) if len(seqs) != len(self.relays) else None
@@ -183,7 +206,7 @@ class Rows(Steps):
                     or (shown is not None and h not in shown)]
         if not lost or self.fates is None or not self.fates.lost:
             return seqs
-        blocks = [b for b in self.fates.lost if not lane or b.lane == lane]
+        blocks = [b for b in self.fates.lost if (not lane or b.lane == lane) and (lost is True or b.row in lost)]
         if not blocks:
             return seqs
         out: list[int] = []

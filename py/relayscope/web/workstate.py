@@ -153,7 +153,7 @@ class Loaded:
     _by_tool_use: dict[str, int] = field(default_factory=dict)
     _by_tool_result: dict[str, int] = field(default_factory=dict)
     _lane_ids: set[str] = field(default_factory=set)
-    _haystack: list[str] | None = None
+    _haystack: list[Any] | None = None  # search.Hay of each relay, once a search needs them
     fates: F.Fates | None = None  # what became of each block, once the audit's inventory exists
     _items: dict[Any, Any] | None = None  # the audit's inventory of a single input
     _fp_order: dict[str, int] = field(default_factory=dict)  # fingerprint -> first-seen ordinal
