@@ -5,24 +5,12 @@ sub-agent's rows after the call that started it; stream-json keeps the stream's 
 from __future__ import annotations
 
 import itertools
-import shutil
 from datetime import datetime
-from pathlib import Path
 
 from _app import CORPUS, AppDriver
 
-SESSION_DIR = (CORPUS / "session-jsonl" / "handgemacht-ai__claude-code-log" / "test" / "test_data"
-               / "real_projects" / "-experiments-worktrees")
 STREAM = CORPUS / "stream-json" / "ArturoKuang__sandbox_ai_compiler__.repomirror__claude_output.jsonl"
 ROW_H = 30  # web/rowdraw.py
-
-
-def open_session(app: AppDriver, tmp_path: Path) -> None:
-    folder = tmp_path / "-experiments-worktrees"
-    if not folder.exists():
-        shutil.copytree(SESSION_DIR, folder)
-    app.testid("folder-input").set_input_files(folder)
-    app.settle()
 
 
 def all_rows(app: AppDriver) -> list[dict]:
@@ -51,8 +39,8 @@ def instants(rows: list[dict]) -> list[float]:
     return [datetime.fromisoformat(r["time"].replace("Z", "+00:00")).timestamp() for r in rows if r["time"]]
 
 
-def test_a_session_with_sub_agents_is_in_time_order_across_lanes(app, tmp_path: Path) -> None:
-    open_session(app, tmp_path)
+def test_a_session_with_sub_agents_is_in_time_order_across_lanes(app) -> None:
+    app.open_folder()
     assert app.testid("order").input_value() == "time"
     rows = all_rows(app)
     times = instants(rows)
@@ -67,8 +55,8 @@ def test_a_session_with_sub_agents_is_in_time_order_across_lanes(app, tmp_path: 
     assert len(set(seqs)) == len(seqs) and seqs != sorted(seqs)
 
 
-def test_by_lane_puts_each_sub_agent_after_its_call_and_the_address_keeps_it(app, tmp_path: Path) -> None:
-    open_session(app, tmp_path)
+def test_by_lane_puts_each_sub_agent_after_its_call_and_the_address_keeps_it(app) -> None:
+    app.open_folder()
     app.testid("order").select_option("lane")
     assert "order=lane" in app.page.url
     rows = all_rows(app)

@@ -8,23 +8,11 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-from _app import CORPUS, AppDriver
+from _app import AppDriver
 
-SESSION_DIR = (CORPUS / "session-jsonl" / "handgemacht-ai__claude-code-log" / "test" / "test_data"
-               / "real_projects" / "-experiments-worktrees")
 HOSTILE = "<script>window.__pwned=1</script><img src=x onerror=\"window.__pwned=2\">"
-
-
-def open_session(app: AppDriver, tmp_path: Path) -> None:
-    folder = tmp_path / "-experiments-worktrees"
-    if not folder.exists():
-        shutil.copytree(SESSION_DIR, folder)
-    app.testid("folder-input").set_input_files(folder)
-    app.settle()
 
 
 def search(app: AppDriver, text: str) -> tuple[int, int]:
@@ -57,8 +45,8 @@ def selected(app: AppDriver) -> int:
     return int(app.page.locator("[data-testid=timeline] .row.selected").get_attribute("data-seq"))
 
 
-def test_n_of_m_and_enter_shift_enter_move_between_matches(app, tmp_path: Path) -> None:
-    open_session(app, tmp_path)
+def test_n_of_m_and_enter_shift_enter_move_between_matches(app) -> None:
+    app.open_folder()
     assert app.testid("search-count").is_hidden()
     n, m = search(app, "tool:Bash")
     assert n == 0 and m > 3
@@ -87,8 +75,8 @@ def test_n_of_m_and_enter_shift_enter_move_between_matches(app, tmp_path: Path) 
     assert app.testid("search-count").is_hidden()
 
 
-def test_scoped_terms_alone_and_with_words(app, tmp_path: Path) -> None:
-    open_session(app, tmp_path)
+def test_scoped_terms_alone_and_with_words(app) -> None:
+    app.open_folder()
     _, bash = search(app, "tool:Bash")
     rows = visible_rows(app)
     assert rows and {r["type"] for r in rows} <= {"tool_use", "tool_result"}
@@ -107,8 +95,8 @@ def test_scoped_terms_alone_and_with_words(app, tmp_path: Path) -> None:
     app.testid("filter").fill("")
 
 
-def test_words_are_marked_as_text_and_in_detail_is_said(app, tmp_path: Path) -> None:
-    open_session(app, tmp_path)
+def test_words_are_marked_as_text_and_in_detail_is_said(app) -> None:
+    app.open_folder()
     search(app, "agent")
     rows = visible_rows(app)
     assert rows

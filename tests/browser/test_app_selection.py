@@ -4,14 +4,9 @@ the viewport) and selects it; the row selected is outlined on its span in the sw
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
-from _app import CORPUS, AppDriver
+from _app import AppDriver
 
-SESSION_DIR = (CORPUS / "session-jsonl" / "handgemacht-ai__claude-code-log" / "test" / "test_data"
-               / "real_projects" / "-experiments-worktrees")
 AGENT_H, ROW_H, GAP = 8, 14, 2  # static/js/swimlanes.mjs's geometry
 TIMELINE_ROW_H = 30  # web/rowdraw.py
 
@@ -21,12 +16,8 @@ def laptop(app: AppDriver) -> None:
     app.page.set_viewport_size({"width": 1280, "height": 800})
 
 
-def open_session(app: AppDriver, tmp_path: Path) -> None:
-    folder = tmp_path / "-experiments-worktrees"
-    if not folder.exists():
-        shutil.copytree(SESSION_DIR, folder)
-    app.testid("folder-input").set_input_files(folder)
-    app.settle()
+def open_session(app: AppDriver) -> None:
+    app.open_folder()
     app.page.wait_for_selector("[data-testid=swimlanes][data-view]", state="attached")
     app.page.evaluate("() => { window.scrollTo(0, 0); document.getElementById('timeline').scrollTop = 0; }")
 
@@ -62,16 +53,16 @@ def in_view(app: AppDriver, seq: int) -> None:
     assert rows["y"] - 1 <= box["y"] and box["y"] + TIMELINE_ROW_H <= rows["y"] + rows["height"] + 1, (box, rows)
 
 
-def test_a_span_clicked_brings_its_row_into_view_selected(app, tmp_path: Path) -> None:
-    open_session(app, tmp_path)
+def test_a_span_clicked_brings_its_row_into_view_selected(app) -> None:
+    open_session(app)
     sub = tracks(app)[2]
     span = max((s for s in spans_of(app, sub) if s["row"] >= 1), key=lambda s: s["start"])
     click_span(app, sub, span)
     in_view(app, span["seq"])
 
 
-def test_the_row_selected_is_outlined_on_its_span(app, tmp_path: Path) -> None:
-    open_session(app, tmp_path)
+def test_the_row_selected_is_outlined_on_its_span(app) -> None:
+    open_session(app)
     sub = tracks(app)[1]
     call = next(s for s in spans_of(app, sub) if s["row"] >= 1)
     track = app.page.locator(f'[data-testid=swimlane-track][data-lane="{sub}"]')
@@ -100,8 +91,8 @@ def test_the_row_selected_is_outlined_on_its_span(app, tmp_path: Path) -> None:
     assert track.get_attribute("data-selected") == str(call["seq"])
 
 
-def test_a_fate_link_brings_the_result_into_view(app, tmp_path: Path) -> None:
-    open_session(app, tmp_path)
+def test_a_fate_link_brings_the_result_into_view(app) -> None:
+    open_session(app)
     # an Agent call on main: its result comes back after the sub-agent's rows, far below
     call = max((s for s in spans_of(app, "main") if s["name"] == "Agent"), key=lambda s: s["end"] - s["start"])
     click_span(app, "main", call)
