@@ -56,3 +56,28 @@ def test_stream_json_keeps_the_stream_order() -> None:
     ws = loaded(path.read_bytes())
     rows = ws.rows(ws.select())
     assert ws.in_order(rows, "time") == rows
+
+
+def test_rows_that_come_later_take_their_place_in_time() -> None:
+    files = {str(p.relative_to(SESSION.parent)): p.read_bytes() for p in SESSION.rglob("*.jsonl")}
+    main = next(n for n in files if "/subagents/" not in n)
+    lines = files[main].split(b"\n")
+    ws = Workspace()
+    ws.start_live(SESSION.name + "/", folder=True)
+    half = len(lines) // 2
+    for part in ({main: b"\n".join(lines[:half]) + b"\n"},
+                 {n: data for n, data in files.items() if n != main},  # the sub-agents' files, whole
+                 {main: b"\n".join(lines[half:])}):
+        ws.append(part)
+        ws.in_order(ws.rows(ws.select()), "time")  # the times read so far are kept, and grown
+    ws.finish_live()
+    rows = ws.rows(ws.select())
+    timed = ws.in_order(rows, "time")
+    assert sorted(timed) == sorted(rows)
+    stamps = [parse(t) for q in timed if (t := ws.row_time(q))]
+    assert stamps == sorted(stamps) and len(stamps) > len(rows) // 2
+    lanes = {ws.relays[q].lane for q in timed}
+    assert len(lanes) == 3
+    grown = list(ws._time_keys)
+    ws._time_keys, ws._time_last = [], {}
+    assert ws.time_keys() == grown  # as if read in one go
