@@ -129,8 +129,10 @@ class Rows(Steps):
 
     def call_of(self, r: RowView) -> tuple[R.ToolUse, R.ToolResult | None] | None:
         """The row's tool call and its result (the model's pairing), or None for any other row."""
-        relay = r.relay
-        other = self.relays[r.pair] if r.pair is not None and 0 <= r.pair < len(self.relays) else None
+        return self._call(r.relay, r.pair)
+
+    def _call(self, relay: R.Relay, pair: int | None) -> tuple[R.ToolUse, R.ToolResult | None] | None:
+        other = self.relays[pair] if pair is not None and 0 <= pair < len(self.relays) else None
         if isinstance(relay, R.ToolUse):
             return relay, other if isinstance(other, R.ToolResult) else None
         if isinstance(relay, R.ToolResult) and isinstance(other, R.ToolUse):
@@ -140,13 +142,26 @@ class Rows(Steps):
     def shown(self, r: RowView) -> str:
         """The row's one line as drawn: a tool call with how it ended once its result is known,
         a result with what it was for; any other row keeps the model's summary."""
-        pair = self.call_of(r) if r.type in ("tool_use", "tool_result") else None
-        if pair is None:
-            return str(r.summary)
-        use, result = pair
-        if r.type == "tool_result" and result is not None:
-            return D.result_summary(use, result) or str(r.summary)
-        return D.summary(use, result) or str(r.summary)
+        return self._line(r.relay, r.pair, r.summary)
+
+    def shown_text(self, seq: int) -> str:
+        """Row ``seq``'s line as drawn (``shown``), without a whole RowView where it needs none
+        (the search reads every row's)."""
+        r = self.relays[seq]
+        if seq in self._group_end or isinstance(r, R.SessionMeta | R.ThinkingDelta):
+            return self.shown(self.row(seq))
+        pair = (self._by_tool_result.get(r.id) if isinstance(r, R.ToolUse)
+                else self._by_tool_use.get(r.tool_use_id) if isinstance(r, R.ToolResult) else None)
+        return self._line(r, pair, summary(r))
+
+    def _line(self, relay: R.Relay, pair: int | None, text: str) -> str:
+        found = self._call(relay, pair) if isinstance(relay, R.ToolUse | R.ToolResult) else None
+        if found is None:
+            return str(text)
+        use, result = found
+        if isinstance(relay, R.ToolResult) and result is not None:
+            return D.result_summary(use, result) or str(text)
+        return D.summary(use, result) or str(text)
 
     def _group_and_bookkeeping(self, first: int = 0, stop: int | None = None) -> None:
         """One pass over the relays from ``first`` (to ``stop``): bookkeeping records, tool calls and results

@@ -10,14 +10,15 @@ Must not: change the translation, draw, or decide the rows' layout or order (``r
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
+import msgspec
+
 from .. import relay as R
-from .rows import Rows, detail
+from .rows import Rows
 
 SEARCH_SLICE: Final = 2000  # relays per slice of the search index
 
@@ -30,6 +31,7 @@ TERMS: Final = {
 }
 IS: Final = ("error", "lost")
 _TOKEN: Final = re.compile(r'(\w+):"([^"]*)"?|"([^"]*)"?|(\S+)')
+_encode: Final = msgspec.json.Encoder().encode
 _DETAIL_SKIP: Final = ("type", "seq", "line", "lane", "file")  # identity, not content: no row shows them as text
 
 
@@ -197,8 +199,7 @@ class Search(Rows):
         """Where the search looks for relay ``seq``, lower-cased: its row's type and line, and
         its detail (the content; a record's fields but its file, line and seq)."""
         r = self.relays[seq]
-        row = self.row(seq)
-        return Hay(f"{r.type} {self.shown(row)}".lower(), searchable_detail(r).lower())
+        return Hay(f"{r.type} {self.shown_text(seq)}".lower(), searchable_detail(r).lower())
 
     def _search_index(self) -> list[Hay]:
         if self._haystack is None:
@@ -214,8 +215,12 @@ def is_error(r: R.Relay) -> bool:
 
 
 def searchable_detail(r: R.Relay) -> str:
-    """A relay's detail as the search reads it: its content, without what says where it is."""
-    if isinstance(r, R.TextDelta | R.ThinkingDelta | R.UserMessage | R.ToolUse | R.ToolResult):
-        return detail(r)
-    fields = {k: v for k, v in R.to_dict(r).items() if k not in _DETAIL_SKIP}
-    return json.dumps(fields, ensure_ascii=False)
+    """A relay's detail as the search reads it: its content (a call's input and a result's output
+    as they came, not indented), without what says where it is."""
+    if isinstance(r, R.TextDelta | R.ThinkingDelta | R.UserMessage):
+        return r.text
+    if isinstance(r, R.ToolUse):
+        return f"{r.name} {r.id} {bytes(r.input).decode('utf-8', 'replace')}"
+    if isinstance(r, R.ToolResult):
+        return f"{'error result' if r.is_error else 'result'} {r.text}"
+    return _encode({k: v for k, v in R.to_dict(r).items() if k not in _DETAIL_SKIP}).decode("utf-8", "replace")
