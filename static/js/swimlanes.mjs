@@ -8,6 +8,8 @@
 // with aria-keyshortcuts and said in its aria-description, so the zoom buttons are for the pointer
 // and no Tab stops of their own), and dragging a range. What the reader picks and the range dragged
 // (or cleared) go to the worker as messages (pick, range), through the functions ui.mjs connects.
+// The other way, the row selected anywhere comes as op lane-select (select here): its span is
+// outlined, the view moved to it if it is out of it, and its track scrolled into the tracks' box.
 // The section's data-version, data-axis, data-unit, data-span, data-origin, data-view, data-load-ms
 // and data-draw-ms are set here for scripts and tests; nothing reads them back.
 //
@@ -55,7 +57,8 @@ let unit = "s";
 let origin = 0; // x of the run's start, in the input's own unit
 let frame = 0;
 let cursor = null; // {lane, i}: the span the keyboard is on
-let picked = null; // {lane, i}: the span last picked
+let picked = null; // {lane, i}: the span last picked, or the selected row's
+let wanted = null; // [lane id, seq]: the selected row's span, as the worker last said it
 let brush = null; // [a, b] in true time, the range the timeline is filtered to
 let segs = null; // the folded axis' segments [t0, t1, x0, x1] (true time from the run's start -> axis); null: to scale
 let breaks = []; // [{t0, t1, x0, x1, ms, label, el}] of the folded axis
@@ -282,6 +285,7 @@ function load() {
   refold(); // the axis, folded or to scale, at Fit
   cursor = picked = null;
   seen.disconnect();
+  wanted = null; // the worker says the selection again once the data is drawn
   lanes = Array.from(tracksBox.querySelectorAll("[data-testid=swimlane-track]"), shell);
   lanes.forEach((lane, li) => {
     seen.observe(lane.box);
@@ -851,18 +855,21 @@ function moveTo(li, i) {
   const lane = get(li);
   if (!lane || i < 0 || i >= lane.s.length) return;
   cursor = { lane: li, i };
-  const [a, b] = view;
-  const [s, e] = [toAxis(lane.s[i]), toAxis(lane.e[i])];
-  if (e < a || s > b) { // off the view (past a break, maybe): the view goes to it, at the same zoom
-    const w = b - a;
-    setView(s - w / 3, s + (2 * w) / 3);
-  }
+  const s = reveal(lane, i);
   const r = lane.box.getBoundingClientRect();
   const x = r.left + ((Math.max(s, view[0]) - view[0]) / (view[1] - view[0])) * r.width;
   const d = describe(lane, i);
   lane.box.setAttribute("aria-description", `${d.kind}: ${d.text}. ${KEYS_SAID}`);
   showTip(`${d.text}`, x, r.top + rowY(lane.row[i]));
   schedule();
+}
+
+// A span off the view (past a break, maybe) brought into it at the same zoom; its start on the axis.
+function reveal(lane, i) {
+  const [a, b] = view;
+  const [s, e] = [toAxis(lane.s[i]), toAxis(lane.e[i])];
+  if (e < a || s > b) setView(s - (b - a) / 3, s + (2 * (b - a)) / 3);
+  return s;
 }
 
 function onKey(ev, li) {
@@ -913,6 +920,24 @@ const recolor = () => {
 new MutationObserver(recolor).observe(document.documentElement, { attributes: true, attributeFilter: ["data-theme"] });
 window.matchMedia?.("(prefers-color-scheme: dark)").addEventListener?.("change", recolor);
 new MutationObserver(schedule).observe(section, { attributes: true, attributeFilter: ["hidden"] });
+
+// The selected row's span (op lane-select): outlined, and brought into view when out of it.
+export function select(laneId, seq) {
+  wanted = laneId == null ? null : [laneId, seq];
+  const li = wanted ? lanes.findIndex((l) => l.id === laneId) : -1;
+  const lane = li < 0 ? null : get(li);
+  for (const l of lanes) delete l.track.dataset.selected;
+  const i = lane ? lane.seq.indexOf(seq) : -1;
+  picked = i < 0 ? null : { lane: li, i };
+  if (picked) {
+    lane.track.dataset.selected = String(seq);
+    reveal(lane, i);
+    const box = lane.track.getBoundingClientRect();
+    const room = tracksBox.getBoundingClientRect();
+    if (box.top < room.top || box.bottom > room.bottom) tracksBox.scrollTop += box.top - room.top - 4;
+  }
+  schedule();
+}
 
 // For scripts and tests: a track's spans as the page holds them, and the range dragged.
 export function spansOf(laneId) {

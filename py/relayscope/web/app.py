@@ -72,6 +72,7 @@ class App:
         notices = self.notices = Notices(el("message"))
         address = self.address = Address(view, shown)
         timeline = self.timeline = Timeline(shown, view, jobs, el("timeline"), el("timeline-sizer"))
+        timeline.page_scroll = not embed_mode  # an embed's one scroll area stays where it opened
         filters = self.filters = Filters(view, shown, timeline, jobs, address)
         selection = self.selection = Selection(view, shown, timeline, filters, address)
         stepper = self.stepper = Stepper(view, shown, timeline, jobs, selection, address, embed=embed_mode)
@@ -107,6 +108,9 @@ class App:
         self.jobs.failed.connect(self.notices.fail)
         self.jobs.failed.connect(lambda _: self.timeline.render())
         self.selection.changed.connect(self.stepper.follow)
+        self.selection.changed.connect(self.swimlanes.follow)
+        self.selection.changed.connect(self.filters.count_matches)
+        self.filters.match_moved.connect(lambda seq: self.selection.select(seq, expanded=False))
         self.filters.rows_changed.connect(self.stepper.rows_changed)
         self.address.synced.connect(self.links.follow)
         self.address.synced.connect(self.embed.follow)

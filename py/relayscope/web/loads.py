@@ -346,6 +346,7 @@ class Loads:
             st.step_scope = view.scope
         if view.fold is not None:
             st.fold = view.fold
+        st.order = view.order or "time"
         st.row, st.expanded = None, False
 
     # -- the audit of every strategy, on request (a large input) --------------------------------------

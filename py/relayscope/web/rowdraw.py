@@ -1,6 +1,7 @@
 """rowdraw: one row of the timeline, drawn from the view model: its lane's gutter, its type,
-fingerprint, summary, links to its pair and its lane, its time and input line; open, its detail
-(detail_view.py) and raw input line; a lost block's faint placeholder.
+fingerprint, summary (a search's words marked in it: ``<mark>`` elements holding text, and "in
+detail" where they are in the row's detail only), links to its pair and its lane, its time and
+input line; open, its detail (detail_view.py) and raw input line; a lost block's faint placeholder.
 
 A gutter at the start of each row draws the lanes as vertical tracks, one column per lane that
 is open at the same time (view.LaneLayout), with a dot on the row's own lane, so that parallel
@@ -17,6 +18,7 @@ from typing import Final, Protocol
 from . import detail_view, rowinfo
 from .dom import Element, h
 from .model import RowView, Workspace
+from .search import Query, parse
 from .view import LaneLayout, Shown, ViewState
 
 ROW_H: Final = 30  # px: keep in step with --row-h in static/css/app.css
@@ -39,6 +41,14 @@ class Drawn(Protocol):
 class RowDraw:
     def __init__(self, tl: Drawn, shown: Shown, view: ViewState) -> None:
         self.tl, self.shown, self.view = tl, shown, view
+        self._query: tuple[str, Query] = ("", parse(""))
+
+    @property
+    def query(self) -> Query:
+        """The search the rows are drawn for (parsed once per text)."""
+        if self._query[0] != self.view.text:
+            self._query = (self.view.text, parse(self.view.text))
+        return self._query[1]
 
     def row(self, ws: Workspace, seq: int) -> Element:
         """Row ``seq`` of ``ws`` (a lost block's placeholder for a negative one), as the timeline is now."""
@@ -63,7 +73,7 @@ class RowDraw:
         row = h("div", cls=" ".join(classes), attrs={
             "role": "row", "data-seq": seq, "data-type": r.type, "data-lane": r.lane,
             "aria-selected": "true" if seq == self.tl.selected else "false",
-            "data-fragments": r.fragments or None,
+            "data-fragments": r.fragments or None, "data-time": r.time,
         })
         line = h("div", cls="line", attrs={"role": "gridcell"})
         line.append(self._gutter(seq, r.lane))
@@ -82,8 +92,17 @@ class RowDraw:
                 "title": "streamed deltas of one block, shown joined: show each fragment"}))
         elif r.partial:
             line.append(h("span", "partial", cls="badge"))
-        text = detail_view.row_summary(ws, r)
-        line.append(h("span", text, cls="summary", attrs={"title": text[:300], "data-testid": "row-summary"}))
+        text = ws.shown(r)
+        q = self.query
+        summary = h("span", None if q.words else text, cls="summary",
+                    attrs={"title": text[:300], "data-testid": "row-summary"})
+        if q.words:
+            summary.append(*marked(text, q.words))
+        line.append(summary)
+        if q.words and ws.search_ready and ws.match_in(seq, q) == "detail":
+            line.append(h("span", "in detail", cls="badge in-detail", attrs={
+                "data-testid": "match-in-detail",
+                "title": "the search's words are in this row's detail (open it), not all in its line"}))
         if r.mark:
             short = r.mark.split(":", 1)[0] if "shrank" not in r.mark else "shrank"  # the title says it whole
             line.append(h("span", f"⟲ {short}", cls="mark", attrs={"title": r.mark}))
@@ -219,3 +238,30 @@ class RowDraw:
             line.append(self._where(b.file, b.line))
         row.append(line)
         return row
+
+
+def marked(text: str, words: tuple[str, ...]) -> list[Element]:
+    """``text`` in pieces, each place a word is found (any case) a ``<mark>``: elements holding
+    text only (``textContent``), never markup."""
+    low = text.lower()
+    if len(low) != len(text):  # a letter whose lower case is longer ("İ"): no place to mark
+        return [h("span", text)]
+    spans: list[tuple[int, int]] = []
+    for w in words:
+        at = low.find(w)
+        while w and at >= 0:
+            spans.append((at, at + len(w)))
+            at = low.find(w, at + len(w))
+    out: list[Element] = []
+    pos = 0
+    for a, b in sorted(spans):
+        if b <= pos:
+            continue
+        a = max(a, pos)
+        if a > pos:
+            out.append(h("span", text[pos:a]))
+        out.append(h("mark", text[a:b]))
+        pos = b
+    if pos < len(text) or not out:
+        out.append(h("span", text[pos:]))
+    return out

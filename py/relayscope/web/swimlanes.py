@@ -12,11 +12,14 @@ only ever sets as ``textContent`` or ``fillText``), then ``lanes-ready``. The pa
 (``static/js/swimlanes.mjs``) draws them on a canvas per track and owns zoom, pan, hover and the
 keyboard: those never wait for the worker. What the reader picks comes back as messages: ``pick``
 (a span or mark: select its row in the timeline and its line in the stepper) and ``range`` (a
-dragged range: the timeline keeps the rows inside it, through ``Filters.restrict``). On the
-wall-clock axis the header of ``lanes`` carries the run's folded axis (``folds.of_run``'s
-``to_json``: its breaks and segments), from which the page maps time to x; whether it folds is the
-view's (``ViewState.fold``, ``fold=off`` in the address), said to the page as the section's
-``data-fold`` and toggled by the "Fold idle" button beside Fit (or F on a track). The view
+dragged range: the timeline keeps the rows inside it, through ``Filters.restrict``). The other
+way, a row selected anywhere is outlined on its span (``follow``, op ``lane-select``): its own
+span (a call, a sub-agent's start), its call's (a result), else the narrowest span of its lane
+else its agent's bar. On the wall-clock axis the header of ``lanes`` carries the run's folded
+axis (``folds.of_run``'s ``to_json``: its breaks and segments), from which the page maps time to
+x; whether it folds is the view's (``ViewState.fold``, ``fold=off`` in the address), said to the
+page as the section's ``data-fold`` and toggled by the "Fold idle" button beside Fit (or F on a
+track). The view
 shows only when it has something to show the rows do not (:func:`worth_showing`): lanes side by
 side (more than one), or tool calls in wall-clock time (their durations). One lane in line order
 is the rows again, drawn as bars, and one more Tab stop on the way to them.
@@ -97,6 +100,9 @@ class Swimlanes:
         self.xs: list[float] = []
         self.range: tuple[float, float] | None = None
         self.version = 0
+        self.by_lane: dict[str, list[S.Span]] = {}  # each track's spans, for the row selected
+        self.outlined: tuple[str, int] | None = None  # the span outlined on the page
+        self.selected: int | None = None  # the row selected
 
     def wire(self, on: On) -> None:
         """What the reader picks and drags on the page's tracks comes as messages; the fold
@@ -136,6 +142,7 @@ class Swimlanes:
         marks: dict[str, list[S.Mark]] = {}
         for mk in tl.marks:
             marks.setdefault(mk.lane, []).append(mk)
+        self.by_lane, self.outlined = spans, None
         tracks = [self._track(tr, tl, fig, spans.get(tr.id, []), marks.get(tr.id, [])) for tr in tl.tracks]
         box.append(*[t.element for t in tracks])
         self.els["swimlanes-figures"].textContent = _figures_line(fig)
@@ -153,6 +160,8 @@ class Swimlanes:
         if await self._send(ws, tracks):
             show(section)
             PAGE.op(Op.LANES_READY)
+            self.outlined = None  # the page forgets its outline with its data: the selection's again
+            self.follow(self.selected)
 
     async def _build(self, ws: Workspace, stamps: S.Stamps) -> S.Timeline | None:
         """The core's timeline of ``ws``, a slice at a time (the worker answers the reader
@@ -260,6 +269,27 @@ class Swimlanes:
             marks = self.tl.marks if self.tl else []
             file = next((m.file for m in marks if m.line == pick.line and m.lane == pick.lane), None)
             self.stepper.go_line(file, pick.line)
+
+    def follow(self, seq: int | None, _follow_step: bool = True) -> None:
+        """A row was selected (anywhere): its span outlined and brought into the tracks' view."""
+        self.selected = seq
+        found = self.span_of(seq)
+        if found != self.outlined:
+            self.outlined = found
+            PAGE.op(Op.LANE_SELECT, *(found or (None, None)))
+
+    def span_of(self, seq: int | None) -> tuple[str, int] | None:
+        """The span of row ``seq`` as (its track, the seq that opens it), if the tracks hold one."""
+        ws = self.shown.ws
+        if seq is None or ws is None or self.tl is None or not 0 <= seq < len(ws.relays):
+            return None
+        lane = ws.relays[seq].lane
+        own = self.by_lane.get(lane, [])
+        exact = next((s for s in own if seq in (s.seq, s.end_seq)), None)  # a call, its result, a start
+        if exact is not None:
+            return lane, exact.seq
+        bar = next((s for s in own if s.kind == "agent"), None)  # any other row: its agent's bar
+        return (lane, bar.seq) if bar is not None else None
 
     def on_range(self, message: Range) -> None:
         """A range dragged (the timeline keeps the rows inside it), or cleared."""

@@ -153,7 +153,7 @@ class Loaded:
     _by_tool_use: dict[str, int] = field(default_factory=dict)
     _by_tool_result: dict[str, int] = field(default_factory=dict)
     _lane_ids: set[str] = field(default_factory=set)
-    _haystack: list[str] | None = None
+    _haystack: list[Any] | None = None  # search.Hay of each relay, once a search needs them
     fates: F.Fates | None = None  # what became of each block, once the audit's inventory exists
     _items: dict[Any, Any] | None = None  # the audit's inventory of a single input
     _fp_order: dict[str, int] = field(default_factory=dict)  # fingerprint -> first-seen ordinal
@@ -164,6 +164,9 @@ class Loaded:
     _member_head: dict[int, int] = field(default_factory=dict)  # other seqs of a group -> head
     _group_open: tuple[tuple[Any, ...] | None, int] = (None, -1)  # the run the last relay is in
     _stamps: dict[tuple[str | None, int], str | None] = field(default_factory=dict)
+    _time_keys: list[float] = field(default_factory=list)  # each relay's place in time (rows.Rows.time_keys)
+    _time_last: dict[str | None, float] = field(default_factory=dict)  # per file: the last key given
+    _timed: bool = False  # some relay's line has a timestamp
     _lane_views: dict[str, LaneView] = field(default_factory=dict)
     _live: Analyzer | LiveFiles | None = None  # the translator a watched input is fed to
     _loading: Loading | None = None  # a single text coming a slice at a time (start_load)
