@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .. import describe as D
 from .. import relay as R
+from ..meaning import init_words
 from .dom import Element, h
 from .model import RowView, Workspace
 
@@ -35,7 +36,10 @@ def _call(ws: Workspace, r: RowView) -> tuple[R.ToolUse, R.ToolResult | None] | 
 
 def row_summary(ws: Workspace, r: RowView) -> str:
     """The row's one line: a tool call with how it ended once its result is known, a result
-    with what it was for; any other row keeps the model's summary."""
+    with what it was for, a session with what its init line says of the run; any other row keeps
+    the model's summary."""
+    if isinstance(r.relay, R.SessionMeta):  # the run's capabilities and the like (meaning.init_words)
+        return " · ".join([str(r.summary), *init_words(r.relay.extra)])
     pair = _call(ws, r) if r.type in ("tool_use", "tool_result") else None
     if pair is None:
         return str(r.summary)
