@@ -141,6 +141,16 @@ def test_a_transcript_left_out_is_named_on_its_call_row_lane_card_and_swimlane_c
     mark = selected.locator('[data-testid="missing-agent"]')
     assert (mark.get_attribute("data-lane"), mark.get_attribute("data-file")) == (lane, LEFT_OUT)
     assert mark.text_content() == f"missing {LEFT_OUT}"
+    if "open" not in selected.get_attribute("class").split():  # opened, the detail says where to look
+        selected.locator(".summary").click()
+    page.wait_for_selector('[data-testid="missing-agent-note"]')
+    assert f"look for {LEFT_OUT}" in app.testid("missing-agent-note").text_content()
+    # and in the lanes panel the same: each card in the order the calls were made
+    in_swimlanes = page.eval_on_selector_all("#swimlanes-tracks > [data-lane]", "els => els.map(e => e.dataset.lane)")
+    in_lanes = page.eval_on_selector_all("#lanes > [data-lane]", "els => els.map(e => e.dataset.lane)")
+    assert in_swimlanes == in_lanes and len(in_lanes) == 7 and in_lanes[0] == "main"
+    spawned = page.eval_on_selector_all('#lanes [data-testid="lane-spawn"]', "els => els.map(e => +e.dataset.target)")
+    assert len(spawned) == 6 and spawned == sorted(spawned)
     # a call whose sub-agent's transcript is there carries no mark
     assert page.locator('[data-testid="timeline"] .row[data-lane="main"] [data-testid="missing-agent"]').count() \
         == page.locator('[data-testid="timeline"] [data-testid="missing-agent"]').count()

@@ -113,3 +113,20 @@ def test_the_results_timing_and_the_sessions_capabilities_are_said() -> None:
     session = next(r for r in ws.relays if isinstance(r, R.SessionMeta))
     assert detail_view.row_summary(ws, ws.row(session.seq)).endswith(
         "capabilities interrupt_receipt_v1, msg_lifecycle_v1")
+
+
+def test_missing_sub_agents_are_placed_under_their_lane_in_the_order_they_were_spawned() -> None:
+    ws = loaded(session_files())
+    order = newest.placed([(v.id, v.depth, v.spawn_seq) for v in ws.lanes], newest.missing_agents(ws))
+    spawned = [x.spawn_seq if isinstance(x, newest.MissingAgent) else next(v.spawn_seq for v in ws.lanes if v.id == x)
+               for x in order]
+    assert order[0] == "main" and spawned[1:] == sorted(c.seq for c in spawn_calls(ws))
+    assert [isinstance(x, newest.MissingAgent) for x in order] == [False, False, True, True, False, True, True]
+    # a nested lane stays under its parent; one whose parent has no card goes last
+    deep = newest.MissingAgent("t9", "agent-x.jsonl", "x", "nowhere", 2, 5, None)
+    first = newest.MissingAgent("t1", "agent-y.jsonl", "y", "main", 1, 1, None)
+    assert newest.placed([("main", 0, None), ("a", 1, 3), ("a1", 2, 4), ("b", 1, 7)], [deep, first]) == [
+        "main", first, "a", "a1", "b", deep]
+    late = newest.MissingAgent("t2", "agent-z.jsonl", "z", "a", 2, 6, None)
+    assert newest.placed([("main", 0, None), ("a", 1, 3), ("a1", 2, 4), ("b", 1, 7)], [late]) == [
+        "main", "a", "a1", late, "b"]

@@ -19,6 +19,7 @@ loading (rows.py) and keeps no state of its own.
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -110,6 +111,25 @@ def missing_agents(ws: Workspace) -> list[MissingAgent]:
     return [MissingAgent(lane, name, meta[lane].label, meta[lane].parent or "main", meta[lane].depth,
                          ws._by_tool_use.get(lane), ws._by_tool_result.get(lane))
             for lane, name in missing_transcripts(meta).items()]
+
+
+def placed(lanes: Sequence[tuple[str, int, int | None]], missing: Sequence[MissingAgent]) -> list[str | MissingAgent]:
+    """The order to draw ``lanes`` (id, depth, its spawning call's row; as given) and the missing
+    sub-agents in: each missing one under the lane that started it, among that lane's other
+    sub-agents in the order they were spawned (last when its lane has no card)."""
+    out: list[tuple[str | MissingAgent, int, float]] = [(k, d, math.inf if q is None else q) for k, d, q in lanes]
+    for m in sorted(missing, key=lambda m: math.inf if m.spawn_seq is None else m.spawn_seq):
+        at = math.inf if m.spawn_seq is None else m.spawn_seq
+        ids = [x if isinstance(x, str) else x.lane for x, _, _ in out]
+        if m.parent in ids:
+            i = ids.index(m.parent) + 1
+            floor = out[i - 1][1]
+            while i < len(out) and out[i][1] > floor and not (out[i][1] <= m.depth and out[i][2] > at):
+                i += 1
+        else:
+            i = len(out)
+        out.insert(i, (m, m.depth, at))
+    return [x for x, _, _ in out]
 
 
 def subagent_words(ws: Workspace) -> list[str]:

@@ -17,7 +17,7 @@ from .. import usage as prices
 from . import rowinfo
 from .dom import Element, clear, fmt_int, h
 from .model import AuditView, ErrorView, Example, LaneView, StepView
-from .newest import LanesFacts, MissingAgent
+from .newest import LanesFacts, MissingAgent, placed
 
 DECISIONS = T.DECISION_LABELS
 RESETS = T.RESET_LABELS
@@ -63,10 +63,12 @@ def lanes(container: Element, views: list[LaneView], colors: dict[str, int], act
         for sentence in facts.words:
             said.append(h("p", sentence[:1].upper() + sentence[1:] + "."))
         container.append(said)
-    missing_under: dict[str, list[MissingAgent]] = {}
-    for m in facts.missing:
-        missing_under.setdefault(m.parent, []).append(m)
-    for lane in views:
+    by_id = {lane.id: lane for lane in views}
+    for item in placed([(v.id, v.depth, v.spawn_seq) for v in views], facts.missing):
+        if isinstance(item, MissingAgent):
+            container.append(missing_card(item))
+            continue
+        lane = by_id[item]
         card = h("li", cls=f"lane lane-c{colors.get(lane.id, 0)}" + (" active" if lane.id == active else ""),
                  attrs={"data-testid": "lane", "data-lane": lane.id, "data-depth": lane.depth})
         card.style.setProperty("--depth", str(min(lane.depth, 6)))  # CSSOM: the page's CSP bars style attributes
@@ -130,11 +132,6 @@ def lanes(container: Element, views: list[LaneView], colors: dict[str, int], act
         links.append(button(only, "lane-only", lane.id, testid="lane-only"))
         card.append(links)
         container.append(card)
-        for m in missing_under.pop(lane.id, []):
-            container.append(missing_card(m))
-    for rest in missing_under.values():  # started in a lane that has no card (itself missing)
-        for m in rest:
-            container.append(missing_card(m))
     run_total(container, views)
 
 

@@ -122,7 +122,10 @@ class Swimlanes:
         for mk in tl.marks:
             marks.setdefault(mk.lane, []).append(mk)
         tracks = [self._track(tr, tl, fig, spans.get(tr.id, []), marks.get(tr.id, [])) for tr in tl.tracks]
-        box.append(*_with_missing([t.element for t in tracks], [t.lane for t in tracks], newest.missing_agents(ws)))
+        elements = {t.lane: t.element for t in tracks}
+        order = newest.placed([(tr.id, tr.depth, tr.agent.seq if tr.agent and tr.agent.tool_id else None)
+                               for tr in tl.tracks], newest.missing_agents(ws))
+        box.append(*[elements[x] if isinstance(x, str) else _missing_card(x) for x in order])
         self.els["swimlanes-axis"].textContent = f"x: {tl.axis_words}" + (
             f", from {_clock(tl.start)}" if tl.axis == S.TIME else " (the input has no timestamps)")
         self.els["swimlanes-figures"].textContent = _figures_line(fig)
@@ -240,20 +243,9 @@ class Swimlanes:
         return [q for q in seqs if q < len(xs) and a <= xs[q] <= b]
 
 
-def _with_missing(elements: list[Element], lanes: list[str], missing: list[newest.MissingAgent]) -> list[Element]:
-    """The tracks, each sub-agent whose transcript the input lacks as a card right under the
-    track of the lane that started it (last, when that lane has no track)."""
-    under: dict[str, list[Element]] = {}
-    for m in missing:
-        under.setdefault(m.parent if m.parent in lanes else "", []).append(_missing_card(m))
-    out: list[Element] = []
-    for element, lane in zip(elements, lanes, strict=True):
-        out += [element, *under.pop(lane, [])]
-    return out + [card for cards in under.values() for card in cards]
-
-
 def _missing_card(m: newest.MissingAgent) -> Element:
-    """A lane card with no track: the sub-agent ran, its transcript is not in the input."""
+    """A lane card with no track, under the track of the lane that started it (``newest.placed``):
+    the sub-agent ran, its transcript is not in the input."""
     card = h("div", cls="sl-track sl-missing", attrs={
         "data-testid": "missing-agent", "data-lane": m.lane, "data-file": m.file, "data-depth": min(m.depth, 6)})
     head = h("div", cls="sl-head-cell")
