@@ -148,7 +148,7 @@ def missing_card(m: MissingAgent) -> Element:
     tags.append(h("span", f"depth {m.depth}", cls="badge"))
     tags.append(h("span", "transcript not in the input", cls="badge lane-state missing"))
     card.append(tags)
-    card.append(h("p", f"look for {m.file}", cls="lane-stats lane-file", attrs={"title": m.file}))
+    card.append(h("p", f"look for {m.file}", cls="lane-stats lane-look-for", attrs={"title": m.file}))
     links = h("p", cls="lane-links")
     if m.spawn_seq is not None:
         links.append(button(f"spawned by #{m.spawn_seq}", "goto", m.spawn_seq, testid="lane-spawn"))
