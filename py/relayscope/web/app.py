@@ -141,7 +141,7 @@ class App:
                            self.redaction, self.exports, self.panels, self.chrome):
             controller.wire(on)
         self.swimlanes.wire()
-        self.actions.wire(on, [el(name) for name in ("examples", "lanes", "stepper", "audit", "errors")],
+        self.actions.wire(on, [el(name) for name in ("examples", "lanes", "stepper", "audit", "errors", "swimlanes-tracks")],
                           el("timeline"))
         on(el("run-audit"), "click", lambda _: self.jobs.start_work(self.loads.audit()), work=Work.ALWAYS)
         on(el("timeline"), "scroll", lambda _: self.timeline.render())
