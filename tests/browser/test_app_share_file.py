@@ -321,3 +321,58 @@ def test_too_large_for_a_link_names_the_file_to_send_and_the_embed_points_at_it(
         assert preview.locator('[data-testid="strategy"]').input_value() == "index"
     finally:
         app.page.unroute(f"**/{name}")
+
+
+# -- a 50 MB input ------------------------------------------------------------------------------------
+
+BIG_BYTES = 50 << 20
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory) -> Path:
+    """50 MB of the real session's lines, repeated, secrets planted every 40 lines."""
+    text = plant((SESSION_DIR / f"{SESSION}.jsonl").read_text(encoding="utf-8"), 40)
+    path = tmp_path_factory.mktemp("big") / "big-session.jsonl"
+    path.write_text(text * (BIG_BYTES // len(text.encode()) + 1), encoding="utf-8")
+    return path
+
+
+def test_a_50_mb_input_saved_redacted_opens_by_drop_at_the_same_view(app, browser, site, big, tmp_path) -> None:
+    times: dict[str, float] = {}
+    start = time.perf_counter()
+    app.open_files([big], strategy="index")
+    times["open the input"] = time.perf_counter() - start
+    before = set_view(app, "index", 40)
+    start = time.perf_counter()
+    redact_on(app.page)
+    times["redact"] = time.perf_counter() - start
+    saved, times["save the shareable file"] = save(app.page, "share-file", tmp_path / "big.relayscope.zip")
+    snap, times["save the snapshot"] = save(app.page, "share-html", tmp_path / "big.relayscope.html")
+    data = saved.read_bytes()
+    no_secret_in(data)
+    no_secret_in(unzipped(data))
+    no_secret_in(snap.read_bytes())
+
+    context, page = fresh_page(browser, site)
+    try:
+        start = time.perf_counter()
+        drop_from_disk(page, saved)
+        settle(page)
+        times["open the shareable file"] = time.perf_counter() - start
+        assert view_of(page) == before
+    finally:
+        context.close()
+    sizes = {"input": big.stat().st_size, "shareable file": len(data), "snapshot": snap.stat().st_size}
+    print(f"\n50 MB input: sizes {sizes}; seconds {({k: round(v, 1) for k, v in times.items()})}")
+    (packed,) = cli_audit(saved)  # audited as a folder is: one entry per session, places named by file
+    assert packed["name"] == big.name
+    assert unnamed(packed["audit"], big.name) == cli_audit(big)
+
+
+def unnamed(value: object, name: str) -> object:
+    """An audit with the file name of each place left out (one file's audit names none: null)."""
+    if isinstance(value, dict):
+        return {k: None if k == "file" and v == name else unnamed(v, name) for k, v in value.items()}
+    if isinstance(value, list):
+        return [unnamed(v, name) for v in value]
+    return value
