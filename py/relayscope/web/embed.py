@@ -181,9 +181,9 @@ class Embed:
         e["embed-copy"].textContent = "Copy"
         file, size = self.links.sharefile or ("", 0)
         e["embed-note"].textContent = (
-            (f"This input is too large to travel in a link: the embed loads its shareable file from "
-             f"{self.hosted_at()}. Save it (Shareable file, {fmt_size(size)}) and put it there, beside this "
-             f"site (as {file}) or at the address you type above; the preview shows it once it is there. "
+            (f"Too large for a link: the embed loads the shareable file from {self.hosted_at()}. Save it "
+             f"(Shareable file, {fmt_size(size)}) and host it there, beside this site as {file}, or type "
+             "where it will be; the preview shows it once it is there. "
              if hosted else "")
             + "The frame tells its page its height (a message {type: 'relayscope:height', height}), should "
             "you want to size it to fit; docs/embedding.md shows how.")

@@ -143,11 +143,10 @@ class Links:
         """What to send when the input does not fit in a link: the shareable file, by name and
         size, and the view it opens on."""
         file, size = self.sharefile or ("", 0)
-        return (f"This input is too large to travel in a link. Send its shareable file instead, "
-                f"{file} ({fmt_size(size)}, Shareable file above saves it): whoever opens it in "
-                f"Relayscope (drop it on the page, or Open) sees every file of it, at this view: "
-                f"{describe_view(self.params())}. The link below carries only this view and the "
-                "input's fingerprint: it shows the view to someone who opens that file after it.")
+        return (f"Too large to travel in a link. Send its shareable file instead, {file} ({fmt_size(size)}): "
+                f"opened in Relayscope (dropped on the page, or with Open) it shows every file at this view: "
+                f"{describe_view(self.params())}. The link carries only the view and a fingerprint, for "
+                "someone who already has that file.")
 
     def make(self) -> None:
         e = self.els
