@@ -173,7 +173,8 @@ def test_a_session_saved_redacted_opens_by_drop_in_a_fresh_browser_at_the_same_v
     before = set_view(app, "index", 12)
     assert len(before["lanes"]) == 3 and before["row"] is not None
     redact_on(app.page)
-    saved, _ = save(app.page, "share-file", tmp_path / "saved.relayscope.zip")
+    times: dict[str, float] = {}
+    saved, times["save the shareable file"] = save(app.page, "share-file", tmp_path / "saved.relayscope.zip")
     assert saved.name.endswith(sharefile.SUFFIX)
     data = saved.read_bytes()
     no_secret_in(data)
@@ -184,11 +185,14 @@ def test_a_session_saved_redacted_opens_by_drop_in_a_fresh_browser_at_the_same_v
 
     context, page = fresh_page(browser, site)
     try:
+        start = time.perf_counter()
         drop(page, "saved.relayscope.zip", data)
         settle(page)
+        times["open the shareable file"] = time.perf_counter() - start
         assert view_of(page) == before
     finally:
         context.close()
+    print(f"\nthe session: shareable file {len(data)} bytes; seconds {({k: round(v, 2) for k, v in times.items()})}")
     # the CLI reads the page's file as it reads the folder (redacted as `pack --redact` redacts it)
     assert cli_audit(saved) == cli_audit(*redacted_copy(session, tmp_path))
     assert cli_audit(saved) == cli_audit(*session)
@@ -226,18 +230,24 @@ def test_the_snapshot_shows_the_same_rows_with_every_request_blocked(app, browse
     app.open_files(session)
     set_view(app, "lineage", 1)
     redact_on(app.page)
-    saved, _ = save(app.page, "share-html", tmp_path / "snap.html")
+    saved, seconds = save(app.page, "share-html", tmp_path / "snap.html")
+    print(f"\nthe session's snapshot: {saved.stat().st_size} bytes, saved in {seconds:.2f} s")
     assert saved.name.endswith(".html")
     data = saved.read_bytes()
     no_secret_in(data)
-    total = int(view_of(app.page)["relays"])
+    assert_snapshot_rows(browser, saved, int(view_of(app.page)["relays"]))
+
+
+def assert_snapshot_rows(browser, saved: Path, total: int) -> None:
+    """The snapshot, opened from disk with every request but file: ones refused, holds a row for
+    each of the ``total`` relays, in order, and asked for nothing."""
     context = browser.new_context()
     requests: list[str] = []
     context.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:")
                   else (requests.append(route.request.url), route.abort()))
     try:
         page = context.new_page()
-        page.goto(saved.as_uri())
+        page.goto(saved.as_uri(), timeout=BOOT_TIMEOUT_MS)
         spans = page.eval_on_selector_all('[data-testid="rows"] [data-seq]',
                                           "rs => rs.map(r => [+r.dataset.seq, +r.dataset.last])")
         assert sum(last - first + 1 for first, last in spans) == total  # a row holds a run of fragments
@@ -352,6 +362,9 @@ def test_a_50_mb_input_saved_redacted_opens_by_drop_at_the_same_view(app, browse
     no_secret_in(data)
     no_secret_in(unzipped(data))
     no_secret_in(snap.read_bytes())
+    start = time.perf_counter()
+    assert_snapshot_rows(browser, snap, int(str(before["relays"])))
+    times["open the snapshot, offline"] = time.perf_counter() - start
 
     context, page = fresh_page(browser, site)
     try:
