@@ -85,7 +85,7 @@ class App:
         redaction = self.redaction = RedactSwitch(shown)
         links = self.links = Links(view, shown, jobs, notices, address, redaction, self.strategy)
         self.embed = Embed(view, shown, links)
-        self.exports = Exports(shown, redaction, host)
+        self.exports = Exports(shown, redaction, host, links.params)
         loads = self.loads = Loads(view, shown, jobs, screen, links, notices, address, host)
         self.sources = Sources(shown, jobs, loads, links, notices)
         self.watcher = Watcher(view, shown, jobs, screen, filters, stepper, timeline, notices)
