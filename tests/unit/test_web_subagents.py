@@ -13,7 +13,7 @@ from _run_lines import AGENT, AGENT_2, BASH, a_run_with_two_agents, heartbeat, i
 from _run_lines import result as result_line
 
 from relayscope import relay as R
-from relayscope.web import detail_view, newest
+from relayscope.web import newest
 from relayscope.web.model import Workspace
 
 WORKTREES = FIXTURE_SESSIONS / "handgemacht-ai__claude-code-log/test/test_data/real_projects/-experiments-worktrees"
@@ -111,7 +111,7 @@ def test_the_results_timing_and_the_sessions_capabilities_are_said() -> None:
                                      " · first content 1,460 ms (median of 2 results)")
     assert newest.run_timing(loaded(text([init()]))) is None
     session = next(r for r in ws.relays if isinstance(r, R.SessionMeta))
-    assert detail_view.row_summary(ws, ws.row(session.seq)).endswith(
+    assert ws.shown(ws.row(session.seq)).endswith(
         "capabilities interrupt_receipt_v1, msg_lifecycle_v1")
 
 

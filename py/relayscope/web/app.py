@@ -76,7 +76,7 @@ class App:
         filters = self.filters = Filters(view, shown, timeline, jobs, address)
         selection = self.selection = Selection(view, shown, timeline, filters, address)
         stepper = self.stepper = Stepper(view, shown, timeline, jobs, selection, address, embed=embed_mode)
-        swimlanes = self.swimlanes = Swimlanes(shown, selection, stepper, filters)
+        swimlanes = self.swimlanes = Swimlanes(view, shown, selection, stepper, filters, address)
         self.panels = page_panels(view, address)
         chrome = self.chrome = Chrome(shown)
         screen = self.screen = Screen(view, shown, jobs, timeline, filters, selection, stepper, swimlanes,
@@ -140,7 +140,7 @@ class App:
         for controller in (self.sources, self.filters, self.stepper, self.strategy, self.links, self.embed,
                            self.redaction, self.exports, self.panels, self.chrome):
             controller.wire(on)
-        self.swimlanes.wire()
+        self.swimlanes.wire(on)
         self.actions.wire(on, [el(name) for name in ("examples", "lanes", "stepper", "audit", "errors", "swimlanes-tracks")],
                           el("timeline"))
         on(el("run-audit"), "click", lambda _: self.jobs.start_work(self.loads.audit()), work=Work.ALWAYS)
@@ -153,6 +153,7 @@ class App:
         first = view_from(query_dict(str(window.location.search)))
         self.view.closed = set(first.closed or ())
         self.view.step_scope = first.scope or "all"
+        self.view.fold = first.fold is not False
         self.panels.draw()
         load_ms = self.host.now()
         self.root.dataset.loadMs = f"{load_ms:.0f}"
