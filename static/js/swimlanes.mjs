@@ -662,6 +662,7 @@ ruler.parentElement.addEventListener("pointerdown", (ev) => startDrag(ev, true))
 
 function startDrag(ev, onRuler) {
   if (!lanes.length || ev.button > 0) return;
+  if (ev.target.closest?.("button, a")) return; // a card's link (a missing sub-agent's): a click, not a drag
   const area = lanes[0].box;
   pointers.set(ev.pointerId, ev.clientX);
   const pan = onRuler || ev.shiftKey || ev.pointerType === "touch";

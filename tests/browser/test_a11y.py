@@ -266,6 +266,21 @@ def state_search(pages: Pages) -> Shown:
     return on_app(pages, "search", enter)
 
 
+def state_missing_agent(pages: Pages) -> Shown:
+    """A session folder with six sub-agent calls and two of their transcripts: the lanes panel's
+    cards of the four missing, in view, each with the file to look for."""
+    def enter(driver: AppDriver) -> None:
+        driver.testid("folder-input").set_input_files(SESSION_DIR)
+        driver.settle()
+        driver.strategy("lineage")
+        card = driver.page.locator('[data-testid="lanes"] [data-testid="missing-agent"]')
+        assert card.count() == 4
+        card.first.scroll_into_view_if_needed()
+        assert card.first.is_visible()
+
+    return on_app(pages, "lanes-missing-agent", enter)
+
+
 def state_row_expanded(pages: Pages) -> Shown:
     def enter(driver: AppDriver) -> None:
         enter_stream(driver)
@@ -389,6 +404,7 @@ STATES: dict[str, tuple[Callable[[Pages], Shown], tuple[int, ...]]] = {
     "stream-subagents": (state_stream, WIDTHS),
     "session-folder": (state_session, WIDTHS),
     "search": (state_search, WIDTHS),
+    "lanes-missing-agent": (state_missing_agent, WIDTHS),
     "row-expanded": (state_row_expanded, WIDTHS),
     "lost-block-step": (state_lost_step, WIDTHS),
     "audit": (state_audit, WIDTHS),

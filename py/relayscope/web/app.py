@@ -85,7 +85,7 @@ class App:
         redaction = self.redaction = RedactSwitch(shown)
         links = self.links = Links(view, shown, jobs, notices, address, redaction, self.strategy)
         self.embed = Embed(view, shown, links)
-        self.exports = Exports(shown, redaction, host)
+        self.exports = Exports(shown, redaction, host, links.params)
         loads = self.loads = Loads(view, shown, jobs, screen, links, notices, address, host)
         self.sources = Sources(shown, jobs, loads, links, notices)
         self.watcher = Watcher(view, shown, jobs, screen, filters, stepper, timeline, notices)
@@ -141,7 +141,7 @@ class App:
                            self.redaction, self.exports, self.panels, self.chrome):
             controller.wire(on)
         self.swimlanes.wire(on)
-        self.actions.wire(on, [el(name) for name in ("examples", "lanes", "stepper", "audit", "errors")],
+        self.actions.wire(on, [el(name) for name in ("examples", "lanes", "stepper", "audit", "errors", "swimlanes-tracks")],
                           el("timeline"))
         on(el("run-audit"), "click", lambda _: self.jobs.start_work(self.loads.audit()), work=Work.ALWAYS)
         on(el("timeline"), "scroll", lambda _: self.timeline.render())

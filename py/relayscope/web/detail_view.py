@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .. import describe as D
 from .. import relay as R
+from . import newest
 from .dom import Element, h
 from .model import RowView, Workspace
 
@@ -34,6 +35,11 @@ def content(box: Element, ws: Workspace, r: RowView, labels: dict[str, str]) -> 
             lane = _spawned_lane(ws, r, use)
             box.append(h("h3", f"{use.name}: what it did" if result is not None else f"{use.name}: what it asks"))
             box.append(tool_detail(detail, lane, labels))
+        missing = newest.missing_file(ws, use)
+        if missing is not None:
+            box.append(h("p", f"The sub-agent's transcript is not in the input: look for {missing} (in the "
+                         "session's subagents/ folder) and open it with the session.", cls="note missing-note",
+                         attrs={"data-testid": "missing-agent-note"}))
         heading = "Input (JSON)" if r.type == "tool_use" else "Result, whole"
         box.append(h("h3", heading if detail is not None else "Content"))
         box.append(h("pre", r.detail, cls="content", attrs={"data-testid": "row-content"}))

@@ -266,7 +266,7 @@ class Filters:
         """The lane cards, the lane chosen marked."""
         ws = self.shown.ws
         if ws is not None:
-            panels.lanes(self.els["lanes"], ws.lanes, self.shown.layout.color, self.view.lane)
+            panels.lanes(self.els["lanes"], ws.lanes, self.shown.layout.color, self.view.lane, newest.lanes_facts(ws))
 
     def on_lane_filter(self, _event: Event) -> None:
         self.forget_saved()

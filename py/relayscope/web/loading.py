@@ -22,6 +22,7 @@ from ..analysis import SLICE_BYTES, Analyzer
 from ..audit import StrategyAudit
 from ..drift import Drift, DriftReport
 from ..multifile import audit_steps, merge_audits, translate_groups
+from ..subagents import LaneStates
 from ..translator import DEFAULT_STRATEGY, StrategyName
 from ..usage import Tally
 from .checkpoints import Checkpoints
@@ -251,7 +252,7 @@ class Loader(Search):
             yield 0.99
         self.fates = self._fates()
         yield 0.99
-        self._lane_views, self._tally = {}, Tally()
+        self._lane_views, self._tally, self._states, self._results = {}, Tally(), LaneStates(), []
         for start in range(0, len(relays), INDEX_SLICE):
             self._count_lanes(relays[start:start + INDEX_SLICE])
             yield 0.99

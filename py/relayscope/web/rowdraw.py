@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from typing import Final, Protocol
 
-from . import detail_view, rowinfo
+from .. import relay as R
+from ..meaning import is_error, link_of
+from . import detail_view, newest, rowinfo
 from .dom import Element, h
 from .model import RowView, Workspace
 from .search import Query, parse
@@ -67,6 +69,8 @@ class RowDraw:
             classes.append("marked")
         if seq in ws.retracted:  # withdrawn by a model_refusal_fallback (static/css/newest.css)
             classes.append("retracted")
+        if is_error(r.relay):  # a record that reports a failure (a permission denial)
+            classes.append("failed")
         head = ws.group_of(seq)
         if head is not None and head != seq:
             classes.append("fragment")
@@ -108,6 +112,8 @@ class RowDraw:
             line.append(h("span", f"⟲ {short}", cls="mark", attrs={"title": r.mark}))
         for button in self._links(r):
             line.append(button)
+        for extra in self._newest(ws, r):
+            line.append(extra)
         self._time(line, r)
         line.append(self._where(r.file, r.line))
         row.append(line)
@@ -139,6 +145,36 @@ class RowDraw:
                 "type": "button", "data-action": "goto", "data-target": r.back_to,
                 "data-testid": "back-to", "title": "back to the tool_result that closed this lane",
                 "tabindex": tab}))
+        return out
+
+    def _newest(self, ws: Workspace, r: RowView) -> list[Element]:
+        """What newer output links a row to: a sub-agent whose transcript the input lacks (on its
+        call), a permission denial and the call it refused (each way), where a change was published."""
+        out = []
+        tab = self._tab(r.seq)
+        relay = r.relay
+        if isinstance(relay, R.ToolUse):
+            missing = newest.missing_file(ws, relay)
+            if missing is not None:
+                out.append(h("span", f"missing {missing}", cls="badge missing-agent", attrs={
+                    "data-testid": "missing-agent", "data-lane": relay.id, "data-file": missing,
+                    "title": f"this call started a sub-agent whose transcript is not in the input: look for {missing}"}))
+            denied = newest.refusal_of(ws, relay)
+            if denied is not None:
+                out.append(h("button", f"⊘ denied #{denied}", cls="link", attrs={
+                    "type": "button", "data-action": "goto", "data-target": denied, "data-testid": "denied-by",
+                    "tabindex": tab, "title": "the permission rules refused this call: go to the denial"}))
+        elif isinstance(relay, R.System | R.Passthrough):
+            call = newest.refused_call(ws, r.seq)
+            if call is not None:
+                out.append(h("button", f"→ call #{call}", cls="link", attrs={
+                    "type": "button", "data-action": "goto", "data-target": call, "data-testid": "refused-call",
+                    "tabindex": tab, "title": "the call the permission rules refused"}))
+            url = link_of(relay)
+            if url is not None:  # vetted by meaning.link_of: http(s), URI characters only; text, never markup
+                out.append(h("a", url, cls="ext-link", attrs={
+                    "href": url, "rel": "noopener noreferrer", "target": "_blank", "tabindex": tab,
+                    "data-testid": "published-link", "title": f"open {url} (a new tab)"}))
         return out
 
     def _gutter(self, seq: int, own: str) -> Element:

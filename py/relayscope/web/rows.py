@@ -21,9 +21,10 @@ from .. import fates as F
 from .. import relay as R
 from .. import trace as T
 from ..lanes import MAIN, lane_label
-from ..meaning import BOOKKEEPING
+from ..meaning import BOOKKEEPING, call_of, init_words, is_error
 from ..present import clip, summary
 from ..spans import line_seconds
+from ..subagents import status_words
 from . import rowinfo
 from .stepping import Steps
 from .workstate import LaneView
@@ -38,6 +39,9 @@ GAP_LOOKBACK: Final = 2000  # relays searched back for the previous row of a lan
 WALL_LOOK: Final = 24
 RESET_MARKS: Final = T.RESET_LABELS
 _LANE_CARD_TYPES: Final = frozenset({R.LaneStart, R.LaneEnd, R.Usage, R.TurnComplete, R.System})  # what a card sums
+# what moves a sub-agent lane's state (subagents.LaneStates), and what counts as its own records there
+_STATED: Final = frozenset({R.ToolUse, R.ToolResult, R.System, R.Passthrough})
+_RECORDS: Final = frozenset({R.TextDelta, R.ThinkingDelta, R.UserMessage, R.ContentBlock})
 _any: Final = msgspec.json.Decoder()
 
 
@@ -172,7 +176,7 @@ class Rows(Steps):
         if first == 0:
             self._bookkeeping, self._group_end, self._member_head, self.retracted = set(), {}, {}, set()
             self._group_open = (None, -1)
-            self._by_tool_use, self._by_tool_result = {}, {}
+            self._by_tool_use, self._by_tool_result, self._refusals = {}, {}, {}
         book, ends, members = self._bookkeeping, self._group_end, self._member_head
         uses, results = self._by_tool_use, self._by_tool_result
         slot, head = self._group_open
@@ -198,6 +202,8 @@ class Rows(Steps):
             elif t is R.System:
                 if r.subtype in BOOKKEEPING:  # type: ignore[attr-defined]
                     book.add(r.seq)
+                if is_error(r) and (call := call_of(r)) is not None:  # a permission denial: its call's row links it
+                    self._refusals.setdefault(call, r.seq)
                 if r.retracts:  # type: ignore[attr-defined]
                     self.retracted.update(r.retracts)  # type: ignore[attr-defined]
         self._group_open = (slot, head)
@@ -346,6 +352,7 @@ class Rows(Steps):
             parts.append(f"branch {branch}")
         if r.tools:
             parts.append(f"{len(r.tools)} tools")
+        parts.extend(init_words(r.extra))  # the run's capabilities and the like, as its init line says
         return " · ".join(parts)
 
     def _grow_lanes(self, relays: list[R.Relay]) -> list[LaneView]:
@@ -354,7 +361,7 @@ class Rows(Steps):
         return self._finish_lanes()
 
     def _count_lanes(self, relays: list[R.Relay]) -> None:
-        lanes = self._lane_views
+        lanes, states = self._lane_views, self._states
         for r in relays:
             lane = lanes.get(r.lane)
             if lane is None:
@@ -362,7 +369,10 @@ class Rows(Steps):
                 lane.first_seq = r.seq
             lane.relay_count += 1
             lane.last_seq = r.seq
-            if type(r) not in _LANE_CARD_TYPES:  # most relays; isinstance on each is slow in Pyodide
+            t = type(r)
+            if t in _STATED or (t in _RECORDS and r.lane != MAIN):
+                states.add(r)
+            if t not in _LANE_CARD_TYPES:  # most relays; isinstance on each is slow in Pyodide
                 continue
             if isinstance(r, R.LaneStart):
                 lane.label = r.label or lane.label
@@ -371,9 +381,6 @@ class Rows(Steps):
                 lane.depth, lane.parent, lane.inferred = r.depth, r.parent_lane, r.inferred
             elif isinstance(r, R.LaneEnd):
                 lane.end_seq = r.seq
-                lane.end_error = r.is_error
-            elif isinstance(r, R.System):
-                lane.task_state = r.state or lane.task_state
             elif isinstance(r, R.Usage):
                 got = self._tally.add(r)
                 if got is not None:
@@ -383,6 +390,7 @@ class Rows(Steps):
                     lane.est_cost_usd, lane.unpriced = got.est_cost_usd, list(got.unpriced)
                 lane.model = lane.model or r.model
             elif isinstance(r, R.TurnComplete):
+                self._results.append(r)
                 self._tally.add_result(r)
                 if r.cost_usd is not None:
                     lane.cost_usd = (lane.cost_usd or 0.0) + float(r.cost_usd)
@@ -396,9 +404,8 @@ class Rows(Steps):
             lane.result_seq = self._by_tool_result.get(lane.id)
             if lane.id == MAIN:
                 lane.reported, lane.usage_note = self._tally.reported, self._tally.note()
-            else:
-                lane.state = lane_state(lane.task_state, lane.end_seq is not None, lane.end_error,
-                                               lane.spawn_seq is not None)
+            elif (st := self._states.lanes.get(lane.id)) is not None:
+                lane.state, lane.status = st.state, status_words(st)
             self._wall_time(lane)
         ordered = sorted(lanes.values(), key=lambda v: (v.id != MAIN,))  # main first, else by appearance
         return ordered
@@ -451,13 +458,3 @@ def detail(r: R.Relay) -> str:
         return f"{r.result}\n\n{json.dumps(fields, indent=2, ensure_ascii=False)}"
     return json.dumps(R.to_dict(r), indent=2, ensure_ascii=False)
 
-
-def lane_state(task_state: str | None, ended: bool, end_error: bool, spawned: bool) -> str | None:
-    """A sub-agent lane's state: its last task event's (a background agent's result may come long
-    after its spawning call's answer, even after the run's ``result``), else its end, else running
-    when its spawning call was seen; None for main and lanes no call spawned."""
-    if task_state is not None:
-        return task_state
-    if ended:
-        return "failed" if end_error else "completed"
-    return "running" if spawned else None

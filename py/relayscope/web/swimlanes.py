@@ -40,6 +40,7 @@ from typing import Any, Final, Protocol
 from .. import folds as F
 from .. import spans as S
 from ..fates import Fates
+from . import newest
 from .dom import Element, On, clear, fmt_int, h, show
 from .model import Workspace
 from .protocol import Op, Pick, Range
@@ -144,7 +145,10 @@ class Swimlanes:
             marks.setdefault(mk.lane, []).append(mk)
         self.by_lane, self.outlined = spans, None
         tracks = [self._track(tr, tl, fig, spans.get(tr.id, []), marks.get(tr.id, [])) for tr in tl.tracks]
-        box.append(*[t.element for t in tracks])
+        elements = {t.lane: t.element for t in tracks}
+        order = newest.placed([(tr.id, tr.depth, tr.agent.seq if tr.agent and tr.agent.tool_id else None)
+                               for tr in tl.tracks], newest.missing_agents(ws))
+        box.append(*[elements[x] if isinstance(x, str) else _missing_card(x) for x in order])
         self.els["swimlanes-figures"].textContent = _figures_line(fig)
         self._say_fold()
         self.version += 1
@@ -309,6 +313,24 @@ class Swimlanes:
         return [q for q in seqs if q < len(xs) and a <= xs[q] <= b]
 
 
+def _missing_card(m: newest.MissingAgent) -> Element:
+    """A lane card with no track, under the track of the lane that started it (``newest.placed``):
+    the sub-agent ran, its transcript is not in the input."""
+    card = h("div", cls="sl-track sl-missing", attrs={
+        "data-testid": "missing-agent", "data-lane": m.lane, "data-file": m.file, "data-depth": min(m.depth, 6)})
+    head = h("div", cls="sl-head-cell")
+    head.append(h("div", m.label, cls="sl-label", attrs={"title": m.label}))
+    head.append(h("div", "transcript not in the input", cls="sl-lane-figures"))
+    note = h("div", cls="sl-missing-note")
+    note.append(h("span", f"look for {m.file}", attrs={"title": m.file}))
+    if m.spawn_seq is not None:
+        note.append(h("button", f"spawned by #{m.spawn_seq}", cls="link", attrs={
+            "type": "button", "data-action": "goto", "data-target": m.spawn_seq, "tabindex": -1,
+            "title": "the call that started this sub-agent"}))
+    card.append(head, note)
+    return card
+
+
 def worth_showing(tl: S.Timeline) -> bool:
     """More than one lane, or a tool call on a wall-clock axis (how long it took): else the view
     would repeat the rows (one lane in line order: its calls are the rows, in the rows' order)."""
@@ -356,5 +378,7 @@ def _lane_line(lane: dict[str, Any], fig: dict[str, Any]) -> str:
     parts = [_q(lane["wall"], fig), f"tools {_q(lane['tools'], fig)}", f"model {_q(lane['model_wait'], fig)}"]
     if lane["idle"]:
         parts.append(f"idle {_q(lane['idle'], fig)}")
+    if lane["status"]:  # a sub-agent's state, as the lanes panel says it ("running, 30 s")
+        parts.insert(0, lane["status"])
     return " · ".join(parts)
 
