@@ -35,9 +35,10 @@ def click_span(app: AppDriver, lane: str, span: dict) -> None:
     canvas.scroll_into_view_if_needed()
     box = canvas.bounding_box()
     a, b = (float(v) for v in app.page.get_attribute("[data-testid=swimlanes]", "data-view").split())
-    # where the (maybe folded) axis puts the span's true times: the page's own map
-    start, end = app.page.evaluate("(ts) => import('./static/js/swimlanes.mjs').then((m) => ts.map(m.toAxis))",
-                                   [span["start"], span["end"]])
+    # the view is on the axis, folded where the run idles: the span's true times are mapped onto it
+    start, end = app.page.evaluate(
+        "([s, e]) => import('./static/js/swimlanes.mjs').then((m) => [m.toAxis(s), m.toAxis(e)])",
+        [span["start"], span["end"]])
     mid = (max(start, a) + min(end, b)) / 2
     r = span["row"]
     y = box["y"] + (AGENT_H / 2 if r == 0 else AGENT_H + GAP + (r - 1) * (ROW_H + GAP) + ROW_H / 2)
