@@ -28,7 +28,6 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
@@ -86,14 +85,14 @@ class OutputError(Exception):
         self.errno = exc.errno
 
 
-@dataclass
 class _Run:
     """What the run is doing: where an internal error happened, and the output any exit closes."""
 
-    name: str | None = None  # the input being read
-    line: int = 0  # its last line handed to the translator (0: read whole)
-    writer: Held | None = None
-    redactor: Redactor | None = None  # --redact: names and messages are redacted too
+    def __init__(self) -> None:
+        self.name: str | None = None  # the input being read
+        self.line = 0  # its last line handed to the translator (0: read whole)
+        self.writer: Held | None = None
+        self.redactor: Redactor | None = None  # --redact: names and messages are redacted too
 
 
 _run = _Run()
