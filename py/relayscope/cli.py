@@ -614,12 +614,14 @@ def _stream(source: Input, args: argparse.Namespace, writer: Writer, several: bo
             if not relays:  # an unreadable or repaired line has its relay: nothing to say without one
                 continue
             write(relays)
-            if len(a.warnings) > warned:
-                report_warnings(source.name, a.warnings, warned)
-                warned = len(a.warnings)
-            if len(a.errors) > reported:
-                report(source.name, a.errors, reported)
-                reported = len(a.errors)
+            t = a.translator  # there once relays come (the Analyzer's properties cost a call a line)
+            assert t is not None
+            if len(t.warnings) > warned:
+                report_warnings(source.name, t.warnings, warned)
+                warned = len(t.warnings)
+            if len(t.errors) > reported:
+                report(source.name, t.errors, reported)
+                reported = len(t.errors)
     except OSError as exc:  # the input failed under us (EIO, a vanished mount): keep what came
         _err(f"{source.name}: {exc.strerror or exc}; read stopped after line {_run.line}")
         writer.write(a.finish())
