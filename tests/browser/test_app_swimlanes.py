@@ -76,7 +76,9 @@ def test_one_track_per_lane_main_on_top_labelled_as_the_lanes_panel(app, tmp_pat
         assert " · tools " in track.locator("[data-testid=swimlane-lane-figures]").text_content()
     assert app.testid("swimlane-axis").text_content() == "x: wall-clock time, from 2026-04-18 13:10:51 UTC"
     figures = app.testid("swimlane-figures").text_content()
-    assert figures.startswith("2 sub-agent(s) · wall 39m 49s · a tool running ") and "by tool" in figures
+    # wall time runs from the first record (13:10:51) to the last (the /exit at 15:09:30): the wait is idle
+    assert figures.startswith("2 sub-agent(s) · wall 1h 58m · a tool running ") and "by tool" in figures
+    assert " · idle 1h 38m · " in figures
     # the parallel sub-agents' spawning calls overlap on main's track, in rows of their own
     calls = [s for s in spans_of(app, "main") if s["name"] == "Agent"]
     assert any(a["start"] < b["end"] and b["start"] < a["end"] for a in calls for b in calls if a is not b)

@@ -58,6 +58,8 @@ LAYERS: dict[str, int] = {
     "relayscope.cli": 6,
     "relayscope.inputs": 6,  # the command line's file reading: I/O, so nothing in the core may use it
     "relayscope.follow": 6,  # --follow's polling: I/O, like inputs
+    "relayscope.otlp": 6,  # spans to a collector over HTTP: I/O
+    "relayscope.otlp_follow": 6,  # export --follow: relays to spans to the sender
     "relayscope.__main__": 6,
     "relayscope.web": 6,
 }

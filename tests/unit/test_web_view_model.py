@@ -1,4 +1,4 @@
-"""The view model behind issue 9's debugging view: block fates (lost / duplicate / streamed), the
+"""The view model behind the debugging view: block fates (lost / duplicate / streamed), the
 timeline's rows (grouped deltas, lost placeholders, hidden bookkeeping), fingerprint marks, time,
 prices, binary input. Browser behaviour is proven in tests/browser/test_app_debug_view.py."""
 

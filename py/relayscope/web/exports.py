@@ -57,5 +57,7 @@ class Exports:
             parts = self.redaction.source_parts(ws)
             source: bytes | dict[str, bytes] = parts[0][1] if len(parts) == 1 and parts[0][0] is None else {
                 str(k): v for k, v in parts}
-            data = export.export(export.runs(source, ws.strategy), what)
+            chunks: list[bytes] = []
+            export.write(source, what, chunks.append, ws.strategy)  # the CLI's own writer: the same bytes
+            data = b"".join(chunks)
             self.host.download(f"{stem}.{ws.strategy}.{'trace' if what == 'chrome-trace' else 'otlp'}.json", data, JSON)
