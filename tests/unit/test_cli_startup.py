@@ -46,6 +46,14 @@ def test_translate_loads_no_other_commands_modules() -> None:
     assert "shutil" not in loaded  # argparse's formatter asks shutil for the width (and so imports bz2, lzma)
 
 
+def test_translate_loads_no_dataclasses() -> None:
+    """The records on a translate's path are Structs, tuples and plain classes: ``dataclasses``
+    (with the ``inspect`` it imports) was a tenth of a one-session run."""
+    p, loaded = run("translate", ONE_SESSION)
+    assert p.returncode == 0
+    assert "dataclasses" not in loaded
+
+
 def test_redact_loads_no_translator() -> None:
     p, loaded = run("redact", ONE_SESSION)
     assert p.returncode == 0
