@@ -60,7 +60,7 @@ serve: site
 dist: site
 	$(LPY) tools/build_site.py dist --out dist/site
 
-# Test-only: ccusage, the token report users trust, for tests/unit/test_newest.py's comparison.
+# Test-only: ccusage, the token report users trust, for tests/unit/test_meaning.py's comparison.
 # npm install, not ci: ccusage names optional binaries for other platforms that the registry lacks.
 CCUSAGE_DIR := tools/ccusage
 $(CCUSAGE_DIR)/node_modules/.stamp: $(CCUSAGE_DIR)/package.json $(CCUSAGE_DIR)/package-lock.json

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from .drift import Drift, DriftReport
     from .emitter import Emitter
     from .export import Live
+    from .lanes import Lane
     from .multifile import SessionResult
     from .redact import Redactor
     from .sharefile import Opened
@@ -314,6 +315,18 @@ def report_problems(problems: list[Problem]) -> bool:
     for problem in problems:
         _err(str(problem))
     return bool(problems)
+
+
+def report_missing(name: str, lanes: Mapping[str, Lane]) -> None:
+    """The sub-agents whose transcript a session's records name and the input lacks: one line on
+    stderr naming the files to look for (``lanes.missing_transcripts``, in ``subagents``' words)."""
+    from .lanes import missing_transcripts
+
+    files = missing_transcripts(lanes)
+    if files:
+        from .subagents import SubagentCheck, describe_check
+
+        _err(f"{name}: {describe_check(SubagentCheck(missing_files=files))[-1]}")
 
 
 def _unlisted(name: str, t: Emitter | None) -> None:
@@ -655,6 +668,8 @@ def cmd_translate(args: argparse.Namespace) -> int:
             result.relays = []  # written: not held to the end
         writer.close()
         report_drift_files(files, results)
+        for result in results:
+            report_missing(result.name, result.lanes)
         report_redaction(args)
         return INPUT_ERRORS if failed else OK
     sources = [i for i in items if isinstance(i, Input)]
@@ -702,6 +717,7 @@ def _stream(source: Input, args: argparse.Namespace, writer: Writer, several: bo
     report_warnings(source.name, a.warnings, warned)
     report(source.name, a.errors, reported)
     report_drift(source.name, a.drift)
+    report_missing(source.name, a.lanes)
     _unlisted(source.name, a.translator)
     return bool(a.errors)
 

@@ -252,6 +252,35 @@ def state_session(pages: Pages) -> Shown:
     return on_app(pages, "session-folder", enter)
 
 
+def state_search(pages: Pages) -> Shown:
+    def enter(driver: AppDriver) -> None:
+        driver.testid("folder-input").set_input_files(SESSION_DIR)
+        driver.settle()
+        box = driver.testid("filter")
+        box.fill("agent")
+        box.press("Enter")  # the first match: its words marked, "1 of m", "in detail" on others
+        driver.page.wait_for_selector('[data-testid="search-count"]:not([hidden])', state="attached")
+        driver.page.wait_for_selector('[data-testid="timeline"] mark', state="attached")
+        driver.page.wait_for_selector('[data-testid="match-in-detail"]', state="attached")
+
+    return on_app(pages, "search", enter)
+
+
+def state_missing_agent(pages: Pages) -> Shown:
+    """A session folder with six sub-agent calls and two of their transcripts: the lanes panel's
+    cards of the four missing, in view, each with the file to look for."""
+    def enter(driver: AppDriver) -> None:
+        driver.testid("folder-input").set_input_files(SESSION_DIR)
+        driver.settle()
+        driver.strategy("lineage")
+        card = driver.page.locator('[data-testid="lanes"] [data-testid="missing-agent"]')
+        assert card.count() == 4
+        card.first.scroll_into_view_if_needed()
+        assert card.first.is_visible()
+
+    return on_app(pages, "lanes-missing-agent", enter)
+
+
 def state_row_expanded(pages: Pages) -> Shown:
     def enter(driver: AppDriver) -> None:
         enter_stream(driver)
@@ -374,6 +403,8 @@ STATES: dict[str, tuple[Callable[[Pages], Shown], tuple[int, ...]]] = {
     "empty": (state_empty, WIDTHS),
     "stream-subagents": (state_stream, WIDTHS),
     "session-folder": (state_session, WIDTHS),
+    "search": (state_search, WIDTHS),
+    "lanes-missing-agent": (state_missing_agent, WIDTHS),
     "row-expanded": (state_row_expanded, WIDTHS),
     "lost-block-step": (state_lost_step, WIDTHS),
     "audit": (state_audit, WIDTHS),

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from _corpus import FIXTURE_SESSIONS, FIXTURE_STREAM_JSON, REAL_FILES, SESSION_FILES, sweep
-from test_newest import REFUSAL
+from test_meaning import REFUSAL
 
 from relayscope import export
 from relayscope import spans as S

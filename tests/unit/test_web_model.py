@@ -258,7 +258,8 @@ def test_filter_search_index_is_built_in_slices() -> None:
     assert not ws.search_ready
     steps = list(ws.prepare_search())
     assert len(steps) >= 1 and ws.search_ready
-    assert ws.filter("Bash") and ws.filter("Bash") == [s for s in ws.filter(types=[]) if "bash" in ws._search_index()[s]]
+    assert ws.filter("Bash") and ws.filter("Bash") == [s for s in ws.filter(types=[])
+                                                if "bash" in (h := ws._search_index()[s]).shown + h.detail]
 
 
 def _snapshot(ws: Workspace) -> tuple[object, ...]:
