@@ -91,7 +91,7 @@ WEB_LAYERS: dict[str, int] = {
 # decoder of a line that is no JSON object, the SSE translator and the meta reader only when met
 # (``redact`` judges lines as the translators would without loading them).
 LATE_IMPORTS_ALLOWED = {"relayscope.web.main", "relayscope.cli", "relayscope.inputs", "relayscope.formats",
-                        "relayscope.verdict"}
+                        "relayscope.verdict", "relayscope.web.exports"}
 WEB = "relayscope.web"
 
 
