@@ -35,7 +35,11 @@ def click_span(app: AppDriver, lane: str, span: dict) -> None:
     canvas.scroll_into_view_if_needed()
     box = canvas.bounding_box()
     a, b = (float(v) for v in app.page.get_attribute("[data-testid=swimlanes]", "data-view").split())
-    mid = (max(span["start"], a) + min(span["end"], b)) / 2
+    # the view is on the axis, folded where the run idles: the span's true times are mapped onto it
+    start, end = app.page.evaluate(
+        "([s, e]) => import('./static/js/swimlanes.mjs').then((m) => [m.toAxis(s), m.toAxis(e)])",
+        [span["start"], span["end"]])
+    mid = (max(start, a) + min(end, b)) / 2
     r = span["row"]
     y = box["y"] + (AGENT_H / 2 if r == 0 else AGENT_H + GAP + (r - 1) * (ROW_H + GAP) + ROW_H / 2)
     app.page.mouse.click(box["x"] + (mid - a) / (b - a) * box["width"], y)
