@@ -28,7 +28,6 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
@@ -87,14 +86,14 @@ class OutputError(Exception):
         self.errno = exc.errno
 
 
-@dataclass
 class _Run:
     """What the run is doing: where an internal error happened, and the output any exit closes."""
 
-    name: str | None = None  # the input being read
-    line: int = 0  # its last line handed to the translator (0: read whole)
-    writer: Held | None = None
-    redactor: Redactor | None = None  # --redact: names and messages are redacted too
+    def __init__(self) -> None:
+        self.name: str | None = None  # the input being read
+        self.line = 0  # its last line handed to the translator (0: read whole)
+        self.writer: Held | None = None
+        self.redactor: Redactor | None = None  # --redact: names and messages are redacted too
 
 
 _run = _Run()
@@ -123,11 +122,15 @@ def json_out(data: bytes) -> bytes:
     """JSON as written: to a terminal, with what JSON allows raw but terminals obey escaped
     (``termsafe.json_safe``: the same JSON); to a file or a pipe, as encoded (which escapes every
     C0 control already), at no cost to a program reading it."""
+    return json_safe(data) if to_terminal() else data
+
+
+def to_terminal() -> bool:
+    """Is stdout a terminal (``json_out``'s question)?"""
     try:
-        terminal = sys.stdout is not None and sys.stdout.isatty()
+        return sys.stdout is not None and sys.stdout.isatty()
     except (AttributeError, ValueError):
-        terminal = False
-    return json_safe(data) if terminal else data
+        return False
 
 
 def stdout() -> BinaryIO:
@@ -223,6 +226,7 @@ class Writer(Held):
         self.fmt = fmt
         self.text = text  # -f text: the columns (plain ones when not given)
         self.encoder = msgspec.json.Encoder()
+        self.terminal = to_terminal()  # asked once: json_out's question, which a write per line made a cost
 
     def _array_end(self) -> bytes:
         return b"[]\n" if self.count == 0 else b"\n]\n"
@@ -235,7 +239,8 @@ class Writer(Held):
                 data = self.encoder.encode_lines(relays)
             except UnicodeEncodeError:
                 data = _encode_safe(relays)
-            data = json_out(data)
+            if self.terminal:
+                data = json_safe(data)
         elif self.fmt == "json":
             parts = []
             for r in relays:
@@ -245,7 +250,9 @@ class Writer(Held):
                 except UnicodeEncodeError:
                     parts.append(_encode_safe([r])[:-1])
                 self.count += 1
-            data = json_out(b"".join(parts))
+            data = b"".join(parts)
+            if self.terminal:
+                data = json_safe(data)
         else:
             if self.text is None:
                 from .textout import RelayText
@@ -582,11 +589,13 @@ def redactor_of(args: argparse.Namespace) -> Redactor | None:
     return _run.redactor
 
 
-def redacted_lines(args: argparse.Namespace, lines: Iterable[bytes]) -> Iterator[bytes]:
+def redacted_lines(args: argparse.Namespace, lines: Iterable[bytes]) -> Iterable[bytes]:
+    """``lines``, redacted with ``--redact`` (as they are, with no generator between, without)."""
     r = redactor_of(args)
-    if r is None:
-        yield from lines
-        return
+    return lines if r is None else _redacted(r, lines)
+
+
+def _redacted(r: Redactor, lines: Iterable[bytes]) -> Iterator[bytes]:
     for number, line in enumerate(lines, 1):
         yield from r.feed(line, number)  # a streamed block's lines come out together, when it ends
     yield from r.flush()
@@ -684,15 +693,20 @@ def _stream(source: Input, args: argparse.Namespace, writer: Writer, several: bo
     reported = warned = 0
     try:
         writer.live = source.live
-        for line in redacted_lines(args, source.lines()):
-            _run.line += 1
-            writer.write(a.feed_line(line))
-            if len(a.warnings) > warned:
-                report_warnings(source.name, a.warnings, warned)
-                warned = len(a.warnings)
-            if len(a.errors) > reported:
-                report(source.name, a.errors, reported)
-                reported = len(a.errors)
+        feed, write = a.feed_line, writer.write
+        for _run.line, line in enumerate(redacted_lines(args, source.lines()), 1):
+            relays = feed(line)
+            if not relays:  # an unreadable or repaired line has its relay: nothing to say without one
+                continue
+            write(relays)
+            t = a.translator  # there once relays come (the Analyzer's properties cost a call a line)
+            assert t is not None
+            if len(t.warnings) > warned:
+                report_warnings(source.name, t.warnings, warned)
+                warned = len(t.warnings)
+            if len(t.errors) > reported:
+                report(source.name, t.errors, reported)
+                reported = len(t.errors)
     except OSError as exc:  # the input failed under us (EIO, a vanished mount): keep what came
         _err(f"{source.name}: {exc.strerror or exc}; read stopped after line {_run.line}")
         writer.write(a.finish())

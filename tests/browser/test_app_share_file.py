@@ -301,6 +301,16 @@ def test_a_session_travels_in_a_link_with_its_sub_agents(app, browser, site, ses
         context.close()
 
 
+def test_a_damaged_link_of_several_files_says_so(browser, site) -> None:
+    context, page = fresh_page(browser, site, "#v2.eNqrVkrLz1eyUirKzEvPT9dRyixRslJKzs8rSc0rUaoFAN")
+    try:
+        settle(page, expect="error")
+        message = by_id(page, "message").text_content()
+        assert "damaged" in message and "zlib" not in message, message
+    finally:
+        context.close()
+
+
 def test_too_large_for_a_link_names_the_file_to_send_and_the_embed_points_at_it(
         app, browser, site, session, tmp_path) -> None:
     app.open_files(session)
@@ -313,6 +323,9 @@ def test_too_large_for_a_link_names_the_file_to_send_and_the_embed_points_at_it(
     assert name in note and "KiB" in note and f"strategy index, step {step}, row {before['row']} open" in note, note
     assert "send the file along with it" not in note
     data = save(app.page, "share-file", tmp_path / "e.relayscope.zip")[0].read_bytes()
+    with app.page.expect_download() as got:  # the same file, from the box that says what to send
+        app.testid("share-file-large").click()
+    assert got.value.suggested_filename == name and Path(got.value.path()).read_bytes() == data
 
     app.testid("embed-view").click()
     snippet = app.testid("embed-snippet").input_value()
