@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 from _app import AppDriver
+from test_app_swimlanes import point_of, spans_of, tracks  # where the page draws a span
 
-AGENT_H, ROW_H, GAP = 8, 14, 2  # static/js/swimlanes.mjs's geometry
 TIMELINE_ROW_H = 30  # web/rowdraw.py
 
 
@@ -22,27 +22,9 @@ def open_session(app: AppDriver) -> None:
     app.page.evaluate("() => { window.scrollTo(0, 0); document.getElementById('timeline').scrollTop = 0; }")
 
 
-def spans_of(app: AppDriver, lane: str) -> list[dict]:
-    return app.page.evaluate("(lane) => import('./static/js/swimlanes.mjs').then((m) => m.spansOf(lane))", lane)
-
-
-def tracks(app: AppDriver) -> list[str]:
-    return app.page.eval_on_selector_all("[data-testid=swimlane-track]", "els => els.map(e => e.dataset.lane)")
-
-
 def click_span(app: AppDriver, lane: str, span: dict) -> None:
-    canvas = app.page.locator(f'[data-testid=swimlane-track][data-lane="{lane}"] .sl-lane')
-    canvas.scroll_into_view_if_needed()
-    box = canvas.bounding_box()
-    a, b = (float(v) for v in app.page.get_attribute("[data-testid=swimlanes]", "data-view").split())
-    # the view is on the axis, folded where the run idles: the span's true times are mapped onto it
-    start, end = app.page.evaluate(
-        "([s, e]) => import('./static/js/swimlanes.mjs').then((m) => [m.toAxis(s), m.toAxis(e)])",
-        [span["start"], span["end"]])
-    mid = (max(start, a) + min(end, b)) / 2
-    r = span["row"]
-    y = box["y"] + (AGENT_H / 2 if r == 0 else AGENT_H + GAP + (r - 1) * (ROW_H + GAP) + ROW_H / 2)
-    app.page.mouse.click(box["x"] + (mid - a) / (b - a) * box["width"], y)
+    app.page.locator(f'[data-testid=swimlane-track][data-lane="{lane}"] .sl-lane').scroll_into_view_if_needed()
+    app.page.mouse.click(*point_of(app, lane, span))
 
 
 def in_view(app: AppDriver, seq: int) -> None:
