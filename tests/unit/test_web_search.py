@@ -113,3 +113,21 @@ def test_is_lost_keeps_the_lost_blocks_rows() -> None:
     rows = ws.rows(ws.select("is:lost"), lost=keep)
     assert rows and all(q < 0 for q in rows)
     assert ws.lost_matching(parse("is:lost no-such-words"), "") == set()
+
+
+def test_is_error_finds_a_refused_call_and_a_tool_id_finds_its_call_and_result() -> None:
+    lines = [
+        {"type": "assistant", "message": {"id": "m1", "content": [
+            {"type": "tool_use", "id": "toolu_01Push", "name": "Bash", "input": {"command": "git push"}}]}},
+        {"type": "system", "subtype": "permission_denied", "tool_use_id": "toolu_01Push", "tool_name": "Bash",
+         "message": "Permission to use Bash has been denied."},
+        {"type": "user", "message": {"content": [
+            {"type": "tool_result", "tool_use_id": "toolu_01Push", "content": "denied", "is_error": True}]}},
+    ]
+    ws = Workspace()
+    for _ in ws.load("\n".join(map(json.dumps, lines)) + "\n"):
+        pass
+    types = [ws.relays[q].type for q in ws.filter("is:error")]
+    assert "tool_result" in types and any(getattr(ws.relays[q], "subtype", "") == "permission_denied"
+                                          for q in ws.filter("is:error"))
+    assert {ws.relays[q].type for q in ws.filter("toolu_01Push")} >= {"tool_use", "tool_result"}

@@ -17,6 +17,7 @@ from typing import Final
 
 import msgspec
 
+from .. import meaning
 from .. import relay as R
 from .rows import Rows
 
@@ -210,8 +211,9 @@ class Search(Rows):
 
 
 def is_error(r: R.Relay) -> bool:
-    """What ``is:error`` finds: error records and results, lanes that ended failing, failed turns."""
-    return r.type == "error" or bool(getattr(r, "is_error", False))
+    """What ``is:error`` finds: error records and results, lanes that ended failing, failed turns,
+    and the records the meaning table calls failures (a refused tool call, for one)."""
+    return r.type == "error" or bool(getattr(r, "is_error", False)) or meaning.is_error(r)
 
 
 def searchable_detail(r: R.Relay) -> str:
@@ -222,5 +224,5 @@ def searchable_detail(r: R.Relay) -> str:
     if isinstance(r, R.ToolUse):
         return f"{r.name} {r.id} {bytes(r.input).decode('utf-8', 'replace')}"
     if isinstance(r, R.ToolResult):
-        return f"{'error result' if r.is_error else 'result'} {r.text}"
+        return f"{'error result' if r.is_error else 'result'} {r.tool_use_id} {r.text}"  # the id: as its call's
     return _encode({k: v for k, v in R.to_dict(r).items() if k not in _DETAIL_SKIP}).decode("utf-8", "replace")
