@@ -1,4 +1,4 @@
-"""Issue 23: axe-core over every state a person sees, light and dark, 1280 and 390 px wide, and the
+"""Axe-core over every state a person sees, light and dark, 1280 and 390 px wide, and the
 keyboard: every control reachable by Tab (or by arrows inside a widget that is one Tab stop),
 usable without a mouse, with a focus ring one can see.
 
@@ -39,7 +39,7 @@ SESSION_DIR = (CORPUS / "session-jsonl" / "handgemacht-ai__claude-code-log" / "t
                / "real_projects" / "-experiments-worktrees")
 PYSCRIPT_PAGE = ROOT / "static" / "pyscript.html"
 SWIMLANES = '[data-testid="swimlanes"]'
-# issue 20's view draws each lane's spans on a canvas: the lane's box is the Tab stop
+# the view draws each lane's spans on a canvas: the lane's box is the Tab stop
 # (`swimlane-canvas`), arrows move between its spans (said in its aria-description) and Enter
 # selects the span's row in the timeline
 SWIMLANE_TRACK = f'{SWIMLANES} [data-testid="swimlane-canvas"]'
@@ -342,7 +342,7 @@ def no_swimlanes(page) -> bool:
 def state_swimlanes(pages: Pages) -> Shown:
     shown = on_app(pages, "swimlanes", enter_stream)
     if no_swimlanes(shown.page):
-        pytest.skip(f"no swimlane view ({SWIMLANES}) on this build yet (issue 20): runs once it lands")
+        pytest.skip(f"no swimlane view ({SWIMLANES}) on this build yet: runs once it lands")
     shown.page.locator(SWIMLANES).first.scroll_into_view_if_needed()
     assert shown.page.locator(SWIMLANES).first.is_visible(), "the swimlane view is drawn but hidden"
     return shown
@@ -384,7 +384,7 @@ def state_tour(pages: Pages) -> Shown:
 
 def state_pyscript(pages: Pages) -> Shown:
     if not PYSCRIPT_PAGE.is_file():
-        pytest.skip("no static/pyscript.html on this build yet (issue 21): runs once it lands")
+        pytest.skip("no static/pyscript.html on this build yet: runs once it lands")
 
     def make() -> Shown:
         shown = pages.new(1280)
@@ -717,7 +717,7 @@ def test_swimlane_spans_are_reached_by_keys(pages: Pages) -> None:
     shown = state_stream(pages)
     page = shown.page
     if no_swimlanes(page):
-        pytest.skip(f"no swimlane view ({SWIMLANES}) on this build yet (issue 20): runs once it lands")
+        pytest.skip(f"no swimlane view ({SWIMLANES}) on this build yet: runs once it lands")
     shown.state = "keyboard"
     pages.driver().strategy("lineage")  # every call kept: every tool span drawn
     show(shown, "light", 1280)
