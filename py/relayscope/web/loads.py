@@ -414,9 +414,9 @@ class Loads:
             st.closed = set(view.closed)
         if view.scope is not None:
             st.step_scope = view.scope
+        st.order = view.order or "time"
         if view.fold is not None:
             st.fold = view.fold
-        st.order = view.order or "time"
         st.row, st.expanded = None, False
 
     # -- the audit of every strategy, on request (a large input) --------------------------------------
