@@ -856,18 +856,21 @@ function moveTo(li, i) {
   const lane = get(li);
   if (!lane || i < 0 || i >= lane.s.length) return;
   cursor = { lane: li, i };
-  const [a, b] = view;
-  const [s, e] = [toAxis(lane.s[i]), toAxis(lane.e[i])];
-  if (e < a || s > b) { // off the view (past a break, maybe): the view goes to it, at the same zoom
-    const w = b - a;
-    setView(s - w / 3, s + (2 * w) / 3);
-  }
+  const s = reveal(lane, i);
   const r = lane.box.getBoundingClientRect();
   const x = r.left + ((Math.max(s, view[0]) - view[0]) / (view[1] - view[0])) * r.width;
   const d = describe(lane, i);
   lane.box.setAttribute("aria-description", `${d.kind}: ${d.text}. ${KEYS_SAID}`);
   showTip(`${d.text}`, x, r.top + rowY(lane.row[i]));
   schedule();
+}
+
+// A span off the view (past a break, maybe) brought into it at the same zoom; its start on the axis.
+function reveal(lane, i) {
+  const [a, b] = view;
+  const [s, e] = [toAxis(lane.s[i]), toAxis(lane.e[i])];
+  if (e < a || s > b) setView(s - (b - a) / 3, s + (2 * (b - a)) / 3);
+  return s;
 }
 
 function onKey(ev, li) {
@@ -929,12 +932,7 @@ export function select(laneId, seq) {
   picked = i < 0 ? null : { lane: li, i };
   if (picked) {
     lane.track.dataset.selected = String(seq);
-    const [a, b] = view; // on the axis, folded or not
-    const [s, e] = [toAxis(lane.s[i]), toAxis(lane.e[i])];
-    if (e < a || s > b) {
-      const w = b - a;
-      setView(s - w / 3, s + (2 * w) / 3);
-    }
+    reveal(lane, i);
     const box = lane.track.getBoundingClientRect();
     const room = tracksBox.getBoundingClientRect();
     if (box.top < room.top || box.bottom > room.bottom) tracksBox.scrollTop += box.top - room.top - 4;

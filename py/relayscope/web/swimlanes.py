@@ -15,10 +15,11 @@ keyboard: those never wait for the worker. What the reader picks comes back as m
 dragged range: the timeline keeps the rows inside it, through ``Filters.restrict``). The other
 way, a row selected anywhere is outlined on its span (``follow``, op ``lane-select``): its own
 span (a call, a sub-agent's start), its call's (a result), else the narrowest span of its lane
-else its agent's bar. On the wall-clock axis the header of ``lanes`` carries the run's folded axis (``folds.of_run``'s
-``to_json``: its breaks and segments), from which the page maps time to x; whether it folds is the
-view's (``ViewState.fold``, ``fold=off`` in the address), said to the page as the section's
-``data-fold`` and toggled by the "Fold idle" button beside Fit (or F on a track). The view
+else its agent's bar. On the wall-clock axis the header of ``lanes`` carries the run's folded
+axis (``folds.of_run``'s ``to_json``: its breaks and segments), from which the page maps time to
+x; whether it folds is the view's (``ViewState.fold``, ``fold=off`` in the address), said to the
+page as the section's ``data-fold`` and toggled by the "Fold idle" button beside Fit (or F on a
+track). The view
 shows only when it has something to show the rows do not (:func:`worth_showing`): lanes side by
 side (more than one), or tool calls in wall-clock time (their durations). One lane in line order
 is the rows again, drawn as bars, and one more Tab stop on the way to them.
