@@ -60,11 +60,19 @@ serve: site
 dist: site
 	$(LPY) tools/build_site.py dist --out dist/site
 
-# Test-only: ccusage, the token report users trust, for tests/unit/test_newest.py's comparison.
+# Test-only: ccusage, the token report users trust, for tests/unit/test_meaning.py's comparison.
 # npm install, not ci: ccusage names optional binaries for other platforms that the registry lacks.
 CCUSAGE_DIR := tools/ccusage
 $(CCUSAGE_DIR)/node_modules/.stamp: $(CCUSAGE_DIR)/package.json $(CCUSAGE_DIR)/package-lock.json
 	cd $(CCUSAGE_DIR) && npm install --ignore-scripts --no-audit --no-fund
+	touch $@
+
+# Test-only: Arize Phoenix, a real OTLP receiver (protobuf on /v1/traces, spans read back over its
+# REST API) for tests/unit/test_otlp_receiver.py. Its own venv: about 850 MB, 50 s to install, 10 s to start.
+PHOENIX_DIR := tools/phoenix
+$(PHOENIX_DIR)/.venv/.stamp: $(PHOENIX_DIR)/requirements.txt
+	$(PYTHON) -m venv $(PHOENIX_DIR)/.venv
+	$(PHOENIX_DIR)/.venv/bin/pip install --quiet --disable-pip-version-check -r $(PHOENIX_DIR)/requirements.txt
 	touch $@
 
 chromium:
@@ -76,7 +84,7 @@ lint: $(VENV)/.stamp
 	$(VPY) -m ruff check .
 	$(VPY) -m mypy
 
-test: chromium lint site $(CCUSAGE_DIR)/node_modules/.stamp
+test: chromium lint site $(CCUSAGE_DIR)/node_modules/.stamp $(PHOENIX_DIR)/.venv/.stamp
 	$(VPY) -m pytest tests/
 
 # The property tests with random examples (make test runs them derandomized: the "ci" profile in

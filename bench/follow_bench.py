@@ -1,4 +1,4 @@
-"""What watching costs (issue 12), as ratios to translating the finished input in the same run.
+"""What watching costs, as ratios to translating the finished input in the same run.
 
 * ``cli``: ``relayscope translate --follow FILE --idle-exit 0`` against ``relayscope translate
   FILE`` on the same file (the real stream-json corpus concatenated to about --mb MB): the

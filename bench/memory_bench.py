@@ -8,6 +8,12 @@ have new blocks to remember), runs each command on each in a fresh process with 
 and its peak at the large input as a ratio to its peak at the small one (1.00x: constant memory).
 
     python bench/memory_bench.py [--mb 100 400] [--only trace audit ...] [--py DIR]
+    python bench/memory_bench.py --folders [--py DIR]   # export and stats on session folders
+
+``--folders``: peak RSS of ``export`` and ``stats`` on folders of many sessions (about 100 and 400
+MB of copies of one session with its sub-agent files: flat, a session is held at a time) and on
+one session of 10 and 40 MB (its records repeated: what one session costs per MB, held whole to
+link its files).
 
 ``--py DIR`` measures the package under DIR instead of this checkout's (another commit's ``py/``,
 exported with ``git archive``): a before and after on the same inputs.
@@ -18,6 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -67,7 +74,11 @@ def main() -> None:
     ap.add_argument("--only", nargs="+", default=None, metavar="WORD",
                     help="only the commands whose name holds one of these words")
     ap.add_argument("--py", type=Path, default=ROOT / "py", help="the package folder to run (default: this one)")
+    ap.add_argument("--folders", action="store_true", help="export and stats on session folders instead")
     args = ap.parse_args()
+    if args.folders:
+        folders(args.py)
+        return
     commands = {name: argv for name, argv in COMMANDS.items()
                 if args.only is None or any(w in name for w in args.only)}
     if "translate" not in commands:
@@ -96,6 +107,58 @@ def main() -> None:
         growth = runs[-1][0] / runs[0][0]
         print(f"{name:<20}{cells}  {ratio:17.2f}x  {growth:9.2f}x")
     print("(! after a time: the command failed; peak ratio: the peak at the largest input over the smallest)")
+
+
+
+SESSIONS = ROOT / "tests" / "fixtures" / "real" / "session-jsonl"
+FAMILY = "ef958aa1-0e93-49f0-bb71-150f63befcd1"  # a session with two sub-agent files
+
+
+def _unique(data: bytes, k: int) -> bytes:
+    """A copy of session records whose record, call and message ids are its own."""
+    data = re.sub(rb'"(uuid|parentUuid|promptId)":"([0-9a-f-]{32})([0-9a-f]{4})"',
+                  lambda m: b'"%s":"%s%04x"' % (m.group(1), m.group(2), k % 65536), data)
+    return re.sub(rb"(toolu_|msg_)", lambda m: m.group(1) + b"c%d" % k, data)
+
+
+def folders(py: Path) -> None:
+    """Peak RSS of ``export`` and ``stats`` on folders: many sessions (about 100 and 400 MB of copies
+    of one session with its sub-agents: flat, a session is held at a time) and one session of 10
+    and 40 MB (its records repeated: what one session costs per MB, held whole to link its files)."""
+    main = next(SESSIONS.rglob(f"{FAMILY}.jsonl"))
+    family = [main, *sorted(main.with_suffix("").glob("subagents/*"))]
+    size = sum(p.stat().st_size for p in family)
+    commands = (("export", "--format", "otlp"), ("stats", "--json"))
+    with tempfile.TemporaryDirectory() as tmp:
+        print(f"{'input':>34}  {'command':<22} {'peak RSS':>10}")
+        for target in (100e6, 400e6):
+            root = Path(tmp) / f"many{int(target / 1e6)}"
+            for k in range(int(target // size) + 1):
+                for p in family:
+                    rel = p.relative_to(main.parent)
+                    out = root / str(rel).replace(FAMILY, f"c{k}-{FAMILY}")
+                    out.parent.mkdir(parents=True, exist_ok=True)
+                    out.write_bytes(_unique(p.read_bytes(), k))
+            _report(root, f"{target / 1e6:.0f} MB, {int(target // size) + 1} sessions", commands, py)
+            shutil.rmtree(root)
+        for target in (10e6, 40e6):
+            root = Path(tmp) / f"one{int(target / 1e6)}"
+            (root / f"{FAMILY}" / "subagents").mkdir(parents=True)
+            body = main.read_bytes()
+            with (root / main.name).open("wb") as out:
+                for k in range(int(target // len(body)) + 1):
+                    out.write(_unique(body, k))
+            for p in family[1:]:
+                (root / FAMILY / "subagents" / p.name).write_bytes(p.read_bytes())
+            _report(root, f"one session, {target / 1e6:.0f} MB", commands, py)
+            shutil.rmtree(root)
+
+
+def _report(root: Path, what: str, commands: tuple[tuple[str, ...], ...], py: Path) -> None:
+    mb = sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) / 1e6
+    for command in commands:
+        peak, _, _, _ = measure(["-m", "relayscope", *command, str(root)], py)
+        print(f"{what + f' ({mb:.0f} MB)':>34}  {' '.join(command):<22} {peak:8.1f} MB")
 
 
 if __name__ == "__main__":

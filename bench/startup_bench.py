@@ -8,7 +8,10 @@ CPU (user + system, the child's own rusage: the figure the machine's load distur
 wall. Medians, and each command's ratio to `python -c pass`; also what `python -c "import msgspec"`
 costs alone (the floor of any run that decodes).
 
-    python bench/startup_bench.py [--runs 20] [--file FILE]
+    python bench/startup_bench.py [--runs 20] [--file FILE] [--against DIR]
+
+``--against DIR`` installs another checkout (another commit, exported with ``git archive``) into a second
+environment beside the first and times its two commands in the same rounds: a before and after.
 """
 
 from __future__ import annotations
@@ -27,13 +30,13 @@ ONE_SESSION = ROOT / "tests" / "fixtures" / "real" / "stream-json" / (
     "GuhyupLee__waifu-agent__tests__fixtures__claude-multiturn.jsonl")
 
 
-def install() -> tuple[Path, Path]:
-    python, command = VENV / "bin" / "python", VENV / "bin" / "relayscope"
+def install(root: Path = ROOT, venv: Path = VENV) -> tuple[Path, Path]:
+    python, command = venv / "bin" / "python", venv / "bin" / "relayscope"
     quiet = ["--quiet", "--disable-pip-version-check"]
     if not python.is_file():
-        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", *quiet, str(ROOT)], check=True)
-    subprocess.run([str(python), "-m", "pip", "install", *quiet, "--no-deps", "--force-reinstall", str(ROOT)],
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", *quiet, str(root)], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", *quiet, "--no-deps", "--force-reinstall", str(root)],
                    check=True)
     return python, command
 
@@ -54,6 +57,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--file", type=Path, default=ONE_SESSION, help="the one session translated")
+    ap.add_argument("--against", type=Path, default=None, help="another checkout, timed in the same rounds")
     args = ap.parse_args()
     python, command = install()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
@@ -63,6 +67,10 @@ def main() -> None:
         "relayscope --version": [str(command), "--version"],
         f"relayscope translate ({args.file.stat().st_size // 1000} KB)": [str(command), "translate", str(args.file)],
     }
+    if args.against is not None:
+        _, other = install(args.against, VENV.with_name("startup-venv-against"))
+        cases["against: relayscope --version"] = [str(other), "--version"]
+        cases["against: relayscope translate"] = [str(other), "translate", str(args.file)]
     for argv in cases.values():  # warm the file cache
         timed(argv, env)
     got: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}

@@ -1,4 +1,4 @@
-"""The swimlanes on a big run: the page's longest task while it draws, zooms and pans (issue 20).
+"""The swimlanes on a big run: the page's longest task while it draws, zooms and pans.
 
 Usage (after `make site`):
 

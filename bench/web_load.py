@@ -26,7 +26,7 @@ boot in the same run; scenario order is rotated between runs.
 e.g. of the main branch), served the same way in the same run: before/after on equal terms.
 
 --profile adds one more cold visit of the app under V8's sampling profiler and prints the time
-under each named JS function (inclusive) on the page's thread. Since issue 11 Python boots in a
+under each named JS function (inclusive) on the page's thread. Python boots in a
 web worker, which this profiler does not see: what it shows is what the page's thread does
 (parsing, ui.mjs applying the worker's ops).
 

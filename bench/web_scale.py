@@ -3,7 +3,7 @@
 Usage (after `make site`; `make test` installs what it needs):
 
     .venv/bin/python bench/web_scale.py [--mb 50] [--runs 1] [--audit]
-    .venv/bin/python bench/web_scale.py --first-rows 5,50,600   # issue 18: first rows and done per size
+    .venv/bin/python bench/web_scale.py --first-rows 5,50,600   # first rows and done per size
 
 The input is the real stream-json corpus (shared/corpus/real/stream-json/*.jsonl, or the fixtures
 in tests/fixtures/real/stream-json/ when shared/ is absent) concatenated

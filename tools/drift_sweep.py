@@ -4,7 +4,7 @@ the types and subtypes the translator acted on or the page hid as bookkeeping, t
 Structs read).
 
     python tools/drift_sweep.py ../shared/corpus/real            # now
-    python tools/drift_sweep.py ../shared/corpus/real --before   # before issue 19
+    python tools/drift_sweep.py ../shared/corpus/real --before   # before the newest shapes were known
 """
 
 from __future__ import annotations

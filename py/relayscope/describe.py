@@ -1,4 +1,4 @@
-"""describe: what a tool call did, in words and as plain data (issue 18, "rows that say what happened").
+"""describe: what a tool call did, in words and as plain data, so that rows say what happened.
 
 A ``tool_use`` relay (and its paired ``tool_result``, when the caller knows it) becomes
 * a one-line summary: ``Edit src/app.py: 3 lines → 5``, ``Bash: npm test → exit 1``,

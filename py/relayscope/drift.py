@@ -182,7 +182,7 @@ def _name(raw: msgspec.Raw | None) -> Any:
         return None
     try:
         return _text.decode(raw)
-    except (msgspec.DecodeError, RecursionError):
+    except (msgspec.DecodeError, RecursionError, UnicodeError):  # a name with a bad byte in it
         return "?"
 
 

@@ -193,4 +193,4 @@ def of_run(tl: Timeline, relays: Sequence[R.Relay], stamps: Stamps, threshold: f
         return _unfolded(tl.start, tl.end, threshold)
     xs = positions(relays, tl.axis, stamps)
     points = [*xs, *(m.at for m in tl.marks), *(s.start for s in tl.spans), *(s.end for s in tl.spans)]
-    return fold(idle_gaps(points, busy(tl, relays, xs), tl.start, tl.end, threshold), tl.start, tl.end, threshold)
+    return fold(idle_gaps(points, busy(tl), tl.start, tl.end, threshold), tl.start, tl.end, threshold)

@@ -210,8 +210,9 @@ class FileFollower:
     """One growing file through one Analyzer; a restart finishes it and begins another whose
     seq numbers go on from the last."""
 
-    def __init__(self, path: str, args: argparse.Namespace, out: Out, tracing: bool) -> None:
-        self.path, self.args, self.out, self.tracing = path, args, out, tracing
+    def __init__(self, path: str, args: argparse.Namespace, out: Out, tracing: bool,
+                 raw: Callable[[str, bytes], None] | None = None) -> None:
+        self.path, self.args, self.out, self.tracing, self.raw = path, args, out, tracing, raw
         self.tail = Tail(path)
         self.base = 0  # seq offset of the current analyzer
         self.failed = False
@@ -230,6 +231,8 @@ class FileFollower:
             self._start()
             self.out.restart()
         if change.data:
+            if self.raw is not None:
+                self.raw(self.path, change.data)
             if self.tracing:
                 self.out.lines(change.data)
             self._emit(self.a.feed_text(change.data))
@@ -278,8 +281,9 @@ def _listing(folder: str) -> Iterator[str]:
 class FolderFollower:
     """Every transcript under a folder, old and new, through one :class:`LiveFiles`."""
 
-    def __init__(self, folder: str, args: argparse.Namespace, out: Out, tracing: bool) -> None:
-        self.folder, self.out = folder, out
+    def __init__(self, folder: str, args: argparse.Namespace, out: Out, tracing: bool,
+                 raw: Callable[[str, bytes], None] | None = None) -> None:
+        self.folder, self.out, self.raw = folder, out, raw
         self.live = LiveFiles(args.strategy, args.input_format, trace=tracing)
         self.tails: dict[str, Tail] = {}
         self.next_scan = 0.0
@@ -299,6 +303,9 @@ class FolderFollower:
                     self.tails[path] = Tail(path)
         moved = self._look(changes) or moved
         if changes:
+            if self.raw is not None:
+                for path, data in changes.items():
+                    self.raw(path, data)
             self._emit(self.live.feed_many(changes))
         return moved
 
@@ -340,16 +347,18 @@ class Outcome:
 
 
 def run(path: str, args: argparse.Namespace, writer: RelayWriter | None,
-        table: TraceWriter | None = None) -> Outcome:
+        table: TraceWriter | None = None, raw: Callable[[str, bytes], None] | None = None) -> Outcome:
     """Follow ``path`` (a file or folder that exists) until Ctrl-C or ``args.idle_exit`` quiet
-    seconds. ``writer``: where relays go (``translate``); else ``table``: the trace's."""
+    seconds. ``writer``: where relays go (``translate``, ``export``); else ``table``: the trace's.
+    ``raw``: told each file's appended bytes before they are translated (``export`` reads their
+    timestamps)."""
     tracing = writer is None
     out = Out(writer, table)
     follower: FileFollower | FolderFollower
     if os.path.isdir(path):
-        follower = FolderFollower(path, args, out, tracing)
+        follower = FolderFollower(path, args, out, tracing, raw)
     else:
-        follower = FileFollower(path, args, out, tracing)
+        follower = FileFollower(path, args, out, tracing, raw)
     interval: float = args.poll_interval
     idle_exit: float | None = args.idle_exit
     with Stop() as stop:

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
 from typing import Any, Final
 
 import msgspec
@@ -56,8 +55,9 @@ def transcript_file(agent_id: str) -> str:
     return f"agent-{agent_id}.jsonl"
 
 
-@dataclass(slots=True)
-class Lane:
+# Lane, _Spawn and LaneTracker are Structs and a plain class, not dataclasses: ``dataclasses`` (and
+# the ``inspect`` it imports) was a tenth of a one-session run's start-up.
+class Lane(msgspec.Struct, gc=False):
     """One agent context. ``spawn`` is the id of the Task/Agent call that started it, when
     that call was seen; ``file`` the sub-agent file its records came from (session input);
     ``agent_id`` the sub-agent's own id, when a session's records name it (the spawn's
@@ -91,8 +91,7 @@ def missing_transcripts(lanes: Mapping[str, Lane]) -> dict[str, str]:
     return {k: name for k, lane in lanes.items() if (name := lane.missing_file) is not None}
 
 
-@dataclass(slots=True)
-class _Spawn:
+class _Spawn(msgspec.Struct, gc=False):
     id: str
     lane: str  # where the call was made
     depth: int
@@ -102,8 +101,8 @@ class _Spawn:
 
 # A lane's or a spawn's fields as a tuple, in the order their constructor takes them: what a
 # checkpoint keeps of them (copy.copy of a slots dataclass is seven times slower).
-_lane_fields: Final = operator.attrgetter(*(f.name for f in fields(Lane)))
-_spawn_fields: Final = operator.attrgetter(*(f.name for f in fields(_Spawn)))
+_lane_fields: Final = operator.attrgetter(*Lane.__struct_fields__)
+_spawn_fields: Final = operator.attrgetter(*_Spawn.__struct_fields__)
 
 
 class SpawnInput(msgspec.Struct):
@@ -132,15 +131,17 @@ def spawn_input(raw_input: msgspec.Raw | bytes | None) -> SpawnInput:
         return SpawnInput()
 
 
-@dataclass(slots=True)
 class LaneTracker:
-    infer: bool = False
-    lanes: dict[str, Lane] = field(default_factory=lambda: {MAIN: Lane(MAIN)})
-    spawns: dict[str, _Spawn] = field(default_factory=dict)
-    tool_lane: RecentMap[str, str] = field(default_factory=RecentMap)  # tool_use id -> lane it ran in
-    contexts: RecentMap[str, str] = field(default_factory=RecentMap)  # inferred: context key -> lane
-    _open: list[str] = field(default_factory=list)  # open spawn ids, spawn order
-    _last_bound: str | None = None
+    __slots__ = ("_last_bound", "_open", "contexts", "infer", "lanes", "spawns", "tool_lane")
+
+    def __init__(self, infer: bool = False) -> None:
+        self.infer = infer
+        self.lanes: dict[str, Lane] = {MAIN: Lane(MAIN)}
+        self.spawns: dict[str, _Spawn] = {}
+        self.tool_lane: RecentMap[str, str] = RecentMap()  # tool_use id -> lane it ran in
+        self.contexts: RecentMap[str, str] = RecentMap()  # inferred: context key -> lane
+        self._open: list[str] = []  # open spawn ids, spawn order
+        self._last_bound: str | None = None
 
     def checkpoint(self) -> tuple[Any, ...]:
         """Everything this tracker holds, as immutable values (a lane or a spawn as the tuple of

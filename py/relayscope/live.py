@@ -250,7 +250,12 @@ class LiveFiles:
         sid, _ = file_head(f.pending[:_SNIFF_LINES])
         if f.agent_id is None:
             f.kind = "main"
-            f.session = s = self._session(f.name)
+            first = self._by_sid.get(sid) if sid else None
+            if first is not None and first.main is None:  # its sub-agent files (2.0.x: beside it) came first
+                self.sessions[f.name] = self.sessions.pop(f"session {sid}", first)
+                f.session = s = first
+            else:
+                f.session = s = self._session(f.name)
             s.main = f.name
             if sid and s.session_id is None:
                 s.session_id = sid

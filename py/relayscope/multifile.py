@@ -70,6 +70,7 @@ __all__ = [
     "audit_lines",
     "audit_steps",
     "group_files",
+    "group_names",
     "merge_audits",
     "translate_files",
     "translate_groups",
@@ -357,52 +358,71 @@ joins the session of its ``subagents/`` folder). Sub-agent files with no main fi
     one group per sessionId. A file that is no session transcript (detected; every file when
     ``fmt`` names another format) is a group of its own. Groups come in input order."""
     cache: _Prepared = {} if _cache is None else _cache
+    return [FileGroup(name, found, {n: files[n] for n in names}) for name, found, names in _groups(files, fmt, cache)]
+
+
+class _KeepNothing(dict[str, tuple[list[bytes], _Scan]]):
+    """A cache that keeps nothing: each file is read again when its group is."""
+
+    def __setitem__(self, name: str, found: tuple[list[bytes], _Scan]) -> None:
+        pass
+
+
+def group_names(files: Mapping[str, Text], fmt: str = "auto") -> list[tuple[str, str, list[str]]]:
+    """:func:`group_files` as ``(name, format, file names)``, each file looked at once and let go:
+    for a reader that then reads one group at a time (``files`` may read a file when asked)."""
+    return _groups(files, fmt, _KeepNothing())
+
+
+def _groups(files: Mapping[str, Text], fmt: str, cache: _Prepared) -> list[tuple[str, str, list[str]]]:
     metas = {n for n in files if AGENT_META.match(_basename(n))}
-    groups: list[FileGroup] = []
-    mains: dict[str, FileGroup] = {}  # main file path -> its group
-    agents: list[tuple[str, _Scan]] = []
-    by_sid: dict[str, FileGroup] = {}
-    linked: dict[str, FileGroup] = {}  # agent id -> group whose tool results name it
-    for name, content in files.items():
+    groups: list[tuple[str, str, list[str]]] = []
+    mains: dict[str, list[str]] = {}  # main file path -> its group's files
+    agents: list[tuple[str, str | None]] = []  # sub-agent file -> the sessionId its records carry
+    by_sid: dict[str, list[str]] = {}
+    linked: dict[str, list[str]] = {}  # agent id -> files of the group whose tool results name it
+    for name in files:
         if name in metas:
             continue
+        content = files[name]
         found = fmt if fmt != "auto" else detect(iter_lines(content))
         if found != "session":
-            groups.append(FileGroup(name, found, {name: content}))
+            groups.append((name, found, [name]))
             continue
         _, s = _prepare(name, content, cache)
+        del content
         if _agent_id(name) is not None:
-            agents.append((name, s))
+            agents.append((name, s.session_id))
             continue
-        g = mains[name.replace("\\", "/")] = FileGroup(name, "session", {name: content})
-        groups.append(g)
+        g = mains[name.replace("\\", "/")] = [name]
+        groups.append((name, "session", g))
         if s.session_id:
             by_sid.setdefault(s.session_id, g)
         for agent in s.agent_results:
             linked.setdefault(agent, g)
-    orphans: dict[str, FileGroup] = {}
-    for name, s in agents:
+    orphans: dict[str, list[str]] = {}
+    for name, sid in agents:
         agent = _agent_id(name) or ""
         folder = _dirname(name)
         group = None
         if _basename(folder) == "subagents":  # 2.1.x: <project>/<session>/subagents/agent-<id>.jsonl
             group = mains.get(_dirname(folder) + ".jsonl")
-        group = group or linked.get(agent) or (by_sid.get(s.session_id) if s.session_id else None)
+        group = group or linked.get(agent) or (by_sid.get(sid) if sid else None)
         if group is None:
-            key = s.session_id or name
+            key = sid or name
             group = orphans.get(key)
             if group is None:
-                group = orphans[key] = FileGroup(name, "session", {})
-                groups.append(group)
-        group.files[name] = files[name]
+                group = orphans[key] = []
+                groups.append((name, "session", group))
+        group.append(name)
         for meta in metas:
             if _dirname(meta) == folder and _basename(meta) == f"agent-{agent}.meta.json":
-                group.files[meta] = files[meta]
+                group.append(meta)
     for meta in metas:  # a meta file without its transcript: its session still names the sub-agent
         folder = _dirname(meta)
         group = mains.get(_dirname(folder) + ".jsonl") if _basename(folder) == "subagents" else None
-        if group is not None and meta not in group.files:
-            group.files[meta] = files[meta]
+        if group is not None and meta not in group:
+            group.append(meta)
     return groups
 
 

@@ -473,25 +473,37 @@ def link(shared: Shared, limit: int = LINK_LIMIT) -> str | None:
     return fragment if len(fragment) <= limit else None
 
 
+def damaged_link(what: str) -> str:
+    """The reader's words for a link whose payload cannot be unpacked."""
+    return (f"This link is damaged: {what} cannot be unpacked. "
+            "Was it cut short or changed when it was copied? Ask for the link again.")
+
+
+def inflate_link(body: str, limit: int, damaged: str) -> bytes:
+    """A link's payload (URL-safe base64 of a zlib stream, padding dropped) unpacked, at most
+    ``limit`` bytes of it: a few hundred kilobytes of fragment can unpack to gigabytes. ValueError
+    in the reader's words (``damaged``, or the limit) otherwise."""
+    d = zlib.decompressobj()
+    try:
+        raw = d.decompress(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)), limit)
+    except (ValueError, zlib.error) as exc:
+        raise ValueError(damaged) from exc
+    if d.unconsumed_tail:
+        raise ValueError(f"This link would unpack to more than {limit >> 20} MB, more than any link "
+                         "Relayscope makes, so it was not opened.")
+    if not d.eof or d.unused_data:
+        raise ValueError(damaged)
+    return raw
+
+
 def decode_link(fragment: str) -> tuple[dict[str, bytes], dict[str, str]]:
     """The files and view of a fragment made by :func:`encode_link`. ValueError, in the
     reader's words, when it is damaged or would unpack to more than LINK_MAX_BYTES."""
     fragment = fragment.removeprefix("#")
     if not fragment.startswith(LINK_PREFIX):
         raise ValueError("This is not a link to files shared by Relayscope.")
-    body = fragment[len(LINK_PREFIX):]
-    damaged = ("This link is damaged: the files it carries cannot be unpacked. "
-               "Was it cut short or changed when it was copied? Ask for the link again.")
-    d = zlib.decompressobj()
-    try:
-        raw = d.decompress(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)), LINK_MAX_BYTES)
-    except (ValueError, zlib.error) as exc:
-        raise ValueError(damaged) from exc
-    if d.unconsumed_tail:
-        raise ValueError(f"This link would unpack to more than {LINK_MAX_BYTES >> 20} MB, more than any link "
-                         "Relayscope makes, so it was not opened.")
-    if not d.eof or d.unused_data:
-        raise ValueError(damaged)
+    damaged = damaged_link("the files it carries")
+    raw = inflate_link(fragment[len(LINK_PREFIX):], LINK_MAX_BYTES, damaged)
     line, _, rest = raw.partition(b"\n")
     try:
         head = json.loads(line.decode("utf-8"))

@@ -1,36 +1,68 @@
-"""spans: the run in time. From the relays (and the input lines' timestamps) it builds, per lane,
-the agent span (its spawning call to that call's result), the tool spans (``tool_use`` to its
-``tool_result``), the model turns as marks, the lost blocks and errors as marks; and the figures
-of "where the time went" per lane and for the run (wall time, time in tools by tool, waiting on
-the model, idle gaps, tokens).
+"""spans: the run in time, built as the relays pass, holding only what is still open.
 
-The axis (``Timeline.axis``):
+Per lane: the agent span (its spawning call to that call's result), the tool spans (``tool_use``
+to its ``tool_result``), the model calls (``Call``: from what the model was last given to the last
+block of its answer, with the message's usage), the lost blocks and errors as marks; and the
+figures of "where the time went" per lane and for the run, as running sums.
 
-* ``time``: every line that opens or closes a span carries its own ``timestamp`` (session
-  transcripts; stream-json lines that have one). x is seconds since the epoch; a line without
-  one takes the time of the line before it in its file.
+Theory of operation
+-------------------
+:class:`Timing` turns relays into ``(relay, x)``: it holds the first relays until the axis is
+known, then gives each its x. :class:`Builder` takes them one at a time and puts every span,
+call and mark on ``closed`` the moment it is finished; what it holds is what is still open (calls
+without a result, lanes without an end, a message's call until its usage comes) and a few
+numbers per lane. ``relayscope export`` and ``stats`` stream through the two in constant memory;
+:func:`build` collects everything into a :class:`Timeline` for the page's swimlanes and the tests.
+
+The axis (``Timing``):
+
+* ``time``: the first line that opens or closes a span (else, with none among the first 64
+  relays, every one of them) carries a ``timestamp``. x is seconds since the epoch; a line without
+  one takes the time of the line before it in its file. A stamp without an offset is UTC; one
+  before 1970 or past 2262-04-11 (where nanoseconds leave a signed 64-bit integer) is clamped
+  into that range; both are counted in ``notes``.
 * ``line``: otherwise, for one input: x is the input line number. What the stream says of time
-  itself (a result's ``duration_ms`` and ``ttft_ms``, a sub-agent task's ``duration_ms`` in its
-  ``task_notification``) is kept as ``reported_ms`` beside the figures, never mixed into x.
+  itself (a result's ``duration_ms`` and ``ttft_ms``, a task's ``duration_ms``) is kept as
+  ``reported_ms`` beside the figures, never mixed into x.
 * ``order``: as ``line``, for several files without timestamps: x is the relay's seq.
+
+Rules that keep every viewer right (a table: what, the rule, why):
+
+============================  ===============================================  =====================================
+what                          rule                                             why
+============================  ===============================================  =====================================
+a child outliving its parent  a span ends at the latest of its own end and     a flame chart or waterfall draws a
+(lines missing: no result)    its children's; closing a lane closes what is    child outside its parent as a root
+                              still open in it and under it, at that time
+a call without a result       runs to its lane's last event, marked open       nothing says when it ended
+two calls at once in a lane   the second takes the lowest free row (rows are   siblings drawn on one track nest,
+                              given at the call's start: streaming)            which reads as parent and child
+a lane whose parent chain     attached to main, said in ``notes``              a parent cycle has no root
+loops (or names itself)
+a call in the lane it spawns  not that lane's parent, said in ``notes``        the same cycle, one step long
+============================  ===============================================  =====================================
+
+Figures: the lane's wall time is cut into stretches between its relays, each counted once:
+*tools* while a call of the lane runs, else *model* while the lane waits on the model (from its
+last input, or its start, to the last block of the answer: a stretch ended by more input, or by
+the lane's end, was no model's), else *idle*; so tools + model + idle = wall. What ran at
+the same time is said beside as overlaps: the model answering while a call ran, calls in
+parallel. The run's figures cut the run's wall time the same way over all lanes.
 
 A sub-agent's track carries its state as the lanes panel shows it (``subagents.LaneStates``:
 running, with the last heartbeat's time; completed; failed); the main track carries what the
 results report of the run's timing (``first_content_frame_ms``, ``time_to_request_ms``,
-``ttft_ms``, ``ttft_stream_ms``), each result's value kept.
+``ttft_ms``, ``ttft_stream_ms``), each result's value kept. The run's idle stretches longer than
+``gaps_over`` (no call, no model at work, no record) are kept for ``folds``.
 
-Reuses the layers below: lanes (labels, depth, parent) come from the ``lane_start`` relays, the
-key input of a tool call from ``present``, the lost blocks from the audit's inventory
-(``audit.relay_keys``: the audit's own mapping, so the two cannot disagree).
-
-Pure: no I/O, no DOM. Must not: parse input lines beyond their ``timestamp`` (``stamp``), or
-change the relays.
+Reuses the layers below: lane labels from ``lanes``, a call's key input from ``present``, lost
+blocks from the audit's inventory (``audit.relay_keys``: the audit's own mapping).
+Pure: no I/O, no DOM. Must not: parse input lines beyond their ``timestamp``, or change relays.
 """
 
 from __future__ import annotations
 
-import bisect
-import heapq
+import math
 import statistics
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -49,15 +81,20 @@ TIME: Final = "time"
 LINE: Final = "line"
 ORDER: Final = "order"
 AXIS_WORDS: Final = {TIME: "wall-clock time", LINE: "input line order", ORDER: "relay order"}
-TOP_TOOLS: Final = 8
-SLICE_RELAYS: Final = 25_000  # relays per slice of build_steps  # tools listed by time in the figures; the rest are summed as "other"
-# Assistant-side relays: what the model wrote (a model turn is the first of a message's).
+TOP_TOOLS: Final = 8  # tools listed by time in the figures; the rest are summed as "other"
+SLICE_RELAYS: Final = 25_000  # relays per slice of build_steps
+DECIDE_WITHIN: Final = 64  # relays looked at for the axis when none opens or closes a span
+AWAITING_USAGE: Final = 64  # finished model calls held for their usage, at most
+HELD_KEPT: Final = 256  # stretches held until a lane at work in them moves (the oldest then counts as idle)
+MAX_SECONDS: Final = (2**63 - 1) // 1000 / 1e6  # 2262-04-11: nanoseconds still fit a signed 64-bit int
+# Assistant-side relays: what the model wrote.
 _MODEL_SIDE: Final = (R.TextDelta, R.ThinkingDelta, R.ToolUse, R.ContentBlock)
 _MODEL_TYPES: Final = frozenset(_MODEL_SIDE)
+_INPUTS: Final = frozenset({R.ToolResult, R.UserMessage})  # what the model is given
 _ENDS: Final = frozenset({R.ToolUse, R.ToolResult})
-# the relays build_steps looks at beyond their lane and position (a type test on each is slow in Pyodide)
+# the relays the builder looks at beyond their lane and position (a type test on each is slow in Pyodide)
 _NOTED: Final = frozenset({R.ToolUse, R.ToolResult, R.LaneStart, R.Usage, R.SessionMeta, R.TurnComplete, R.Error,
-                           R.System, R.TextDelta, R.ThinkingDelta, R.ContentBlock, R.Passthrough})
+                           R.System, R.TextDelta, R.ThinkingDelta, R.ContentBlock, R.UserMessage, R.Passthrough})
 _STATED: Final = frozenset({R.ToolUse, R.ToolResult, R.System, R.Passthrough})  # what moves a lane's state
 # What a result reports of the run's timing (ms), in the order the figures list them.
 TIMING: Final = ("time_to_request_ms", "ttft_ms", "ttft_stream_ms", "first_content_frame_ms")
@@ -72,12 +109,30 @@ class _Stamp(msgspec.Struct):
 _stamp: Final = msgspec.json.Decoder(_Stamp)
 
 
-def parse(stamp: str) -> float | None:
-    """Seconds since the epoch of an ISO 8601 stamp (``Z`` allowed), or None."""
+def read_stamp(stamp: str) -> tuple[float, str | None] | None:
+    """Seconds since the epoch of an ISO 8601 stamp and what was assumed of it: ``"utc"`` (no
+    offset: taken as UTC), ``"clamped"`` (outside 1970 .. 2262-04-11), else None; None when it
+    does not parse."""
     try:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+        when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
     except ValueError:
         return None
+    note = None
+    if when.tzinfo is None:  # the machine's zone would make the output depend on TZ
+        when, note = when.replace(tzinfo=UTC), "utc"
+    try:
+        seconds = when.timestamp()
+    except (OverflowError, ValueError):
+        return None
+    if not 0.0 <= seconds <= MAX_SECONDS:
+        return min(max(seconds, 0.0), MAX_SECONDS), "clamped"
+    return seconds, note
+
+
+def parse(stamp: str) -> float | None:
+    """Seconds since the epoch of an ISO 8601 stamp (``Z`` allowed; no offset: UTC), or None."""
+    got = read_stamp(stamp)
+    return got[0] if got else None
 
 
 def timestamp(raw: bytes) -> str | None:
@@ -98,16 +153,44 @@ def line_seconds(raw: bytes) -> float | None:
 Stamps = Callable[[str | None, int], float | None]  # (file, line) -> seconds, or None
 
 
-def stamps_of(files: Mapping[str | None, Sequence[bytes]]) -> Stamps:
+@dataclass(slots=True)
+class StampNotes:
+    """What reading the stamps assumed: stamps without an offset, stamps clamped."""
+
+    utc: int = 0
+    clamped: int = 0
+
+    def read(self, raw: bytes) -> float | None:
+        stamp = timestamp(raw)
+        got = read_stamp(stamp) if stamp else None
+        if got is None:
+            return None
+        if got[1] == "utc":
+            self.utc += 1
+        elif got[1] == "clamped":
+            self.clamped += 1
+        return got[0]
+
+    def words(self) -> list[str]:
+        out = []
+        if self.utc:
+            out.append(f"{self.utc} timestamp(s) without a time-zone offset read as UTC")
+        if self.clamped:
+            out.append(f"{self.clamped} timestamp(s) before 1970 or after 2262-04-11 clamped into that range")
+        return out
+
+
+def stamps_of(files: Mapping[str | None, Sequence[bytes]], notes: StampNotes | None = None) -> Stamps:
     """A ``Stamps`` over input lines held in memory (``{file: lines}``, ``None`` for one text);
     each line is read once, when first asked for."""
     seen: dict[tuple[str | None, int], float | None] = {}
+    read = (notes or StampNotes()).read
 
     def at(file: str | None, line: int) -> float | None:
         key = (file, line)
         if key not in seen:
             lines = files.get(file if file in files else None)
-            seen[key] = line_seconds(lines[line - 1]) if lines and 1 <= line <= len(lines) else None
+            seen[key] = read(lines[line - 1]) if lines and 1 <= line <= len(lines) else None
         return seen[key]
     return at
 
@@ -127,9 +210,10 @@ class Span:
     line: int
     file: str | None
     row: int = 0  # tool: its row in the lane's track (calls that overlap in time take rows 1, 2 ...)
-    tool_id: str | None = None  # tool_use id (an agent: its spawning call's)
+    tool_id: str | None = None  # tool_use id (an agent: its spawning call's, when that call is its parent)
     error: bool = False
     child_lane: str | None = None  # a Task/Agent call: the lane it started
+    parent_lane: str | None = None  # an agent: the lane it hangs under (cycles broken)
 
     @property
     def open(self) -> bool:
@@ -145,6 +229,27 @@ class Span:
     @property
     def duration(self) -> float:
         return self.end - self.start
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One model call (an API message): from what the model was last given to its answer's last
+    block, with the usage the message reported (0 when it reported none)."""
+
+    lane: str
+    start: float
+    end: float
+    message_id: str | None
+    model: str | None
+    seq: int  # its first relay
+    line: int
+    file: str | None
+    row: int = 0  # calls of one lane that overlap in time take rows 1, 2 ...
+    input_tokens: int = 0  # as the API counts it: without the cache reads and writes
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_creation_tokens: int = 0
+    usage: bool = False  # whether the message reported usage
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,9 +293,12 @@ class Timeline:
     tracks: list[Track] = field(default_factory=list)  # main first, each sub-agent under its parent
     spans: list[Span] = field(default_factory=list)  # agents first (in track order), then tools by seq
     marks: list[Mark] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)  # model calls, by seq
     start: float = 0.0
     end: float = 0.0
     session_id: str | None = None
+    notes: list[str] = field(default_factory=list)  # what was assumed or repaired, in words
+    figures: dict[str, Any] = field(default_factory=dict)
 
     @property
     def axis_words(self) -> str:
@@ -209,55 +317,732 @@ class Lost:
     words: str
 
 
-def lost_blocks(relays: Iterable[R.Relay], items: Mapping[Key, Item]) -> list[Lost]:
-    """The blocks of the audit's inventory that the relays do not carry, in input order."""
-    emitted = {key for key, _ in relay_keys(relays)}
-    lost = [Lost(it.line, it.file, describe(key)) for key, it in items.items() if key not in emitted]
+def lost_blocks(relays: Iterable[R.Relay], items: Mapping[Key, Item], by_file: bool = True) -> list[Lost]:
+    """The blocks of the audit's inventory that the relays do not carry, in input order (a block a
+    refusal fallback withdrew is retracted, never lost: the audit's rule). ``by_file``: the
+    inventory tells user text apart by file (a session's files); a stream's does not."""
+    emitted = {key if by_file or key[0] != "user_text" else key[:3] for key, _ in relay_keys(relays)}
+    lost = [Lost(it.line, it.file, describe(key)) for key, it in items.items() if key not in emitted and not it.retracted]
     lost.sort(key=lambda b: (b.file or "", b.line))
     return lost
 
 
-# -- building -------------------------------------------------------------------------------
+# -- the axis -------------------------------------------------------------------------------
 
-def _axis(relays: Sequence[R.Relay], stamps: Stamps) -> str:
-    """``time`` when every span's ends carry a timestamp (and one does at all)."""
-    ends = 0
-    for r in relays:  # the first end without one settles it (an untimed stream: at its first call)
-        if type(r) in _ENDS:
-            ends += 1
-            if stamps(r.file, r.line) is None:
-                return _untimed(relays)
-    if ends or (relays and all(stamps(r.file, r.line) is not None for r in relays[:64])):
-        return TIME
-    return _untimed(relays)
+class Timing:
+    """Relays in, ``(relay, x)`` out, in the same order. The first relays wait until the axis is
+    decided (the module doc); ``several`` says the input is several files (untimed: ``order``)."""
 
+    def __init__(self, stamps: Stamps, several: bool = False, axis: str | None = None) -> None:
+        self.stamps = stamps
+        self.several = several
+        self.axis: str | None = axis
+        self._held: list[R.Relay] = []
+        self._last: dict[str | None, float] = {}
+        self._first = 0.0
 
-def _untimed(relays: Sequence[R.Relay]) -> str:
-    first = relays[0].file if relays else None
-    return ORDER if any(r.file != first for r in relays) else LINE
+    def feed(self, r: R.Relay) -> list[tuple[R.Relay, float]]:
+        if self.axis is None:
+            self._held.append(r)
+            if type(r) in _ENDS:
+                self._decide(self.stamps(r.file, r.line) is not None)
+            elif len(self._held) >= DECIDE_WITHIN:
+                self._decide(all(self.stamps(h.file, h.line) is not None for h in self._held))
+            return self._release() if self.axis is not None else []
+        return [(r, self.x(r))]
+
+    def finish(self) -> list[tuple[R.Relay, float]]:
+        if self.axis is None:
+            held = self._held
+            self._decide(bool(held) and all(self.stamps(h.file, h.line) is not None for h in held))
+        return self._release()
+
+    def _decide(self, timed: bool) -> None:
+        self.axis = TIME if timed else (ORDER if self.several else LINE)
+        if timed:
+            self._first = next((t for h in self._held if (t := self.stamps(h.file, h.line)) is not None), 0.0)
+
+    def _release(self) -> list[tuple[R.Relay, float]]:
+        held, self._held = self._held, []
+        return [(h, self.x(h)) for h in held]
+
+    def x(self, r: R.Relay) -> float:
+        if self.axis == LINE:
+            return float(r.line)
+        if self.axis == ORDER:
+            return float(r.seq)
+        t = self.stamps(r.file, r.line)
+        if t is None:
+            t = self._last.get(r.file, self._first)
+        self._last[r.file] = t
+        return t
 
 
 def positions(relays: Sequence[R.Relay], axis: str, stamps: Stamps) -> list[float]:
     """Each relay's x on ``axis`` (by index; the page's range filter reads them)."""
-    if axis == LINE:
-        return [float(r.line) for r in relays]
-    if axis == ORDER:
-        return [float(r.seq) for r in relays]
-    last: dict[str | None, float] = {}
-    xs: list[float] = []
-    first = next((t for r in relays if (t := stamps(r.file, r.line)) is not None), 0.0)
-    for r in relays:
-        t = stamps(r.file, r.line)
-        if t is None:
-            t = last.get(r.file, first)
-        last[r.file] = t
-        xs.append(t)
-    return xs
+    timing = Timing(stamps, axis=axis)
+    if axis == TIME:
+        timing._first = next((t for r in relays if (t := stamps(r.file, r.line)) is not None), 0.0)
+    return [timing.x(r) for r in relays]
 
 
-def build(relays: Sequence[R.Relay], stamps: Stamps, lost: Iterable[Lost] = ()) -> Timeline:
+# -- the builder ----------------------------------------------------------------------------
+
+_WAITING: Final = 1  # given its input, no answer yet: the stretch is the model's if it answers (not more input)
+_ANSWERING: Final = 2  # the model has written: the stretch after is its if more of the answer follows
+_IDLE: Final = 0
+
+
+@dataclass(slots=True, eq=False)
+class _Open:
+    """A tool call without its result yet."""
+
+    use: R.ToolUse
+    x: float
+    row: int
+    child: str | None = None  # the lane it spawned, once that lane started
+
+
+@dataclass(slots=True, eq=False)
+class _Lane:
+    track: Track
+    start: float
+    seq: int
+    line: int
+    file: str | None
+    spawn: str | None  # the spawning call that is this lane's parent span (None: hangs under its parent lane)
+    last_x: float
+    last_seq: int
+    clock: float  # the sweep of its wall time has reached here
+    floor: float = float("-inf")  # the latest end of what closed under it
+    calls: dict[str, _Open] = field(default_factory=dict)
+    children: dict[str, None] = field(default_factory=dict)  # open lanes under it
+    rows: list[float] = field(default_factory=list)  # per tool row: when it is free (inf: in use)
+    call_rows: list[float] = field(default_factory=list)  # the same for its model calls
+    state: int = _WAITING
+    tentative: float = 0.0  # after the model wrote: the model's if it writes again, else idle
+    tools: float = 0.0
+    model: float = 0.0
+    both: float = 0.0  # the model answering while a call ran
+    parallel: float = 0.0  # two calls or more at once
+    gap: float = 0.0
+    longest: float = 0.0
+    by_tool: dict[str, list[float]] = field(default_factory=dict)
+    msg: str | None = None  # the message being answered
+    msg_start: float = 0.0
+    msg_last: float = 0.0
+    msg_first: R.Relay | None = None
+    msg_at: float = 0.0  # x of its first relay
+    since: float | None = None  # when the lane was last given input (None: answered since)
+    closed: bool = False
+
+
+@dataclass(slots=True, eq=False)
+class _Held:
+    """A stretch of the run while lanes were at work on the model: the model's if one of them
+    writes next, idle if each is given input or ends first."""
+
+    dt: float
+    lanes: set[str]
+    gaps: list[tuple[float, float]]
+
+
+class _Sweep:
+    """The run's wall time cut as a lane's is (module doc), over every lane at once; and its idle
+    stretches longer than ``gaps_over`` (between two relays: no record in them), for ``folds``."""
+
+    def __init__(self, gaps_over: float = math.inf) -> None:
+        self.clock: float | None = None
+        self.tools = self.model = self.idle = self.both = self.parallel = 0.0
+        self.held: list[_Held] = []  # consecutive stretches of one set of lanes are one
+        self.gaps_over = gaps_over
+        self.gaps: list[tuple[float, float]] = []
+
+    def advance(self, x: float, open_calls: int, at_work: set[str], model_side: bool) -> None:
+        """To ``x``: ``at_work``, the lanes waiting on the model or answering."""
+        if self.clock is None:
+            self.clock = x
+            return
+        dt = x - self.clock
+        if dt <= 0:
+            if dt < 0:  # a record out of time order: a long stretch it falls in is shorter
+                self._cut(self.gaps, x)
+                if self.held:
+                    self._cut(self.held[-1].gaps, x)
+            return
+        began, self.clock = self.clock, x
+        if open_calls:
+            self.tools += dt
+            if model_side:
+                self.both += dt
+            if open_calls > 1:
+                self.parallel += dt
+        elif at_work:
+            held = self.held[-1] if self.held and self.held[-1].lanes == at_work else None
+            if held is None:
+                held = _Held(0.0, set(at_work), [])
+                self.held.append(held)
+                if len(self.held) > HELD_KEPT:  # none of its lanes has moved for that long: it was idle
+                    self._idle(self.held.pop(0))
+            held.dt += dt
+            if dt > self.gaps_over:
+                held.gaps.append((began, x))
+        else:
+            self.idle += dt
+            if dt > self.gaps_over:
+                self.gaps.append((began, x))
+
+    def _cut(self, gaps: list[tuple[float, float]], x: float) -> None:
+        """A record at ``x`` inside a long stretch already kept: what is left on either side of it
+        (the stretches are in time order: only those ending after ``x`` are looked at)."""
+        k = len(gaps) - 1
+        while k >= 0 and gaps[k][1] > x:
+            a, b = gaps[k]
+            if a < x:
+                gaps[k:k + 1] = [piece for piece in ((a, x), (x, b)) if piece[1] - piece[0] > self.gaps_over]
+                return
+            k -= 1
+
+    def _idle(self, held: _Held) -> None:
+        self.idle += held.dt
+        self.gaps.extend(held.gaps)
+
+    def resolve(self, lane: str, model: bool) -> None:
+        """Lane ``lane`` wrote (``model``), or was given input or ended: the stretches held for it."""
+        if not self.held:
+            return
+        keep: list[_Held] = []
+        for held in self.held:
+            if lane in held.lanes:
+                if model:
+                    self.model += held.dt
+                    continue
+                held.lanes.discard(lane)
+                if not held.lanes:
+                    self._idle(held)
+                    continue
+            keep.append(held)
+        self.held = keep
+
+
+Closed = Span | Call | Mark
+
+
+class Builder:
+    """Relays with their x in (:meth:`feed`, in relay order), finished spans, calls and marks out
+    (``closed``, which the caller may empty as it goes); :meth:`finish` closes what is open.
+    ``lost``: blocks no relay carries, by line (one file, or by file), placed as the relays pass."""
+
+    def __init__(self, axis: str, lost: Iterable[Lost] = (), gaps_over: float = math.inf) -> None:
+        self.axis = axis
+        self.closed: list[Closed] = []
+        self.tracks: dict[str, Track] = {}
+        self.session_id: str | None = None
+        self.notes: list[str] = []
+        self.start: float | None = None
+        self.end: float | None = None
+        self.lost_count = 0
+        self.errors = 0
+        self._lanes: dict[str, _Lane] = {}
+        self._calls: dict[str, _Open] = {}  # open tool calls by id, every lane
+        self._awaiting: dict[str, tuple[Call, float]] = {}  # finished model calls waiting for their usage (and
+        # the x of their first relay), by message id
+        self._usage: dict[str, R.Usage] = {}  # usage that came before its call finished
+        self._sweep = _Sweep(gaps_over)
+        self._at_work: set[str] = set()  # lanes waiting on the model or answering
+        self._states = LaneStates()
+        self.whole: tuple[float, float, float, float] | None = None  # the run's parts from its timeline
+        self._lost: dict[str | None, list[Lost]] = {}  # by file, last line first
+        for b in sorted(lost, key=lambda b: -b.line):
+            self._lost.setdefault(b.file, []).append(b)
+        self._last: tuple[R.Relay, float] | None = None
+        self._last_in: dict[str | None, tuple[str, float]] = {}  # per file: the lane and x of its last relay
+        self._lane_ends: list[tuple[Track, _Sums]] = []  # closed lanes (their state freed): their figures
+        self._by_tool: dict[str, list[float]] = {}
+        self._tokens = {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "cache_creation_tokens": 0}
+
+    # -- feeding -------------------------------------------------------------------------------
+
+    def feed(self, r: R.Relay, x: float) -> None:
+        if self._lost:
+            self._place_lost(r.file, r.line)
+            self._last_in[r.file] = (r.lane, x)
+        self._last = (r, x)
+        if self.start is None or x < self.start:
+            self.start = x
+        if self.end is None or x > self.end:
+            self.end = x
+        kind = type(r)
+        model_side = kind in _MODEL_TYPES
+        self._sweep.advance(x, len(self._calls), self._at_work, model_side)
+        if kind in _STATED:
+            self._states.add(r)
+        ln = self._lanes.get(r.lane)
+        if ln is None:
+            if r.lane in self.tracks:  # a closed lane: only its last message's usage still counts
+                if kind is R.Usage:
+                    assert isinstance(r, R.Usage)
+                    self._take_usage(self.tracks[r.lane], r)
+                return
+            ln = self._open_lane(r, x, r if isinstance(r, R.LaneStart) else None)
+        self._advance(ln, x, model_side)
+        ln.last_x, ln.last_seq = max(ln.last_x, x), r.seq
+        if kind not in _NOTED:
+            return
+        if model_side:
+            self._model_side(ln, r, x)
+        if kind is R.ToolUse:
+            assert isinstance(r, R.ToolUse)
+            self._tool_use(ln, r, x)
+        elif kind in _INPUTS:
+            self._input(ln, x)
+            if kind is R.ToolResult:
+                assert isinstance(r, R.ToolResult)
+                self._tool_result(r, x)
+        elif kind is R.LaneStart:
+            assert isinstance(r, R.LaneStart)
+            self._lane_start(ln, r)
+        elif kind is R.Usage:
+            assert isinstance(r, R.Usage)
+            self._take_usage(ln.track, r)
+        elif kind is R.SessionMeta:
+            assert isinstance(r, R.SessionMeta)
+            self.session_id = self.session_id or r.session_id
+            ln.track.model = ln.track.model or r.model
+        elif kind is R.TurnComplete:
+            assert isinstance(r, R.TurnComplete)
+            self._turn_complete(ln.track, r, x)
+        elif kind is R.Error:
+            assert isinstance(r, R.Error)
+            self._mark(Mark("error", r.lane, x, r.seq, r.line, r.file, clip(r.message, 120)))
+        elif kind is R.System:
+            assert isinstance(r, R.System)
+            if r.subtype == "task_notification":
+                self._task_time(r)
+
+    def finish(self) -> None:
+        """End of input: every open lane closes at its last event (children first), then main."""
+        for file in list(self._lost):
+            self._place_lost(file, None)
+        order = sorted(self._lanes.values(), key=lambda ln: -ln.track.depth)
+        for ln in order:
+            if not ln.closed and (ln.spawn is None or ln.spawn not in self._calls):
+                self._close_lane(ln, ln.last_x, None)
+        for c in sorted(self._calls.values(), key=lambda c: c.use.seq):  # calls of lanes closed meanwhile
+            self._close_call(c, None, self._lanes[c.use.lane].last_x, None)
+        for mid in list(self._awaiting):
+            self._flush_call(mid)
+        for lane, st in self._states.lanes.items():
+            tr = self.tracks.get(lane)
+            if tr is not None and lane != MAIN:
+                tr.state, tr.status, tr.elapsed_s = st.state, status_words(st), st.elapsed_s
+
+    # -- lanes ---------------------------------------------------------------------------------
+
+    def _open_lane(self, r: R.Relay, x: float, start: R.LaneStart | None) -> _Lane:
+        lane = r.lane
+        tr = Track(lane, lane_label(MAIN, None, None) if lane == MAIN else lane, None if lane == MAIN else MAIN,
+                   0 if lane == MAIN else 1, first_seq=r.seq)
+        self.tracks[lane] = tr
+        call = self._calls.get(lane)
+        began, seq, line, file = x, r.seq, r.line, r.file
+        ln = _Lane(tr, began, seq, line, file, None, x, r.seq, x)
+        self._lanes[lane] = ln
+        if lane != MAIN and call is not None:
+            if call.use.lane == lane or self._under(call.use.lane, lane):
+                self.notes.append(f"the call {lane} is in the lane it spawned: not that lane's parent (a cycle)")
+            else:
+                call.child = lane
+                ln.spawn = lane
+                ln.start, ln.seq, ln.line, ln.file, ln.clock = call.x, call.use.seq, call.use.line, call.use.file, call.x
+                tr.parent = call.use.lane
+        if lane != MAIN:
+            parent = self._lanes.get(tr.parent or MAIN)
+            if parent is not None and not parent.closed:
+                parent.children[lane] = None
+        ln.since = ln.start  # its start is what the model was first given (a prompt that comes is later)
+        self._at_work.add(lane)
+        return ln
+
+    def _lane_start(self, ln: _Lane, r: R.LaneStart) -> None:
+        tr = ln.track
+        tr.label = r.label or lane_label(tr.id, r.agent_type, r.description)
+        tr.depth = r.depth
+        parent = r.parent_lane
+        if tr.id == MAIN or parent is None:
+            return
+        if ln.spawn is not None:
+            parent = self._calls[ln.spawn].use.lane if ln.spawn in self._calls else tr.parent
+        if parent == tr.id or self._under(parent, tr.id):
+            self.notes.append(f"lane {tr.id} names {'itself' if parent == tr.id else 'a lane under it'} as its "
+                              "parent (a cycle): drawn under main")
+            parent = MAIN
+        if parent != tr.parent:
+            old = self._lanes.get(tr.parent or MAIN)
+            if old is not None:
+                old.children.pop(tr.id, None)
+            tr.parent = parent
+            new = self._lanes.get(parent or MAIN)
+            if new is not None and not new.closed:
+                new.children[tr.id] = None
+
+    def _under(self, lane: str | None, ancestor: str) -> bool:
+        """Whether ``lane`` hangs (at any depth) under ``ancestor``."""
+        seen: set[str] = set()
+        while lane is not None and lane not in seen:
+            if lane == ancestor:
+                return True
+            seen.add(lane)
+            tr = self.tracks.get(lane)
+            lane = tr.parent if tr is not None else None
+        return False
+
+    def _close_lane(self, ln: _Lane, at: float, end_seq: int | None, error: bool = False) -> float:
+        """Close a lane at ``at``: what is open in it and under it first. Returns its end."""
+        stack: list[tuple[_Lane, bool]] = [(ln, False)]
+        end = at
+        while stack:  # iterative: sub-agents nest deep
+            cur, ready = stack.pop()
+            if cur.closed:
+                continue
+            if not ready:
+                stack.append((cur, True))
+                for child in reversed(list(cur.children)):
+                    kid = self._lanes.get(child)
+                    if kid is not None and not kid.closed and kid.spawn not in cur.calls:
+                        stack.append((kid, False))
+                continue
+            for c in sorted(cur.calls.values(), key=lambda c: c.use.seq):
+                self._close_call(c, None, max(at, cur.last_x, c.x), None)
+            end = self._end_lane(cur, at, end_seq if cur is ln else None, error and cur is ln)
+        return end
+
+    def _end_lane(self, ln: _Lane, at: float, end_seq: int | None, error: bool) -> float:
+        tr = ln.track
+        ln.closed = True
+        end = max(at, ln.last_x, ln.floor, ln.start)
+        self._advance(ln, end, False)
+        self._resolve(ln, model=False)
+        self._end_message(ln)
+        self._at_work.discard(tr.id)
+        parent = self._lanes.get(tr.parent) if tr.parent else None
+        if parent is not None:
+            parent.children.pop(tr.id, None)
+            parent.floor = max(parent.floor, end)
+        if tr.id == MAIN:
+            end_seq = ln.last_seq
+        tr.agent = Span("agent", tr.id, tr.label, tr.label, ln.start, end, ln.seq, end_seq, ln.line, ln.file,
+                        tool_id=ln.spawn, error=error, parent_lane=tr.parent)
+        tr.rows = max(1, len(ln.rows))
+        self.closed.append(tr.agent)
+        self._lane_ends.append((tr, _sums(ln, end)))
+        del self._lanes[tr.id]  # what a closed lane held is done with; its track stays
+        return end
+
+    # -- tool calls ----------------------------------------------------------------------------
+
+    def _tool_use(self, ln: _Lane, r: R.ToolUse, x: float) -> None:
+        if r.id in self._calls:
+            return  # the same call again (a repeated row): its first sighting opened it
+        row = _free_row(ln.rows, x)
+        c = _Open(r, x, row)
+        self._calls[r.id] = ln.calls[r.id] = c
+        kid = self._lanes.get(r.id)
+        if kid is None:
+            return
+        if r.id == ln.track.id or self._under(ln.track.id, r.id):
+            self.notes.append(f"the call {r.id} is in the lane it spawned (or under it): not that lane's parent "
+                              "(a cycle)")
+        elif not kid.closed and kid.spawn is None:
+            c.child = r.id  # the lane began before its call was seen (lines out of order)
+
+    def _tool_result(self, r: R.ToolResult, x: float) -> None:
+        c = self._calls.get(r.tool_use_id)
+        if c is not None:
+            self._close_call(c, r, x, r.seq)
+
+    def _close_call(self, c: _Open, res: R.ToolResult | None, at: float, end_seq: int | None) -> None:
+        use = c.use
+        ln = self._lanes[use.lane]
+        self._calls.pop(use.id, None)
+        ln.calls.pop(use.id, None)
+        end = max(at, c.x)
+        error = bool(res is not None and res.is_error)
+        if c.child is not None:
+            kid = self._lanes.get(c.child)
+            done = self.tracks.get(c.child)
+            if kid is not None and not kid.closed:
+                end = max(end, self._close_lane(kid, end, end_seq, error))
+            elif done is not None and done.agent is not None:
+                end = max(end, done.agent.end)
+        ln.rows[c.row] = end
+        ln.floor = max(ln.floor, end)
+        acc = ln.by_tool.setdefault(use.name, [0, 0.0])
+        acc[0] += 1
+        acc[1] += end - c.x
+        acc = self._by_tool.setdefault(use.name, [0, 0.0])
+        acc[0] += 1
+        acc[1] += end - c.x
+        self.closed.append(Span("tool", use.lane, use.name, use.input, c.x, end, use.seq, end_seq, use.line,
+                                use.file, c.row, use.id, error, c.child))
+
+    # -- model calls ---------------------------------------------------------------------------
+
+    def _model_side(self, ln: _Lane, r: R.Relay, x: float) -> None:
+        mid = getattr(r, "message_id", None) or f"@{r.seq}"
+        if ln.msg != mid:
+            self._end_message(ln)
+            ln.msg, ln.msg_start, ln.msg_first, ln.msg_at = mid, ln.since if ln.since is not None else x, r, x
+            ln.since = None
+        ln.msg_last = x
+        self._resolve(ln, model=True)
+        ln.state = _ANSWERING
+        self._at_work.add(ln.track.id)
+
+    def _input(self, ln: _Lane, x: float) -> None:
+        self._end_message(ln)
+        self._resolve(ln, model=False)
+        ln.state = _WAITING
+        ln.since = x
+        self._at_work.add(ln.track.id)
+
+    def _end_message(self, ln: _Lane) -> None:
+        first = ln.msg_first
+        if first is None or ln.msg is None:
+            return
+        mid = ln.msg
+        ln.msg, ln.msg_first = None, None
+        start, end = ln.msg_start, max(ln.msg_last, ln.msg_start)
+        row = _free_row(ln.call_rows, start)
+        ln.call_rows[row] = end
+        call = Call(ln.track.id, start, end, getattr(first, "message_id", None), None, first.seq, first.line,
+                    first.file, row)
+        self._awaiting[mid] = (call, ln.msg_at)
+        if mid in self._usage:
+            self._flush_call(mid)
+        elif len(self._awaiting) > AWAITING_USAGE:
+            self._flush_call(next(iter(self._awaiting)))
+
+    def _take_usage(self, tr: Track, r: R.Usage) -> None:
+        tr.input_tokens += r.input_tokens
+        tr.output_tokens += r.output_tokens
+        tr.cache_read_tokens += r.cache_read_input_tokens
+        tr.cache_creation_tokens += r.cache_creation_input_tokens
+        self._tokens["input_tokens"] += r.input_tokens
+        self._tokens["output_tokens"] += r.output_tokens
+        self._tokens["cache_read_tokens"] += r.cache_read_input_tokens
+        self._tokens["cache_creation_tokens"] += r.cache_creation_input_tokens
+        if r.model:
+            tr.model = tr.model or r.model
+        if r.message_id is None:
+            return
+        self._usage[r.message_id] = r
+        if r.message_id in self._awaiting:
+            self._flush_call(r.message_id)
+        elif len(self._usage) > AWAITING_USAGE:
+            del self._usage[next(iter(self._usage))]
+
+    def _flush_call(self, mid: str) -> None:
+        call, at = self._awaiting.pop(mid)
+        u = self._usage.pop(mid, None)
+        if u is not None:
+            call = Call(call.lane, call.start, call.end, call.message_id, u.model, call.seq, call.line, call.file,
+                        call.row, u.input_tokens, u.output_tokens, u.cache_read_input_tokens,
+                        u.cache_creation_input_tokens, True)
+        if call.model is None:
+            tr = self.tracks.get(call.lane)
+            call = Call(call.lane, call.start, call.end, call.message_id, tr.model if tr else None, call.seq,
+                        call.line, call.file, call.row, call.input_tokens, call.output_tokens,
+                        call.cache_read_tokens, call.cache_creation_tokens, call.usage)
+        self.closed.append(call)
+        if call.message_id is not None:
+            self.closed.append(Mark("model", call.lane, at, call.seq, call.line, call.file,
+                                    call.model or "model turn"))
+
+    # -- the sweep -----------------------------------------------------------------------------
+
+    def _advance(self, ln: _Lane, x: float, model_side: bool) -> None:
+        dt = x - ln.clock
+        if dt <= 0:
+            return
+        ln.clock = x
+        calls = len(ln.calls)
+        if calls:
+            ln.tools += dt
+            ln.longest, ln.gap = max(ln.longest, ln.gap), 0.0
+            if model_side:
+                ln.both += dt
+            if calls > 1:
+                ln.parallel += dt
+        elif ln.state != _IDLE:  # the model's if it writes next; idle if more input or the end comes
+            ln.tentative += dt
+        else:
+            ln.gap += dt
+            ln.longest = max(ln.longest, ln.gap)
+
+    def _resolve(self, ln: _Lane, model: bool) -> None:
+        """The model wrote (``model``: the stretch held since its input or its last block was its),
+        or the lane was given input or ended (it was idle)."""
+        if ln.tentative:
+            if model:
+                ln.model += ln.tentative
+                ln.gap = 0.0
+            else:
+                ln.gap += ln.tentative
+                ln.longest = max(ln.longest, ln.gap)
+            ln.tentative = 0.0
+        if not model:
+            ln.state = _IDLE
+        self._sweep.resolve(ln.track.id, model)
+
+    # -- the rest ------------------------------------------------------------------------------
+
+    def _turn_complete(self, tr: Track, r: R.TurnComplete, x: float) -> None:
+        if r.duration_ms is not None:
+            tr.reported_ms = (tr.reported_ms or 0.0) + float(r.duration_ms)
+        ttft = r.extra.get("ttft_ms") if r.extra else None
+        if isinstance(ttft, int | float):
+            tr.ttft_ms = (tr.ttft_ms or 0.0) + float(ttft)
+        for name in TIMING if r.extra else ():
+            value = r.extra.get(name)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                tr.timing.setdefault(name, []).append(float(value))
+        if r.is_error:
+            self._mark(Mark("error", r.lane, x, r.seq, r.line, r.file, f"run ended: {r.subtype or 'error'}"))
+
+    def _task_time(self, r: R.System) -> None:
+        """A sub-agent task's own account of its time (stream-json ``task_notification``)."""
+        try:
+            data = msgspec.json.decode(r.data)
+        except (msgspec.DecodeError, RecursionError):
+            return
+        if not isinstance(data, dict):
+            return
+        usage, lane = data.get("usage"), data.get("tool_use_id")
+        tr = self.tracks.get(lane) if isinstance(lane, str) else None
+        if tr is not None and isinstance(usage, dict) and isinstance(usage.get("duration_ms"), int | float):
+            tr.reported_ms = float(usage["duration_ms"])
+
+    def _mark(self, m: Mark) -> None:
+        if m.kind == "error":
+            self.errors += 1
+        elif m.kind == "lost":
+            self.lost_count += 1
+        self.closed.append(m)
+
+    def lost(self, b: Lost, lane: str, x: float) -> None:
+        """A lost block found at the end (the CLI's streaming audit): its mark."""
+        self._mark(Mark("lost", lane, x, None, b.line, b.file, b.words))
+
+    def _place_lost(self, file: str | None, line: int | None) -> None:
+        """The lost blocks of ``file`` before ``line`` (None: all) go on the lane of the relay at or
+        before their line in that file."""
+        waiting = self._lost.get(file)
+        if waiting is None and file not in self._last_in and None in self._lost:
+            file, waiting = None, self._lost[None]  # one text: its blocks carry no file
+        while waiting and (line is None or waiting[-1].line < line):
+            b = waiting.pop()
+            lane, x = self._last_in.get(file) or ((self._last[0].lane, self._last[1]) if self._last else (MAIN, 0.0))
+            at = float(b.line) if self.axis == LINE else x + (0.5 if self.axis == ORDER else 0.0)
+            self.lost(b, lane, at)
+        if not waiting:
+            self._lost.pop(file, None)
+
+    # -- figures -------------------------------------------------------------------------------
+
+    def bounds(self) -> tuple[float, float]:
+        """The run's start and end (after :meth:`finish`): its first record to its last."""
+        start, end = self.start or 0.0, self.end or 0.0
+        for tr in self.tracks.values():
+            if tr.agent is not None:
+                start, end = min(start, tr.agent.start), max(end, tr.agent.end)
+        return start, end
+
+    @property
+    def gaps(self) -> list[tuple[float, float]]:
+        """The idle stretches longer than ``gaps_over``, in order (``folds`` folds them)."""
+        return sorted(self._sweep.gaps)
+
+    def figures(self, order: Sequence[str] | None = None) -> dict[str, Any]:
+        """Where the time went (after :meth:`finish`): per lane (in ``order``, else closing
+        order) and for the run. Plain JSON values, in a fixed order."""
+        sw = self._sweep
+        start, end = self.bounds()
+        wall = end - start
+        run_tools, run_model, both, parallel = self.whole or (sw.tools, sw.model, sw.both, sw.parallel)
+        tools = min(run_tools, wall)
+        model = min(run_model, max(0.0, wall - tools))
+        lanes = [_figures_of(tr, sums) for tr, sums in self._lane_ends]
+        if order is not None:
+            at = {f["lane"]: f for f in lanes}
+            lanes = [at[k] for k in order if k in at]
+        unit = "s" if self.axis == TIME else ("lines" if self.axis == LINE else "relays")
+        return {
+            "axis": self.axis, "axis_words": AXIS_WORDS[self.axis], "unit": unit, "session_id": self.session_id,
+            "run": {"wall": _round(wall), "tools": _round(tools), "model_wait": _round(model),
+                    "idle": _round(max(0.0, wall - tools - model)),
+                    "overlap": {"model_and_tools": _round(both), "parallel_tools": _round(parallel)},
+                    "tool_calls": int(sum(v[0] for v in self._by_tool.values())),
+                    "by_tool": _top(self._by_tool, TOP_TOOLS),
+                    "agents": len(self.tracks) - (1 if MAIN in self.tracks else 0), "tokens": dict(self._tokens),
+                    "lost_blocks": self.lost_count, "errors": self.errors},
+            "lanes": lanes,
+            "notes": list(self.notes),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class _Sums:
+    """What a closed lane's figures need of it (the lane itself is freed)."""
+
+    wall: float
+    tools: float
+    model: float
+    longest: float
+    both: float
+    parallel: float
+    by_tool: dict[str, list[float]]
+
+
+def _sums(ln: _Lane, end: float) -> _Sums:
+    return _Sums(end - ln.start, ln.tools, ln.model, max(ln.longest, ln.gap), ln.both, ln.parallel, ln.by_tool)
+
+
+def _figures_of(tr: Track, s: _Sums) -> dict[str, Any]:
+    wall = s.wall
+    tools, model = min(s.tools, wall), min(s.model, max(0.0, wall - s.tools))
+    idle = max(0.0, wall - tools - model)
+    return {
+        "lane": tr.id, "label": tr.label, "depth": tr.depth, "parent": tr.parent, "model": tr.model,
+        "wall": _round(wall), "tools": _round(tools), "model_wait": _round(model), "idle": _round(idle),
+        "longest_idle": _round(min(s.longest, idle)),
+        "overlap": {"model_and_tools": _round(s.both), "parallel_tools": _round(s.parallel)},
+        "tool_calls": int(sum(v[0] for v in s.by_tool.values())),
+        "by_tool": _top(s.by_tool, TOP_TOOLS),
+        "tokens": {"input_tokens": tr.input_tokens, "output_tokens": tr.output_tokens,
+                   "cache_read_tokens": tr.cache_read_tokens, "cache_creation_tokens": tr.cache_creation_tokens},
+        "reported_ms": tr.reported_ms, "ttft_ms": tr.ttft_ms,
+        "state": tr.state, "status": tr.status, "elapsed_s": tr.elapsed_s,
+        "timing": {k: _round(statistics.median(v)) for k, v in tr.timing.items()},
+        "timing_results": max((len(v) for v in tr.timing.values()), default=0),
+    }
+
+
+def _free_row(rows: list[float], x: float) -> int:
+    """The lowest row free at ``x`` (its last span ended by then), taken until set free."""
+    for k, free_at in enumerate(rows):
+        if free_at <= x:
+            rows[k] = float("inf")
+            return k
+    rows.append(float("inf"))
+    return len(rows) - 1
+
+
+# -- building a whole timeline ----------------------------------------------------------------
+
+def build(relays: Sequence[R.Relay], stamps: Stamps, lost: Iterable[Lost] = (), several: bool = False) -> Timeline:
     """The timeline of one session (or stream): see the module doc."""
-    steps = build_steps(relays, stamps, lost)
+    steps = build_steps(relays, stamps, lost, several)
     while True:
         try:
             next(steps)
@@ -266,134 +1051,57 @@ def build(relays: Sequence[R.Relay], stamps: Stamps, lost: Iterable[Lost] = ()) 
             return result
 
 
-def build_steps(relays: Sequence[R.Relay], stamps: Stamps,
-                lost: Iterable[Lost] = ()) -> Generator[None, None, Timeline]:
+def build_steps(relays: Sequence[R.Relay], stamps: Stamps, lost: Iterable[Lost] = (),
+                several: bool | None = None) -> Generator[None, None, Timeline]:
     """:func:`build` a slice at a time: yields after every ``SLICE_RELAYS`` relays looked at (the
-    page's worker answers the reader between slices); returns the timeline."""
-    axis = _axis(relays, stamps) if relays else LINE
-    xs = positions(relays, axis, stamps)
-    tl = Timeline(axis)
-    tracks: dict[str, Track] = {}
-    uses: dict[str, int] = {}  # tool_use id -> index in relays
-    results: dict[str, int] = {}
-    last_x: dict[str, float] = {}
-    last_seq: dict[str, int] = {}
-    first_at: dict[str, int] = {}
-    msg_model: dict[str | None, str] = {}
-    seen_msgs: set[tuple[str, str | None]] = set()
-    states = LaneStates()
+    page's worker answers the reader between slices); returns the timeline. ``several``: the
+    relays come from several files (None: told by their ``file``)."""
+    if several is None:
+        first = relays[0].file if relays else None
+        several = any(r.file != first for r in relays)
+    timing = Timing(stamps, several)
+    lost = list(lost)
+    b: Builder | None = None
+    pending: list[tuple[R.Relay, float]] = []
     for i, r in enumerate(relays):
         if not i % SLICE_RELAYS and i:
             yield
-        lane = r.lane
-        tr = tracks.get(lane)
-        if tr is None:
-            tr = tracks[lane] = Track(lane, lane_label(MAIN, None, None) if lane == MAIN else lane,
-                                      None if lane == MAIN else MAIN, 0 if lane == MAIN else 1, first_seq=r.seq)
-            first_at[lane] = i
-        last_x[lane], last_seq[lane] = xs[i], r.seq
-        kind = type(r)
-        if kind not in _NOTED:
-            continue
-        if kind in _STATED:
-            states.add(r)
-        if isinstance(r, R.ToolUse):
-            uses.setdefault(r.id, i)
-        elif isinstance(r, R.ToolResult):
-            results.setdefault(r.tool_use_id, i)
-        elif isinstance(r, R.LaneStart):
-            tr.label, tr.parent, tr.depth = r.label or lane_label(lane, r.agent_type, r.description), r.parent_lane, r.depth
-        elif isinstance(r, R.Usage):
-            tr.input_tokens += r.input_tokens
-            tr.output_tokens += r.output_tokens
-            tr.cache_read_tokens += r.cache_read_input_tokens
-            tr.cache_creation_tokens += r.cache_creation_input_tokens
-            if r.model:
-                tr.model = tr.model or r.model
-                msg_model.setdefault(r.message_id, r.model)
-        elif isinstance(r, R.SessionMeta):
-            tl.session_id = tl.session_id or r.session_id
-            tr.model = tr.model or r.model
-        elif isinstance(r, R.TurnComplete):
-            if r.duration_ms is not None:
-                tr.reported_ms = (tr.reported_ms or 0.0) + float(r.duration_ms)
-            ttft = r.extra.get("ttft_ms") if r.extra else None
-            if isinstance(ttft, int | float):
-                tr.ttft_ms = (tr.ttft_ms or 0.0) + float(ttft)
-            for name in TIMING if r.extra else ():
-                value = r.extra.get(name)
-                if isinstance(value, int | float) and not isinstance(value, bool):
-                    tr.timing.setdefault(name, []).append(float(value))
-            if r.is_error:
-                tl.marks.append(Mark("error", lane, xs[i], r.seq, r.line, r.file, f"run ended: {r.subtype or 'error'}"))
-        elif isinstance(r, R.Error):
-            tl.marks.append(Mark("error", lane, xs[i], r.seq, r.line, r.file, clip(r.message, 120)))
-        elif isinstance(r, R.System) and r.subtype == "task_notification":
-            _task_time(r, tracks)
-        if kind in _MODEL_TYPES:
-            mid = getattr(r, "message_id", None)
-            if mid is not None and (lane, mid) not in seen_msgs:
-                seen_msgs.add((lane, mid))
-                tl.marks.append(Mark("model", lane, xs[i], r.seq, r.line, r.file, mid))
-    # model turns: named after the model that answered, once the usage has told it
-    tl.marks = [Mark(m.kind, m.lane, m.at, m.seq, m.line, m.file, msg_model.get(m.text, "model turn"))
-                if m.kind == "model" else m for m in tl.marks]
-    tools: list[Span] = []
+        pending = timing.feed(r)
+        if pending:
+            if b is None:
+                b = Builder(timing.axis or LINE, lost)
+            for rel, x in pending:
+                b.feed(rel, x)
+    tail = timing.finish()
+    if b is None:
+        b = Builder(timing.axis or LINE, lost)
+    for rel, x in tail:
+        b.feed(rel, x)
+    b.finish()
     yield
-    for n, (tid, i) in enumerate(uses.items()):
-        if not n % SLICE_RELAYS and n:
-            yield
-        u = relays[i]
-        assert isinstance(u, R.ToolUse)
-        j = results.get(tid)
-        res = relays[j] if j is not None else None
-        end = xs[j] if j is not None else max(last_x[u.lane], xs[i])
-        tools.append(Span("tool", u.lane, u.name, u.input,
-                          xs[i], max(end, xs[i]), u.seq, res.seq if res is not None else None, u.line, u.file,
-                          tool_id=tid, error=bool(isinstance(res, R.ToolResult) and res.is_error),
-                          child_lane=tid if tid in tracks and tid != u.lane else None))
-    for tr in tracks.values():
-        if tr.id == MAIN or tr.id not in uses:
-            first = first_at[tr.id]
-            start, seq, line, file = xs[first], relays[first].seq, relays[first].line, relays[first].file
-        else:
-            u = relays[uses[tr.id]]
-            start, seq, line, file = xs[uses[tr.id]], u.seq, u.line, u.file
-        j = results.get(tr.id) if tr.id != MAIN else None
-        end = xs[j] if j is not None else last_x[tr.id]
-        end_seq = relays[j].seq if j is not None else (last_seq[tr.id] if tr.id == MAIN else None)
-        closing = relays[j] if j is not None else None
-        err = isinstance(closing, R.ToolResult) and closing.is_error
-        tr.agent = Span("agent", tr.id, tr.label, tr.label, start, max(end, start), seq, end_seq, line, file,
-                        tool_id=tr.id if tr.id != MAIN and tr.id in uses else None, error=err)
-    for lane, st in states.lanes.items():
-        tr = tracks.get(lane)
-        if tr is not None and lane != MAIN:
-            tr.state, tr.status, tr.elapsed_s = st.state, status_words(st), st.elapsed_s
-    tl.tracks = _ordered(tracks)
-    yield
-    _pack(tools, tl.tracks)
-    yield
-    tl.spans = [t.agent for t in tl.tracks if t.agent is not None] + sorted(tools, key=lambda s: s.seq)
-    tl.marks.extend(_lost_marks(relays, xs, lost, axis, stamps))
-    tl.marks.sort(key=lambda m: (m.at, m.line))
-    every = [s.start for s in tl.spans] + [s.end for s in tl.spans] + [m.at for m in tl.marks]
-    tl.start, tl.end = (min(every), max(every)) if every else (0.0, 0.0)
+    tl = collect(b)
+    if several:  # the files' relays come a file at a time, not in time order
+        b.whole = run_parts(tl)
+        tl.figures = b.figures([t.id for t in tl.tracks])
     return tl
 
 
-def _task_time(r: R.System, tracks: Mapping[str, Track]) -> None:
-    """A sub-agent task's own account of its time (stream-json ``task_notification``)."""
-    try:
-        data = msgspec.json.decode(r.data)
-    except (msgspec.DecodeError, RecursionError):
-        return
-    if not isinstance(data, dict):
-        return
-    usage, lane = data.get("usage"), data.get("tool_use_id")
-    tr = tracks.get(lane) if isinstance(lane, str) else None
-    if tr is not None and isinstance(usage, dict) and isinstance(usage.get("duration_ms"), int | float):
-        tr.reported_ms = float(usage["duration_ms"])
+def collect(b: Builder) -> Timeline:
+    """A finished builder's spans, calls and marks as one :class:`Timeline`."""
+    tl = Timeline(b.axis, session_id=b.session_id)
+    tl.tracks = _ordered(b.tracks)
+    tools = [c for c in b.closed if isinstance(c, Span) and c.kind == "tool"]
+    tools.sort(key=lambda s: s.seq)
+    tl.spans = [t.agent for t in tl.tracks if t.agent is not None] + tools
+    tl.calls = sorted((c for c in b.closed if isinstance(c, Call)), key=lambda c: c.seq)
+    tl.marks = sorted((m for m in b.closed if isinstance(m, Mark)), key=lambda m: (m.at, m.line))
+    every = [s.start for s in tl.spans] + [s.end for s in tl.spans] + [m.at for m in tl.marks]
+    if b.start is not None and b.end is not None:  # the first record to the last (the figures' wall)
+        every += b.bounds()
+    tl.start, tl.end = (min(every), max(every)) if every else (0.0, 0.0)
+    tl.notes = list(b.notes)
+    tl.figures = b.figures([t.id for t in tl.tracks])
+    return tl
 
 
 def _ordered(tracks: Mapping[str, Track]) -> list[Track]:
@@ -406,203 +1114,75 @@ def _ordered(tracks: Mapping[str, Track]) -> list[Track]:
         children.setdefault(parent, []).append(t)
     out: list[Track] = []
     seen: set[str] = set()
-
-    def walk(t: Track) -> None:
-        if t.id in seen:
-            return
-        seen.add(t.id)
-        out.append(t)
-        for c in sorted(children.get(t.id, []), key=lambda c: c.first_seq):
-            walk(c)
-    if MAIN in tracks:
-        walk(tracks[MAIN])
-    for t in sorted(tracks.values(), key=lambda t: t.first_seq):  # a parent cycle: still shown
-        walk(t)
-    return out
-
-
-def _pack(tools: list[Span], tracks: list[Track]) -> None:
-    """Give each tool span the lowest row of its lane's track where it overlaps no other (a heap
-    of the rows' ends and one of the rows set free: a long run's calls never scan every row)."""
-    busy: dict[str, list[tuple[float, int]]] = {}  # lane -> (end, row) of the rows in use
-    free: dict[str, list[int]] = {}  # lane -> rows free again, lowest first
-    rows: dict[str, int] = {}
-    by_lane = {t.id: t for t in tracks}
-    for k, s in sorted(enumerate(tools), key=lambda p: (p[1].start, p[1].seq)):
-        used, spare = busy.setdefault(s.lane, []), free.setdefault(s.lane, [])
-        while used and used[0][0] <= s.start:
-            heapq.heappush(spare, heapq.heappop(used)[1])
-        if spare:
-            row = heapq.heappop(spare)
-        else:
-            row = rows.get(s.lane, 0)
-            rows[s.lane] = row + 1
-        heapq.heappush(used, (s.end, row))
-        if row:
-            tools[k] = _with_row(s, row)
-    for lane, n in rows.items():
-        if lane in by_lane:
-            by_lane[lane].rows = max(1, n)
-
-
-def _with_row(s: Span, row: int) -> Span:
-    return Span(s.kind, s.lane, s.name, s.text, s.start, s.end, s.seq, s.end_seq, s.line, s.file, row,
-                s.tool_id, s.error, s.child_lane)
-
-
-def _lost_marks(relays: Sequence[R.Relay], xs: Sequence[float], lost: Iterable[Lost], axis: str,
-                stamps: Stamps) -> list[Mark]:
-    """A lost block sits on the lane of the relay at or before its line (in its file)."""
-    lost = list(lost)
-    if not lost:
-        return []
-    index: dict[str | None, tuple[list[int], list[int]]] = {}
-    for n, r in enumerate(relays):
-        lines, at = index.setdefault(r.file, ([], []))
-        if not lines or r.line >= lines[-1]:
-            lines.append(r.line)
-            at.append(n)
-    out: list[Mark] = []
-    for b in lost:
-        lines, at = index.get(b.file) or index.get(None) or ([], [])
-        k = bisect.bisect_right(lines, b.line) - 1
-        i: int | None = at[k] if k >= 0 else (at[0] if at else None)
-        lane = relays[i].lane if i is not None else MAIN
-        if axis == TIME:
-            x = stamps(b.file, b.line)
-            x = x if x is not None else (xs[i] if i is not None else 0.0)
-        elif axis == LINE:
-            x = float(b.line)
-        else:
-            x = xs[i] + 0.5 if i is not None else 0.0
-        out.append(Mark("lost", lane, x, None, b.line, b.file, b.words))
+    for root in ([tracks[MAIN]] if MAIN in tracks else []) + sorted(tracks.values(), key=lambda t: t.first_seq):
+        stack = [root]  # iterative: sub-agents nest deep
+        while stack:
+            t = stack.pop()
+            if t.id in seen:
+                continue
+            seen.add(t.id)
+            out.append(t)
+            stack.extend(sorted(children.get(t.id, []), key=lambda c: -c.first_seq))
     return out
 
 
 # -- where the time went --------------------------------------------------------------------
 
-def _union(intervals: Iterable[tuple[float, float]]) -> list[tuple[float, float]]:
+def _merged(intervals: Iterable[tuple[float, float]]) -> list[tuple[float, float]]:
     out: list[tuple[float, float]] = []
     for a, b in sorted(intervals):
         if out and a <= out[-1][1]:
-            if b > out[-1][1]:
-                out[-1] = (out[-1][0], b)
-        else:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        elif b > a:
             out.append((a, b))
     return out
 
 
-def _length(intervals: Iterable[tuple[float, float]]) -> float:
-    return sum(b - a for a, b in intervals)
+def _length(merged: Sequence[tuple[float, float]]) -> float:
+    return sum(b - a for a, b in merged)
 
 
-def _model_intervals(relays: Sequence[R.Relay], xs: Sequence[float],
-                     starts: Mapping[str, float]) -> dict[str, list[tuple[float, float]]]:
-    """Per lane: from what the model was last given (a prompt, tool results, the lane's start) to
-    the end of the message it answered with: the time the lane waited on the model. One pass."""
-    out: dict[str, list[tuple[float, float]]] = {}
-    since: dict[str, float | None] = dict(starts)
-    msg: dict[str, str | None] = {}
-    began: dict[str, float] = {}
-    last: dict[str, float] = {}
-    for i, r in enumerate(relays):
-        lane = r.lane
-        if isinstance(r, _MODEL_SIDE):
-            mid = getattr(r, "message_id", None) or f"@{r.seq}"
-            cur = msg.get(lane)
-            if cur is None or mid != cur:
-                if cur is not None:
-                    out.setdefault(lane, []).append((began[lane], last[lane]))
-                s = since.get(lane)
-                msg[lane], began[lane], since[lane] = mid, s if s is not None else xs[i], None
-            last[lane] = xs[i]
-        elif isinstance(r, R.ToolResult | R.UserMessage):
-            if msg.get(lane) is not None:
-                out.setdefault(lane, []).append((began[lane], last[lane]))
-                msg[lane] = None
-            since[lane] = xs[i]
-    for lane, cur in msg.items():
-        if cur is not None:
-            out.setdefault(lane, []).append((began[lane], last[lane]))
-    return {k: [(a, b) for a, b in v if b > a] for k, v in out.items()}
+def _common(x: Sequence[tuple[float, float]], y: Sequence[tuple[float, float]]) -> float:
+    """How long two merged interval lists overlap."""
+    total, i, j = 0.0, 0, 0
+    while i < len(x) and j < len(y):
+        total += max(0.0, min(x[i][1], y[j][1]) - max(x[i][0], y[j][0]))
+        if x[i][1] < y[j][1]:
+            i += 1
+        else:
+            j += 1
+    return total
 
 
-def busy(tl: Timeline, relays: Sequence[R.Relay], xs: Sequence[float]) -> list[tuple[float, float]]:
-    """Where something was in flight in any lane, merged, in order: a tool call, a sub-agent, the
-    model answering (what the figures count as not idle); ``xs`` the relays' ``positions``."""
-    waits = _model_intervals(relays, xs, {t.id: t.agent.start for t in tl.tracks if t.agent is not None})
-    flights = [(s.start, s.end) for s in tl.spans if s.kind == "tool" or s.lane != MAIN]
-    return _union(flights + [iv for lane in waits.values() for iv in lane])
+def run_parts(tl: Timeline) -> tuple[float, float, float, float]:
+    """The run's (tools, model, model_and_tools, parallel_tools) from its spans and model calls:
+    for a run whose relays do not come in time order (a session's files, each read in turn), where
+    the sweep that follows the relays cannot go back. Tools: while a call ran; model: while a
+    model call ran and no tool; parallel: while two calls or more ran."""
+    tools = [(s.start, s.end) for s in tl.spans if s.kind == "tool"]
+    merged, model = _merged(tools), _merged((c.start, c.end) for c in tl.calls)
+    edges = sorted([(a, 1) for a, _ in tools] + [(b, -1) for _, b in tools])
+    parallel, running, at = 0.0, 0, 0.0
+    for x, step in edges:
+        if running > 1:
+            parallel += x - at
+        running, at = running + step, x
+    both = _common(merged, model)
+    return _length(merged), _length(model) - both, both, parallel
 
 
-def figures(tl: Timeline, relays: Sequence[R.Relay], stamps: Stamps, top: int = TOP_TOOLS) -> dict[str, Any]:
+def busy(tl: Timeline) -> list[tuple[float, float]]:
+    """Where something was in flight in any lane, merged, in order: a tool call, a sub-agent, a
+    model call (from its input to its answer's last block): what the figures count as not idle."""
+    return _merged([(s.start, s.end) for s in tl.spans if s.kind == "tool" or s.lane != MAIN]
+                   + [(c.start, c.end) for c in tl.calls])
+
+
+def figures(tl: Timeline, relays: Sequence[R.Relay] = (), stamps: Stamps | None = None,
+            top: int = TOP_TOOLS) -> dict[str, Any]:
     """Where the time went, per lane and for the run, in the axis' unit (seconds on ``time``,
-    lines or relays otherwise). Plain JSON values, in a fixed order."""
-    xs = positions(relays, tl.axis, stamps)
-    unit = "s" if tl.axis == TIME else ("lines" if tl.axis == LINE else "relays")
-    lanes: list[dict[str, Any]] = []
-    busy_all: list[tuple[float, float]] = []
-    tools_all: list[tuple[float, float]] = []  # while some tool call ran, in any lane
-    by_tool_all: dict[str, list[float]] = {}
-    totals = {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "cache_creation_tokens": 0}
-    model_all = 0.0
-    waits = _model_intervals(relays, xs, {t.id: t.agent.start for t in tl.tracks if t.agent is not None})
-    tools_of: dict[str, list[Span]] = {}
-    for s in tl.spans:
-        if s.kind == "tool":
-            tools_of.setdefault(s.lane, []).append(s)
-    for tr in tl.tracks:
-        agent = tr.agent
-        assert agent is not None
-        tools = tools_of.get(tr.id, [])
-        tool_iv = _union((s.start, s.end) for s in tools)
-        tools_all.extend(tool_iv)
-        model_iv = _union(waits.get(tr.id, []))
-        busy = _union(tool_iv + model_iv)
-        busy_all.extend(busy)
-        wall = agent.duration
-        by_tool: dict[str, list[float]] = {}
-        for s in tools:
-            acc = by_tool.setdefault(s.name, [0, 0.0])
-            acc[0] += 1
-            acc[1] += s.duration
-            acc_all = by_tool_all.setdefault(s.name, [0, 0.0])
-            acc_all[0] += 1
-            acc_all[1] += s.duration
-        model = _length(model_iv)
-        model_all += model
-        tokens = {"input_tokens": tr.input_tokens, "output_tokens": tr.output_tokens,
-                  "cache_read_tokens": tr.cache_read_tokens, "cache_creation_tokens": tr.cache_creation_tokens}
-        for k, v in tokens.items():
-            totals[k] += v
-        lanes.append({
-            "lane": tr.id, "label": tr.label, "depth": tr.depth, "parent": tr.parent, "model": tr.model,
-            "wall": _round(wall), "tools": _round(_length(tool_iv)), "model_wait": _round(model),
-            "idle": _round(max(0.0, wall - _length(busy))), "longest_idle": _round(_longest_gap(busy, agent)),
-            "tool_calls": len(tools),
-            "by_tool": _top(by_tool, top), "tokens": tokens,
-            "reported_ms": tr.reported_ms, "ttft_ms": tr.ttft_ms,
-            "state": tr.state, "status": tr.status, "elapsed_s": tr.elapsed_s,
-            "timing": {k: _round(statistics.median(v)) for k, v in tr.timing.items()},
-            "timing_results": max((len(v) for v in tr.timing.values()), default=0),
-        })
-    wall = tl.end - tl.start
-    return {
-        "axis": tl.axis, "axis_words": tl.axis_words, "unit": unit, "session_id": tl.session_id,
-        "run": {"wall": _round(wall), "tools": _round(_length(_union(tools_all))),
-                "model_wait": _round(model_all), "idle": _round(max(0.0, wall - _length(_union(busy_all)))),
-                "tool_calls": sum(int(v[0]) for v in by_tool_all.values()), "by_tool": _top(by_tool_all, top),
-                "agents": len(tl.tracks) - (1 if tl.track(MAIN) else 0), "tokens": totals,
-                "lost_blocks": sum(1 for m in tl.marks if m.kind == "lost"),
-                "errors": sum(1 for m in tl.marks if m.kind == "error")},
-        "lanes": lanes,
-    }
-
-
-def _longest_gap(busy: list[tuple[float, float]], agent: Span) -> float:
-    """The longest stretch of the lane's span with neither a tool call nor the model at work."""
-    edges = [agent.start, *(x for iv in busy for x in iv), agent.end]
-    return max((b - a for a, b in zip(edges[::2], edges[1::2], strict=False)), default=0.0)
+    lines or relays otherwise): the running sums the timeline was built with."""
+    return tl.figures
 
 
 def _round(x: float) -> float:
@@ -665,27 +1245,35 @@ def folded_lines(folds: Mapping[str, Any]) -> list[str]:
 
 def render_figures(fig: Mapping[str, Any]) -> str:
     """The figures as a short text report (``relayscope stats``); the folded gaps when the figures
-    carry them (``export.figures`` adds them)."""
+    carry them (``export`` adds them)."""
     unit = fig["unit"]
 
     def q(v: float) -> str:
         return duration_words(v, fig["axis"]) if unit == "s" else f"{v:g} {unit}"
+
+    def overlaps(o: Mapping[str, float]) -> str:
+        parts = ([f"the model answering while a tool ran {q(o['model_and_tools'])}"] if o["model_and_tools"] else []) \
+            + ([f"tools in parallel {q(o['parallel_tools'])}"] if o["parallel_tools"] else [])
+        return f" (overlaps, counted once above: {', '.join(parts)})" if parts else ""
     run = fig["run"]
     out = [f"axis: {fig['axis_words']}" + (f" · session {fig['session_id']}" if fig.get("session_id") else ""),
-           f"run: wall {q(run['wall'])} · in tools {q(run['tools'])} ({run['tool_calls']} calls) · "
-           f"waiting on the model {q(run['model_wait'])} · idle {q(run['idle'])} · {run['agents']} sub-agent(s)",
+           f"run: wall {q(run['wall'])} = in tools {q(run['tools'])} ({run['tool_calls']} calls) + "
+           f"waiting on the model {q(run['model_wait'])} + idle {q(run['idle'])}{overlaps(run['overlap'])} · "
+           f"{run['agents']} sub-agent(s)",
            f"     tokens {run['tokens']['input_tokens']} in · {run['tokens']['output_tokens']} out · "
            f"{run['tokens']['cache_read_tokens']} cache read · {run['tokens']['cache_creation_tokens']} cache write"
            + (f" · {run['lost_blocks']} lost block(s)" if run["lost_blocks"] else "")
            + (f" · {run['errors']} error(s)" if run["errors"] else "")]
     out += [f"     {t['tool']:<16} {t['calls']:>5} calls  {q(t['time'])}" for t in run["by_tool"]]
     for ln in fig["lanes"]:
-        out.append(f"{'  ' * ln['depth']}{ln['label']}: wall {q(ln['wall'])} · tools {q(ln['tools'])} · "
-                   f"model {q(ln['model_wait'])} · idle {q(ln['idle'])} (longest gap {q(ln['longest_idle'])}) · "
+        out.append(f"{'  ' * ln['depth']}{ln['label']}: wall {q(ln['wall'])} = tools {q(ln['tools'])} + "
+                   f"model {q(ln['model_wait'])} + idle {q(ln['idle'])} (longest gap {q(ln['longest_idle'])})"
+                   f"{overlaps(ln['overlap'])} · "
                    f"{ln['tokens']['input_tokens']} in / {ln['tokens']['output_tokens']} out tokens"
                    + (f" · reported {ln['reported_ms']:g} ms" if ln["reported_ms"] is not None else "")
                    + (f" · {ln['status']}" if ln.get("status") else ""))
         if ln.get("timing"):
             out.append(f"{'  ' * ln['depth']}  timing: {timing_words(ln['timing'], ln['timing_results'])}")
     out += folded_lines(fig.get("folds") or {})
+    out += [f"note: {n}" for n in fig.get("notes", [])]
     return "\n".join(out) + "\n"

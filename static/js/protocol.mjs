@@ -42,6 +42,7 @@ export const OP = Object.freeze({
   LANE_META: "lane-meta",
   LANE_PART: "lane-part",
   LANES_READY: "lanes-ready",
+  LANE_SELECT: "lane-select",
 });
 
 // worker -> page messages that are no op list (objects; the op list comes as a string)
@@ -68,4 +69,6 @@ export const KEY_WHEN = Object.freeze([
   "not-button",
   "row-selected",
   "row-open",
+  "search",
+  "shift",
 ]);

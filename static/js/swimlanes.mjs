@@ -8,8 +8,18 @@
 // with aria-keyshortcuts and said in its aria-description, so the zoom buttons are for the pointer
 // and no Tab stops of their own), and dragging a range. What the reader picks and the range dragged
 // (or cleared) go to the worker as messages (pick, range), through the functions ui.mjs connects.
+// The other way, the row selected anywhere comes as op lane-select (select here): its span is
+// outlined, the view moved to it if it is out of it, and its track scrolled into the tracks' box.
 // The section's data-version, data-axis, data-unit, data-span, data-origin, data-view, data-load-ms
 // and data-draw-ms are set here for scripts and tests; nothing reads them back.
+//
+// The folded axis: the worker sends the run's folds with the header (folds.py's to_json: the idle
+// gaps that fold into narrow breaks, and the segments mapping true time onto the axis), and says
+// with the section's data-fold ("off": to scale) whether to use them. The spans, marks and the
+// range dragged keep their true times (seconds from the run's start); the view, zoom and pan are
+// places on the axis. toAxis and toTime are the one map between the two, each way: everything
+// that draws or points goes through them. Each break is drawn on every track and on the ruler,
+// where a [data-testid=axis-gap] element (its folded time in data-ms) says "4h 07m idle".
 //
 // Why a canvas: a 600 MB run has ~10^5 spans; as elements (SVG or DOM) every zoom step would
 // relayout them all. The canvas is redrawn per animation frame from typed arrays, walking only
@@ -24,6 +34,10 @@ const tracksBox = document.getElementById("swimlanes-tracks");
 const clearRange = document.getElementById("swimlanes-clear-range");
 const tip = section.querySelector(".sl-tip");
 const ruler = section.querySelector(".sl-ruler canvas");
+const foldButton = document.getElementById("swimlanes-fold");
+const gapLayer = document.createElement("div"); // the breaks' labels, over the ruler
+gapLayer.className = "sl-gaps";
+ruler.parentElement.append(gapLayer);
 
 const AGENT_H = 8;
 const ROW_H = 14;
@@ -31,9 +45,10 @@ const GAP = 2;
 const MAX_ROWS = 6; // tool rows drawn per track; calls past them share the last row
 const MIN_SPAN = 1e-9;
 // What the focused track answers to (onKey), declared to assistive technology and said to the reader.
-const KEYSHORTCUTS = "ArrowLeft ArrowRight ArrowUp ArrowDown Home End Enter Shift+= = - 0 Escape";
+const KEYSHORTCUTS = "ArrowLeft ArrowRight ArrowUp ArrowDown Home End Enter Shift+= = - 0 f Escape";
 const KEYS_SAID = "Keys: ← → move between spans, ↑ ↓ between tracks, Home End the first and last, "
-  + "Enter selects the span's row, + and − zoom, 0 shows the whole run, Esc clears a dragged range.";
+  + "Enter selects the span's row, + and − zoom, 0 shows the whole run, F folds or unfolds the idle time, "
+  + "Esc clears a dragged range.";
 
 let lanes = [];
 let full = [0, 1];
@@ -42,8 +57,11 @@ let unit = "s";
 let origin = 0; // x of the run's start, in the input's own unit
 let frame = 0;
 let cursor = null; // {lane, i}: the span the keyboard is on
-let picked = null; // {lane, i}: the span last picked
-let brush = null; // [a, b] in x, the range the timeline is filtered to
+let picked = null; // {lane, i}: the span last picked, or the selected row's
+let wanted = null; // [lane id, seq]: the selected row's span, as the worker last said it
+let brush = null; // [a, b] in true time, the range the timeline is filtered to
+let segs = null; // the folded axis' segments [t0, t1, x0, x1] (true time from the run's start -> axis); null: to scale
+let breaks = []; // [{t0, t1, x0, x1, ms, label, el}] of the folded axis
 let colors = {};
 let header = { version: 0, axis: "", unit: "s", span: 0, origin: 0 }; // of the timeline coming or shown
 let incoming = new Map(); // lane id -> {spans, marks, parts: {spans: [], marks: []}}: the data as it comes
@@ -70,9 +88,66 @@ export function part(lane, stem, k, text) {
 }
 
 export function ready() {
-  for (const [name, value] of Object.entries(header)) section.dataset[name] = String(value);
+  for (const [name, value] of Object.entries(header)) if (typeof value !== "object") section.dataset[name] = String(value);
   load();
 }
+
+// -- the folded axis: true time (seconds from the run's start) <-> a place on the axis ---------
+
+// A true time's place on the axis: linear within its segment, slope 1 off the ends (folds.py's
+// Fold.to_axis); the identity when the axis is to scale.
+export function toAxis(t) {
+  return segs ? along(t, 0, 2) : t;
+}
+
+// The true time at a place on the axis (Fold.to_time): the inverse of toAxis.
+export function toTime(x) {
+  return segs ? along(x, 2, 0) : x;
+}
+
+function along(v, src, dst) {
+  let lo = 0;
+  let hi = segs.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (segs[mid][src] <= v) lo = mid;
+    else hi = mid - 1;
+  }
+  const g = segs[lo];
+  const [a, b, oa, ob] = [g[src], g[src + 1], g[dst], g[dst + 1]];
+  if (v <= a || b === a) return oa + (v - a);
+  if (v >= b) return ob + (v - b);
+  return oa + ((v - a) * (ob - oa)) / (b - a);
+}
+
+// The map of the header's folds, when the section says to fold (and there is a break); the
+// breaks' labels on the ruler. The view keeps the same stretch of true time (or the whole run).
+function refold() {
+  const folds = header.folds;
+  const start = Number(folds?.start ?? 0);
+  const on = section.dataset.fold !== "off" && folds?.breaks?.length > 0;
+  const fitted = view[0] <= full[0] && view[1] >= full[1];
+  const shown = [toTime(view[0]), toTime(view[1])];
+  segs = on ? folds.segments.map(([t0, t1, x0, x1]) => [t0 - start, t1 - start, x0, x1]) : null;
+  gapLayer.replaceChildren();
+  breaks = !on ? [] : folds.breaks.map((b) => {
+    const el = document.createElement("span");
+    el.className = "sl-gap";
+    el.dataset.testid = "axis-gap";
+    el.dataset.ms = String(b.folded_ms);
+    el.textContent = b.label; // words of ours (folds.py), set as text all the same
+    el.title = `${b.label}: ${clock(b.start)} → ${clock(b.end)}`;
+    gapLayer.append(el);
+    return { t0: b.start - start, t1: b.end - start, x0: b.at, x1: b.at + b.width, ms: b.folded_ms, label: b.label, el };
+  });
+  section.dataset.breaks = String(breaks.length);
+  full = [0, Math.max(toAxis(Math.max(Number(header.span || 0), MIN_SPAN)), MIN_SPAN)];
+  if (fitted) view = full.slice();
+  else setView(toAxis(shown[0]), toAxis(shown[1]));
+  schedule();
+}
+
+const clock = (seconds) => `${new Date(seconds * 1000).toISOString().slice(0, 19).replace("T", " ")} UTC`;
 
 const lowerBound = (arr, x, n) => {
   let lo = 0;
@@ -203,12 +278,14 @@ function load() {
   const t = performance.now();
   unit = header.unit || "s";
   origin = Number(header.origin || 0);
-  const span = Math.max(Number(header.span || 0), MIN_SPAN);
-  full = [0, span];
-  view = [0, span];
+  segs = null;
+  full = [0, 1];
+  view = full.slice();
   brush = null;
+  refold(); // the axis, folded or to scale, at Fit
   cursor = picked = null;
   seen.disconnect();
+  wanted = null; // the worker says the selection again once the data is drawn
   lanes = Array.from(tracksBox.querySelectorAll("[data-testid=swimlane-track]"), shell);
   lanes.forEach((lane, li) => {
     seen.observe(lane.box);
@@ -219,7 +296,7 @@ function load() {
     lane.box.addEventListener("keydown", (ev) => onKey(ev, li));
     lane.box.addEventListener("focus", () => {
       for (const other of lanes) other.box.tabIndex = other === lane ? 0 : -1;
-      if (!cursor || cursor.lane !== li) moveTo(li, nearest(get(li), (view[0] + view[1]) / 2));
+      if (!cursor || cursor.lane !== li) moveTo(li, nearest(get(li), toTime((view[0] + view[1]) / 2)));
     });
   });
   section.dataset.loadMs = (performance.now() - t).toFixed(1);
@@ -330,14 +407,17 @@ function drawLane(li, w) {
   if (!w) return;
   const ctx = sizeCanvas(lane.canvas, w, lane.height);
   ctx.clearRect(0, 0, w, lane.height);
-  const [t0, t1] = view;
-  const k = w / (t1 - t0);
+  const [u0, u1] = view; // on the axis
+  const [t0, t1] = [toTime(u0), toTime(u1)]; // the true times in view: what the searches compare
+  const k = w / (u1 - u0);
+  const px = (t) => (toAxis(t) - u0) * k;
   const color = lane.color || (lane.color = laneColor(lane));
   if (brush) {
     ctx.fillStyle = colors.brush;
-    const a = (brush[0] - t0) * k;
-    ctx.fillRect(a, 0, (brush[1] - t0) * k - a, lane.height);
+    const a = px(brush[0]);
+    ctx.fillRect(a, 0, px(brush[1]) - a, lane.height);
   }
+  drawBreaks(ctx, u0, k, lane.height);
   const agent = new Runs();
   const ok = new Runs();
   const open = new Runs();
@@ -350,8 +430,8 @@ function drawLane(li, w) {
       const i = idx[j];
       if (lane.s[i] > t1) break;
       // narrower than a pixel: a pixel column, merged with its neighbours; never dropped from sight
-      const x0 = Math.max(Math.floor((lane.s[i] - t0) * k), -2);
-      let x1 = Math.min(Math.max((lane.e[i] - t0) * k, x0 + 1), w + 2);
+      const x0 = Math.max(Math.floor(px(lane.s[i])), -2);
+      let x1 = Math.min(Math.max(px(lane.e[i]), x0 + 1), w + 2);
       if (x1 - x0 > 3) x1 -= 1; // a gap between bars that meet
       const f = lane.flags[i];
       (f & 2 ? bad : r === 0 ? agent : f & 4 ? open : ok).add(x0, x1, y, h);
@@ -379,7 +459,7 @@ function drawLane(li, w) {
   const turns = new Runs();
   const lost = new Runs();
   for (let j = lowerBound(lane.mat, t0, lane.mat.length); j < lane.mat.length && lane.mat[j] <= t1; j++) {
-    const x = Math.floor((lane.mat[j] - t0) * k);
+    const x = Math.floor(px(lane.mat[j]));
     const kind = lane.mkind[j];
     if (kind === 0) turns.add(x, x + 1, 0, AGENT_H); // a model turn: a tick on the agent bar
     else lost.add(x - (kind === 2 ? 1 : 0), x + (kind === 2 ? 2 : 2), 0, lane.height); // lost: red; error: wider
@@ -389,12 +469,38 @@ function drawLane(li, w) {
   for (const [which, style] of [[picked, colors.fg], [cursor, colors.accent]]) {
     if (!which || which.lane !== li) continue;
     const i = which.i;
-    const x0 = (lane.s[i] - t0) * k;
-    const x1 = Math.max((lane.e[i] - t0) * k, x0 + 2);
+    const x0 = px(lane.s[i]);
+    const x1 = Math.max(px(lane.e[i]), x0 + 2);
     ctx.strokeStyle = style;
     ctx.lineWidth = 2;
     const r = lane.row[i];
     ctx.strokeRect(x0 - 1, rowY(r) + 1, x1 - x0 + 2, (r === 0 ? AGENT_H : ROW_H) - 2);
+  }
+}
+
+// The breaks in view, on a track or the ruler: a band the colour of the borders, a zigzag at
+// each edge (the axis is cut there).
+function drawBreaks(ctx, u0, k, height) {
+  const w = ctx.canvas.width;
+  for (const b of breaks) {
+    const a = (b.x0 - u0) * k;
+    const z = Math.max((b.x1 - u0) * k, a + 3);
+    if (z < -4 || a > w + 4) continue;
+    ctx.globalAlpha = 0.45;
+    ctx.fillStyle = colors.border;
+    ctx.fillRect(a, 0, z - a, height);
+    ctx.globalAlpha = 1;
+    ctx.strokeStyle = colors.muted;
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    for (const x of [a, z]) {
+      for (let y = 0; y <= height; y += 4) {
+        const dx = (y / 4) % 2 ? 1.5 : -1.5;
+        if (y === 0) ctx.moveTo(x + dx, y);
+        else ctx.lineTo(x + dx, y);
+      }
+    }
+    ctx.stroke();
   }
 }
 
@@ -409,21 +515,71 @@ function drawRuler() {
   const w = ruler.parentElement.clientWidth;
   const ctx = sizeCanvas(ruler, w, 18);
   ctx.clearRect(0, 0, w, 18);
-  const [t0, t1] = view;
-  const k = w / (t1 - t0);
-  let step = niceStep(t1 - t0, w);
+  const [u0, u1] = view;
+  const k = w / (u1 - u0);
+  let step = niceStep(u1 - u0, w); // the work keeps its scale on the axis: one step for every piece of it
   if (unit !== "s") step = Math.max(1, Math.round(step));
+  drawBreaks(ctx, u0, k, 18);
+  const taken = placeGapLabels(u0, k, w); // [a, b] px of each break's label shown
   ctx.fillStyle = colors.muted;
   ctx.strokeStyle = colors.border;
   ctx.font = "10px system-ui, sans-serif";
   ctx.textBaseline = "top";
   ctx.fillRect(0, 17, w, 1);
-  for (let t = Math.ceil(t0 / step) * step; t <= t1; t += step) {
-    const x = Math.round((t - t0) * k) + 0.5;
-    ctx.fillRect(x, 11, 1, 6);
-    // time: from the run's start (the axis caption says when that was); lines: the input's own numbers
-    ctx.fillText(unit === "s" ? fmtDur(t, true) : `${unit} ${Math.round(t + origin)}`, x + 2, 1);
+  let free = -Infinity; // where the last tick's label ends
+  // the ticks of each piece of work in view, at its true times (a break has none)
+  for (const [a, b] of pieces(toTime(u0), toTime(u1))) {
+    for (let t = Math.ceil(a / step) * step; t <= b; t += step) {
+      const x = Math.round((toAxis(t) - u0) * k) + 0.5;
+      // time: from the run's start (the axis caption says when that was); lines: the input's own numbers
+      const text = unit === "s" ? fmtDur(t, true) : `${unit} ${Math.round(t + origin)}`;
+      const end = x + 2 + text.length * 5.5;
+      ctx.fillRect(x, 11, 1, 6);
+      if (x < free + 4 || taken.some(([p, q]) => end > p && x < q)) continue; // no label on another
+      ctx.fillText(text, x + 2, 1);
+      free = end;
+    }
   }
+}
+
+// The stretches of true time in [a, b] outside the breaks.
+function pieces(a, b) {
+  const out = [];
+  let at = a;
+  for (const g of breaks) {
+    if (g.t1 <= at || g.t0 >= b) continue;
+    if (g.t0 > at) out.push([at, g.t0]);
+    at = g.t1;
+  }
+  if (b > at) out.push([at, b]);
+  return out;
+}
+
+// Each break's label on the ruler, over its break, where it fits beside the one before; else
+// shortened to the time ("4h 07m"), else only its title says it. Returns where the shown ones are.
+function placeGapLabels(u0, k, w) {
+  const taken = [];
+  let free = -Infinity;
+  for (const b of breaks) {
+    const a = (b.x0 - u0) * k;
+    const z = (b.x1 - u0) * k;
+    const visible = z >= 0 && a <= w;
+    b.el.hidden = !visible;
+    if (!visible) continue;
+    const mid = (a + z) / 2;
+    const short = b.label.replace(/ idle$/, "");
+    const fit = [b.label, short].find((text) => mid - (text.length * 5.5 + 6) / 2 >= free + 2);
+    b.el.textContent = fit ?? short;
+    b.el.classList.toggle("sl-gap-quiet", fit === undefined);
+    b.el.style.left = `${a}px`;
+    b.el.style.width = `${Math.max(z - a, 3)}px`;
+    if (fit !== undefined) {
+      const half = (fit.length * 5.5 + 6) / 2;
+      taken.push([mid - half, mid + half]);
+      free = mid + half;
+    }
+  }
+  return taken;
 }
 
 function fmtDur(x, at = false) {
@@ -455,6 +611,7 @@ function zoom(factor, at) {
   setView(x - (x - a) * factor, x + (b - x) * factor);
 }
 
+// The place on the axis under the pointer (toTime gives its true time).
 const xAt = (box, clientX) => {
   const r = box.getBoundingClientRect();
   return view[0] + ((clientX - r.left) / Math.max(1, r.width)) * (view[1] - view[0]);
@@ -467,6 +624,9 @@ section.addEventListener("click", (ev) => {
   else if (b.dataset.zoom === "out") zoom(2);
   else setView(full[0], full[1]);
 });
+// The fold toggle is the worker's (the view keeps it, the address says it): it answers with the
+// section's data-fold, and the axis follows.
+new MutationObserver(() => lanes.length && refold()).observe(section, { attributes: true, attributeFilter: ["data-fold"] });
 
 function onWheel(ev) {
   if (!lanes.length) return;
@@ -502,6 +662,7 @@ ruler.parentElement.addEventListener("pointerdown", (ev) => startDrag(ev, true))
 
 function startDrag(ev, onRuler) {
   if (!lanes.length || ev.button > 0) return;
+  if (ev.target.closest?.("button, a")) return; // a card's link (a missing sub-agent's): a click, not a drag
   const area = lanes[0].box;
   pointers.set(ev.pointerId, ev.clientX);
   const pan = onRuler || ev.shiftKey || ev.pointerType === "touch";
@@ -530,7 +691,7 @@ function onMove(ev) {
     setView(a + shift, b + shift);
   } else if (drag.moved) {
     const x = xAt(area, ev.clientX);
-    brush = [Math.min(drag.a, x), Math.max(drag.a, x)];
+    brush = [toTime(Math.min(drag.a, x)), toTime(Math.max(drag.a, x))]; // across a break: both sides
     schedule();
   }
 }
@@ -574,10 +735,11 @@ function hit(li, ev) {
   const lane = get(li);
   const r = lane.box.getBoundingClientRect();
   const y = ev.clientY - r.top;
-  const x = xAt(lane.box, ev.clientX);
-  const slack = (3 / Math.max(1, r.width)) * (view[1] - view[0]);
+  const u = xAt(lane.box, ev.clientX);
+  const slack = (3 / Math.max(1, r.width)) * (view[1] - view[0]); // 3 px, on the axis
+  const [lo, x, hi] = [toTime(u - slack), toTime(u), toTime(u + slack)];
   // marks first (lost blocks and errors are thin: give them the slack)
-  for (let j = lowerBound(lane.mat, x - slack, lane.mat.length); j < lane.mat.length && lane.mat[j] <= x + slack; j++) {
+  for (let j = lowerBound(lane.mat, lo, lane.mat.length); j < lane.mat.length && lane.mat[j] <= hi; j++) {
     if (lane.mkind[j] !== 0 || y < AGENT_H) return { mark: j };
   }
   const row = y < AGENT_H + GAP / 2 ? 0 : Math.min(Math.floor((y - AGENT_H - GAP) / (ROW_H + GAP)) + 1, lane.byRow.length - 1);
@@ -585,10 +747,10 @@ function hit(li, ev) {
   if (!rowData) return null;
   const { idx, ends } = rowData;
   let best = null;
-  for (let j = lowerBound(ends, x - slack, idx.length); j < idx.length; j++) {
+  for (let j = lowerBound(ends, lo, idx.length); j < idx.length; j++) {
     const i = idx[j];
-    if (lane.s[i] > x + slack) break;
-    if (lane.e[i] >= x - slack) {
+    if (lane.s[i] > hi) break;
+    if (lane.e[i] >= lo) {
       best = i;
       if (lane.s[i] <= x && lane.e[i] >= x) break;
     }
@@ -629,7 +791,10 @@ function hover(ev) {
   if (li < 0) return;
   const h = hit(li, ev);
   if (!h) {
-    tip.hidden = true;
+    const u = xAt(lanes[li].box, ev.clientX);
+    const gap = breaks.find((b) => b.x0 <= u && u <= b.x1);
+    if (gap) showTip(`${gap.label} (folded; the button "Fold idle" or F shows it to scale)`, ev.clientX, ev.clientY);
+    else tip.hidden = true;
     return;
   }
   const lane = get(li);
@@ -692,12 +857,13 @@ function moveTo(li, i) {
   if (!lane || i < 0 || i >= lane.s.length) return;
   cursor = { lane: li, i };
   const [a, b] = view;
-  if (lane.e[i] < a || lane.s[i] > b) {
+  const [s, e] = [toAxis(lane.s[i]), toAxis(lane.e[i])];
+  if (e < a || s > b) { // off the view (past a break, maybe): the view goes to it, at the same zoom
     const w = b - a;
-    setView(lane.s[i] - w / 3, lane.s[i] + (2 * w) / 3);
+    setView(s - w / 3, s + (2 * w) / 3);
   }
   const r = lane.box.getBoundingClientRect();
-  const x = r.left + ((Math.max(lane.s[i], view[0]) - view[0]) / (view[1] - view[0])) * r.width;
+  const x = r.left + ((Math.max(s, view[0]) - view[0]) / (view[1] - view[0])) * r.width;
   const d = describe(lane, i);
   lane.box.setAttribute("aria-description", `${d.kind}: ${d.text}. ${KEYS_SAID}`);
   showTip(`${d.text}`, x, r.top + rowY(lane.row[i]));
@@ -706,7 +872,7 @@ function moveTo(li, i) {
 
 function onKey(ev, li) {
   const lane = get(li);
-  const i = cursor && cursor.lane === li ? cursor.i : nearest(lane, (view[0] + view[1]) / 2);
+  const i = cursor && cursor.lane === li ? cursor.i : nearest(lane, toTime((view[0] + view[1]) / 2));
   const keys = {
     ArrowRight: () => moveTo(li, neighbour(lane, i, 1)),
     ArrowLeft: () => moveTo(li, neighbour(lane, i, -1)),
@@ -720,10 +886,12 @@ function onKey(ev, li) {
       send(lane.seq[i], null, lane.id);
       schedule();
     },
-    "+": () => zoom(0.5, i >= 0 ? lane.s[i] : undefined),
-    "=": () => zoom(0.5, i >= 0 ? lane.s[i] : undefined),
+    "+": () => zoom(0.5, i >= 0 ? toAxis(lane.s[i]) : undefined),
+    "=": () => zoom(0.5, i >= 0 ? toAxis(lane.s[i]) : undefined),
     "-": () => zoom(2),
     0: () => setView(full[0], full[1]),
+    f: () => !foldButton.hidden && foldButton.click(), // the worker keeps the choice (and the address)
+    F: () => !foldButton.hidden && foldButton.click(),
     Escape: () => {
       if (!clearRange.hidden) {
         unbrush();
@@ -751,6 +919,29 @@ new MutationObserver(recolor).observe(document.documentElement, { attributes: tr
 window.matchMedia?.("(prefers-color-scheme: dark)").addEventListener?.("change", recolor);
 new MutationObserver(schedule).observe(section, { attributes: true, attributeFilter: ["hidden"] });
 
+// The selected row's span (op lane-select): outlined, and brought into view when out of it.
+export function select(laneId, seq) {
+  wanted = laneId == null ? null : [laneId, seq];
+  const li = wanted ? lanes.findIndex((l) => l.id === laneId) : -1;
+  const lane = li < 0 ? null : get(li);
+  for (const l of lanes) delete l.track.dataset.selected;
+  const i = lane ? lane.seq.indexOf(seq) : -1;
+  picked = i < 0 ? null : { lane: li, i };
+  if (picked) {
+    lane.track.dataset.selected = String(seq);
+    const [a, b] = view; // on the axis, folded or not
+    const [s, e] = [toAxis(lane.s[i]), toAxis(lane.e[i])];
+    if (e < a || s > b) {
+      const w = b - a;
+      setView(s - w / 3, s + (2 * w) / 3);
+    }
+    const box = lane.track.getBoundingClientRect();
+    const room = tracksBox.getBoundingClientRect();
+    if (box.top < room.top || box.bottom > room.bottom) tracksBox.scrollTop += box.top - room.top - 4;
+  }
+  schedule();
+}
+
 // For scripts and tests: a track's spans as the page holds them, and the range dragged.
 export function spansOf(laneId) {
   const li = lanes.findIndex((l) => l.id === laneId);
@@ -760,4 +951,5 @@ export function spansOf(laneId) {
     seq: lane.seq[i], name: lane.names[lane.name[i]] }));
 }
 
+// The range is in true time from the run's start, as the worker gets it.
 export const range = () => (brush ? [round(brush[0]), round(brush[1])] : null);

@@ -186,6 +186,8 @@ const WHEN = {
   "not-button": (t) => !["BUTTON", "A", "SUMMARY"].includes(t?.tagName ?? ""),
   "row-selected": () => Boolean(timeline.querySelector(".row.selected")),
   "row-open": () => Boolean(timeline.querySelector(".row.open")),
+  search: (t) => t?.id === "filter",
+  shift: (t, event) => event.shiftKey,
 };
 for (const name of KEY_WHEN) if (!WHEN[name]) throw new Error(`no test for the key condition ${name}`);
 
@@ -360,6 +362,9 @@ function apply(ops) {
         break;
       case OP.LANES_READY:
         swimlanes.ready();
+        break;
+      case OP.LANE_SELECT:
+        swimlanes.select(op[1], op[2]);
         break;
       default:
         console.error("relayscope: an op the page does not know", op[0]);

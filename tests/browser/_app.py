@@ -15,6 +15,9 @@ from browser import wait_js  # noqa: E402,F401  (tools/ is not a package; the te
 # the real captures the repository carries (tests/fixtures/real/SOURCES.tsv), same layout as shared/corpus/real
 CORPUS = ROOT / "tests" / "fixtures" / "real"
 EXAMPLES_DIR = ROOT / "static" / "examples"
+# a session's folder: its main transcript and two sub-agents' (ef958aa1), with timestamps
+SUBAGENT_SESSION = (CORPUS / "session-jsonl" / "handgemacht-ai__claude-code-log" / "test" / "test_data"
+                    / "real_projects" / "-experiments-worktrees")
 SETTLED_RUN = "html[data-app-state=done], html[data-app-state=error]"
 RUN_TIMEOUT_MS = 120_000
 # The page's long tasks (Long Tasks API, from before its first script) and a 20 ms timer's ticks:
@@ -61,6 +64,10 @@ class AppDriver:
         self.settle(expect)
         if expect == "done":
             self.strategy(strategy)
+
+    def open_folder(self, folder: Path = SUBAGENT_SESSION) -> None:
+        self.testid("folder-input").set_input_files(folder)
+        self.settle()
 
     def strategy(self, name: str) -> None:
         if self.testid("strategy").input_value() != name:

@@ -1,4 +1,4 @@
-"""Issue 23: axe-core over every state a person sees, light and dark, 1280 and 390 px wide, and the
+"""Axe-core over every state a person sees, light and dark, 1280 and 390 px wide, and the
 keyboard: every control reachable by Tab (or by arrows inside a widget that is one Tab stop),
 usable without a mouse, with a focus ring one can see.
 
@@ -39,7 +39,7 @@ SESSION_DIR = (CORPUS / "session-jsonl" / "handgemacht-ai__claude-code-log" / "t
                / "real_projects" / "-experiments-worktrees")
 PYSCRIPT_PAGE = ROOT / "static" / "pyscript.html"
 SWIMLANES = '[data-testid="swimlanes"]'
-# issue 20's view draws each lane's spans on a canvas: the lane's box is the Tab stop
+# the view draws each lane's spans on a canvas: the lane's box is the Tab stop
 # (`swimlane-canvas`), arrows move between its spans (said in its aria-description) and Enter
 # selects the span's row in the timeline
 SWIMLANE_TRACK = f'{SWIMLANES} [data-testid="swimlane-canvas"]'
@@ -252,6 +252,35 @@ def state_session(pages: Pages) -> Shown:
     return on_app(pages, "session-folder", enter)
 
 
+def state_search(pages: Pages) -> Shown:
+    def enter(driver: AppDriver) -> None:
+        driver.testid("folder-input").set_input_files(SESSION_DIR)
+        driver.settle()
+        box = driver.testid("filter")
+        box.fill("agent")
+        box.press("Enter")  # the first match: its words marked, "1 of m", "in detail" on others
+        driver.page.wait_for_selector('[data-testid="search-count"]:not([hidden])', state="attached")
+        driver.page.wait_for_selector('[data-testid="timeline"] mark', state="attached")
+        driver.page.wait_for_selector('[data-testid="match-in-detail"]', state="attached")
+
+    return on_app(pages, "search", enter)
+
+
+def state_missing_agent(pages: Pages) -> Shown:
+    """A session folder with six sub-agent calls and two of their transcripts: the lanes panel's
+    cards of the four missing, in view, each with the file to look for."""
+    def enter(driver: AppDriver) -> None:
+        driver.testid("folder-input").set_input_files(SESSION_DIR)
+        driver.settle()
+        driver.strategy("lineage")
+        card = driver.page.locator('[data-testid="lanes"] [data-testid="missing-agent"]')
+        assert card.count() == 4
+        card.first.scroll_into_view_if_needed()
+        assert card.first.is_visible()
+
+    return on_app(pages, "lanes-missing-agent", enter)
+
+
 def state_row_expanded(pages: Pages) -> Shown:
     def enter(driver: AppDriver) -> None:
         enter_stream(driver)
@@ -368,7 +397,7 @@ def no_swimlanes(page) -> bool:
 def state_swimlanes(pages: Pages) -> Shown:
     shown = on_app(pages, "swimlanes", enter_stream)
     if no_swimlanes(shown.page):
-        pytest.skip(f"no swimlane view ({SWIMLANES}) on this build yet (issue 20): runs once it lands")
+        pytest.skip(f"no swimlane view ({SWIMLANES}) on this build yet: runs once it lands")
     shown.page.locator(SWIMLANES).first.scroll_into_view_if_needed()
     assert shown.page.locator(SWIMLANES).first.is_visible(), "the swimlane view is drawn but hidden"
     return shown
@@ -410,7 +439,7 @@ def state_tour(pages: Pages) -> Shown:
 
 def state_pyscript(pages: Pages) -> Shown:
     if not PYSCRIPT_PAGE.is_file():
-        pytest.skip("no static/pyscript.html on this build yet (issue 21): runs once it lands")
+        pytest.skip("no static/pyscript.html on this build yet: runs once it lands")
 
     def make() -> Shown:
         shown = pages.new(1280)
@@ -429,6 +458,8 @@ STATES: dict[str, tuple[Callable[[Pages], Shown], tuple[int, ...]]] = {
     "empty": (state_empty, WIDTHS),
     "stream-subagents": (state_stream, WIDTHS),
     "session-folder": (state_session, WIDTHS),
+    "search": (state_search, WIDTHS),
+    "lanes-missing-agent": (state_missing_agent, WIDTHS),
     "row-expanded": (state_row_expanded, WIDTHS),
     "lost-block-step": (state_lost_step, WIDTHS),
     "audit": (state_audit, WIDTHS),
@@ -746,7 +777,7 @@ def test_swimlane_spans_are_reached_by_keys(pages: Pages) -> None:
     shown = state_stream(pages)
     page = shown.page
     if no_swimlanes(page):
-        pytest.skip(f"no swimlane view ({SWIMLANES}) on this build yet (issue 20): runs once it lands")
+        pytest.skip(f"no swimlane view ({SWIMLANES}) on this build yet: runs once it lands")
     shown.state = "keyboard"
     pages.driver().strategy("lineage")  # every call kept: every tool span drawn
     show(shown, "light", 1280)

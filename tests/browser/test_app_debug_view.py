@@ -1,4 +1,4 @@
-"""Issue 9: the debugging view, right and readable. Each test drives the built site as a developer
+"""The debugging view, right and readable. Each test drives the built site as a developer
 debugging a transcript would: the filter, the step-through's verdicts, fingerprint colours, session
 folders, time and cost, streamed fragments, help and keys, and input that is no text at all."""
 
@@ -370,7 +370,7 @@ def test_streamed_thinking_without_text_is_one_row_that_says_so(app) -> None:
     app.strategy("lineage")
     rows = app.page.locator('.row[data-type="thinking_delta"]')
     assert rows.count() == 1 and rows.first.get_attribute("data-fragments") == "3"
-    assert rows.first.locator(".summary").text_content() == "thinking omitted (12 tokens)"  # issue 19
+    assert rows.first.locator(".summary").text_content() == "thinking omitted (12 tokens)"
     assert "(empty)" not in app.testid("timeline").text_content()
 
 

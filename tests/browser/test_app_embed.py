@@ -1,4 +1,4 @@
-"""The app in other people's pages (issue 10): in a frame on another site with no storage, embed
+"""The app in other people's pages: in a frame on another site with no storage, embed
 mode, the <iframe> snippet, the Content-Security-Policy, ?src= from another site."""
 
 from __future__ import annotations
@@ -155,7 +155,7 @@ def test_embed_this_view_gives_a_snippet_that_shows_the_same_view(app, browser, 
         context.close()
 
 
-# -- the Content-Security-Policy (issue 7) ---------------------------------------------------------
+# -- the Content-Security-Policy ---------------------------------------------------------
 
 CSP_PROBE = ("window.__csp = []; document.addEventListener('securitypolicyviolation', "
              "e => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI))")
@@ -227,7 +227,7 @@ def test_src_from_another_site_is_fetched_once_the_reader_agrees(browser, site) 
         context.close()
 
 
-# -- issue 21: embeds that show their point, the height message, the embed builder ------------------
+# -- embeds that show their point, the height message, the embed builder ------------------
 
 # Every element that scrolls on its own (a scroll bar of its own: overflow auto/scroll and more
 # content than room), besides the document itself.
@@ -274,7 +274,7 @@ def test_an_embed_shows_its_point_without_scrolling(cross_site, example: str, si
 def test_a_lanes_embed_shows_its_cards_and_the_audit_row(cross_site, size) -> None:
     # the tour's section 4 without the timeline: who worked (every lane's card) and the audit's
     # lineage row, in view as the frame opens; a card is its name, badges and relay count, and
-    # the whole run's tokens (issue 19, ~200 px under the cards) stay in the full app
+    # the whole run's tokens (~200 px under the cards) stay in the full app
     width, height = size
     app_frame, frame, _ = cross_site("?example=real-subagents&strategy=lineage&embed=1&panels=lanes,audit",
                                      width, height)

@@ -88,7 +88,7 @@ def test_gotchas_are_normalised_into_plain_rows(app) -> None:
     summaries = rows.locator(".summary").all_text_contents()
     assert "Thinking stored under 'text' instead of 'thinking'." in summaries
     assert "File edited successfully" in summaries  # array content joined
-    assert "Bash → ok · (no content)" in summaries  # null content (the row names its call: issue 18)
+    assert "Bash → ok · (no content)" in summaries  # null content (the row names its call)
     done = app.page.locator('.row[data-type="turn_complete"] .summary').text_content()
     assert "The actual text here" in done and '"' not in done  # double-encoded result unwrapped
 

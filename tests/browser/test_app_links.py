@@ -1,4 +1,4 @@
-"""Examples that open on their point, and links of any size (issue 10)."""
+"""Examples that open on their point, and links of any size."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def test_the_index_bug_card_opens_on_index_at_the_lost_block_with_the_audits_lin
     assert app.testid("strategy").input_value() == "index"
     assert app.step_position() == "4 / 6"
     facts = app.page.text_content('[data-testid="step-facts"] dd[data-fact="decision"]')
-    assert "lost" in facts  # the step names the lost block (issue 9), not a mere skip
+    assert "lost" in facts  # the step names the lost block, not a mere skip
     app.tab("audit")  # the audit's line is in its tab of the detail panel
     note = app.page.locator('[data-testid="audit-notes"] li.focus[data-strategy="index"][data-kind="lost"]')
     assert note.is_visible() and "Sub-agent B" in note.text_content()

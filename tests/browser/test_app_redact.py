@@ -1,4 +1,4 @@
-"""Issue 22: the share section's "Redact" switch, against the built site. With it on, the share
+"""The share section's "Redact" switch, against the built site. With it on, the share
 link (decoded here with ``decode_share``), the embed snippet's link and every download carry no
 planted secret, and the preview lists what is removed (line, kind, masked excerpt) without any
 secret in it; off again, the link carries the transcript as it was."""

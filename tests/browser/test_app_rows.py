@@ -1,4 +1,4 @@
-"""Issue 18, item 2: rows that say what happened. An opened tool call shows the change as a diff
+"""Rows that say what happened. An opened tool call shows the change as a diff
 (path, old -> new, line-numbered), a command with its exit status and output head, a todo list
 with its states; assistant text keeps its newlines and code blocks; transcript text stays text.
 Expectations come from the raw JSON of real captures (tests/fixtures/real/), not from our code.

@@ -51,11 +51,16 @@ def view(app: AppDriver) -> tuple[float, float]:
     return float(a), float(b)
 
 
+def to_axis(app: AppDriver, t: float) -> float:
+    """A true time's place on the (maybe folded) axis, as the page maps it."""
+    return app.page.evaluate("(t) => import('./static/js/swimlanes.mjs').then((m) => m.toAxis(t))", t)
+
+
 def point_of(app: AppDriver, lane: str, span: dict) -> tuple[float, float]:
     """Where a span is drawn (its middle) with the current view."""
     box = app.page.locator(f'[data-testid=swimlane-track][data-lane="{lane}"] .sl-lane').bounding_box()
     a, b = view(app)
-    mid = (max(span["start"], a) + min(span["end"], b)) / 2
+    mid = (max(to_axis(app, span["start"]), a) + min(to_axis(app, span["end"]), b)) / 2
     x = box["x"] + (mid - a) / (b - a) * box["width"]
     r = span["row"]
     y = box["y"] + (AGENT_H / 2 if r == 0 else AGENT_H + GAP + (r - 1) * (ROW_H + GAP) + ROW_H / 2)
@@ -74,9 +79,12 @@ def test_one_track_per_lane_main_on_top_labelled_as_the_lanes_panel(app, tmp_pat
         assert track.locator("[data-testid=swimlane-label]").text_content() == label
         assert track.get_attribute("data-depth") == ("0" if lane == "main" else "1")
         assert " · tools " in track.locator("[data-testid=swimlane-lane-figures]").text_content()
-    assert app.testid("swimlane-axis").text_content() == "x: wall-clock time, from 2026-04-18 13:10:51 UTC"
+    assert app.testid("swimlane-axis").text_content() == (
+        "x: wall-clock time, from 2026-04-18 13:10:51 UTC; 3 idle gap(s) over 5m 00s folded")
     figures = app.testid("swimlane-figures").text_content()
-    assert figures.startswith("2 sub-agent(s) · wall 39m 49s · a tool running ") and "by tool" in figures
+    # wall time runs from the first record (13:10:51) to the last (the /exit at 15:09:30): the wait is idle
+    assert figures.startswith("2 sub-agent(s) · wall 1h 58m · a tool running ") and "by tool" in figures
+    assert " · idle 1h 38m · " in figures
     # the parallel sub-agents' spawning calls overlap on main's track, in rows of their own
     calls = [s for s in spans_of(app, "main") if s["name"] == "Agent"]
     assert any(a["start"] < b["end"] and b["start"] < a["end"] for a in calls for b in calls if a is not b)
@@ -196,7 +204,7 @@ def test_the_tracks_declare_and_say_their_keys(app, tmp_path: Path) -> None:
     boxes = app.page.locator("[data-testid=swimlane-canvas]")
     for k in range(boxes.count()):
         keys = boxes.nth(k).get_attribute("aria-keyshortcuts").split()
-        assert {"ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "Enter", "Shift+=", "-", "0",
+        assert {"ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "Enter", "Shift+=", "-", "0", "f",
                 "Escape"} <= set(keys)
         said = boxes.nth(k).get_attribute("aria-description")
         assert all(word in said for word in ("+ and − zoom", "0 shows the whole run", "Esc clears")), said

@@ -83,7 +83,7 @@ def test_relay_count_and_exports_equal_the_cli_for_every_strategy(app) -> None:
 def test_stepping_shows_the_index_pointer_fingerprints_and_decision(app) -> None:
     app.example("index-bug", strategy="index")
     page = app.page
-    assert app.step_position() == "4 / 6"  # the example opens on the block it loses (issue 10)
+    assert app.step_position() == "4 / 6"  # the example opens on the block it loses
     app.testid("step-first").click()
     assert app.step_position() == "1 / 6"
     assert app.testid("step-prev").is_disabled() and app.testid("step-first").is_disabled()
@@ -228,7 +228,7 @@ def test_a_share_link_reproduces_the_view_on_another_page(app, visit, site, requ
     request_log.assert_same_origin()
     assert not [u for u in request_log.urls() if "v1." in u or "Sub-agent" in u]
     assert len(text) > 0
-    # a changed view: the link follows it (issue 10); the step-through's key, the share tab shown
+    # a changed view: the link follows it; the step-through's key, the share tab shown
     app.testid("timeline").focus()
     app.page.keyboard.press("ArrowRight")
     assert app.testid("share-link").is_visible() and "step=5" in app.testid("share-link").get_attribute("href")
@@ -246,7 +246,7 @@ def test_a_transcript_too_large_for_a_link_is_offered_as_downloads(app) -> None:
     app.tab("share")
     app.testid("share").click()
     assert app.testid("share-too-large").is_visible()
-    assert "too large to travel in a link" in app.testid("share-note").text_content()
+    assert "too large to travel in a link" in app.testid("share-note").text_content().lower()
     assert app.testid("share-link").get_attribute("data-kind") == "fingerprint"
     with app.page.expect_download() as download:
         app.testid("download-source").click()

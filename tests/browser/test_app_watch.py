@@ -121,7 +121,7 @@ def test_a_watched_file_grows_rows_lanes_counts_and_steps_as_lines_land(app) -> 
     page.click('[data-testid="watch-stop"]')
     page.wait_for_selector('html[data-watch="stopped"][data-app-state="done"]', state="attached")
     source = app.testid("source").text_content()
-    assert "watching" not in source and "watch stopped" in source, source  # issue 18: not stale
+    assert "watching" not in source and "watch stopped" in source, source  # not stale
     cli = [json.loads(x) for x in cli_ndjson(SESSION).splitlines()]
     assert app.relay_count() == len(cli)  # stopped: the same as translating the finished file
     assert app.lanes() == list(dict.fromkeys(r["lane"] for r in cli))

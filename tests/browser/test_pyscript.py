@@ -1,4 +1,4 @@
-"""static/pyscript.html (issue 21): relayscope in a PyScript page, for docs authors. Served by a
+"""static/pyscript.html: relayscope in a PyScript page, for docs authors. Served by a
 plain `python -m http.server` (no special headers, so no SharedArrayBuffer), it reaches "done"
 with nothing fetched from another origin, shows what the CLI gives on the same text, and follows
 the reader's edits and strategy."""

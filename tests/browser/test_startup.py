@@ -103,7 +103,7 @@ def test_the_page_boots_without_the_bytecode(open_app, serve, dist_site, tmp_pat
     request_log.assert_same_origin()
 
 
-# -- issue 11: Python boots off the page's thread -------------------------------------------------
+# -- Python boots off the page's thread -------------------------------------------------
 
 def test_the_page_thread_is_never_held_while_python_boots(page, site, request_log) -> None:
     # Asserted as ratios within the boot (bench/web_load.py has the milliseconds): when Pyodide

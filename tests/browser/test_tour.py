@@ -55,7 +55,7 @@ def test_the_app_links_to_the_tour(app) -> None:
     assert app.testid("tour-link").get_attribute("href") == "./static/tour.html"
 
 
-# -- issue 21: each frame shows its section's point as it opens --------------------------------------
+# -- each frame shows its section's point as it opens --------------------------------------
 
 # example -> what its section is about, which must be in the frame's view as it opens
 POINTS = {

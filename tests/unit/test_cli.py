@@ -1,5 +1,5 @@
 """The command line: output formats, stdin, exit codes, errors on stderr with line numbers; and
-issue 7's reproducers on files: every input read once, folders with special files, odd names,
+hostile reproducers on files: every input read once, folders with special files, odd names,
 closed pipes, Ctrl-C, internal errors. Process-level behaviour runs the CLI as a subprocess."""
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ def test_live_stdin_emits_before_input_ends() -> None:
 
 
 
-# --- issue 7: the CLI on files ---------------------------------------------------------------
+# --- the CLI on files ---------------------------------------------------------------
 
 MULTI = FIXTURE_STREAM_JSON / "foksa__open-claude-agent-sdk__tests__snapshots__multi-turn.jsonl"
 INTERRUPT = FIXTURE_STREAM_JSON / "foksa__open-claude-agent-sdk__tests__snapshots__interrupt.jsonl"
@@ -390,7 +390,7 @@ def test_a_full_disk_is_one_line_and_exit_74() -> None:
     assert p.returncode == 74 and p.stderr == b"relayscope: <stdout>: No space left on device\n"
 
 
-CORE_REPRODUCERS = {  # issue 7's one-liners piped into `relayscope translate -`
+CORE_REPRODUCERS = {  # hostile one-liners piped into `relayscope translate -`
     "bad UTF-8 in a text": b'{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":"caf\xe9"}]}}\n',
     "bad UTF-8 string": b'"\x80"\n',
     "type is an object": b'{"type":{}}\n',
@@ -418,7 +418,7 @@ def test_issue_7_reproducers_through_the_cli_are_input_not_bugs(data: bytes) -> 
 
 
 def test_lines_kept_with_a_repair_are_warned_about_on_stderr_without_failing() -> None:
-    """Issue 7: a field of the wrong type is reported, never blanked in silence; a bad byte keeps
+    """A field of the wrong type is reported, never blanked in silence; a bad byte keeps
     its line. Both are warnings (stderr, and a warning relay), not errors: the exit code stays 0."""
     data = (b'{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":12345}]}}\n'
             b'{"type":"assistant","message":{"id":"n","content":[{"type":"text","text":"caf\xe9"}]}}\n')

@@ -9,12 +9,14 @@ import subprocess
 import sys
 
 import pytest
-from _corpus import FIXTURE_STREAM_JSON, ROOT
+from _corpus import FIXTURE_SESSIONS, FIXTURE_STREAM_JSON, ROOT
 
 from relayscope.cli import main
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "py")}
 ONE_SESSION = str(FIXTURE_STREAM_JSON / "GuhyupLee__waifu-agent__tests__fixtures__claude-multiturn.jsonl")
+ONE_TRANSCRIPT = str(FIXTURE_SESSIONS / "d-kimuson__claude-code-viewer" / "mock-global-claude-dir" / "projects"
+                     / "sample-project" / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl")
 
 
 def run(*args: str) -> tuple[subprocess.CompletedProcess[bytes], set[str]]:
@@ -44,6 +46,15 @@ def test_translate_loads_no_other_commands_modules() -> None:
               "textout", "usage", "sharefile", "snapshot"}
     assert ours(loaded) & {f"relayscope.{m}" for m in others} == set()
     assert "shutil" not in loaded  # argparse's formatter asks shutil for the width (and so imports bz2, lzma)
+
+
+@pytest.mark.parametrize("path", [ONE_SESSION, ONE_TRANSCRIPT], ids=["stream-json", "session transcript"])
+def test_translate_loads_no_dataclasses(path: str) -> None:
+    """The records on a translate's path are Structs, tuples and plain classes: ``dataclasses``
+    (with the ``inspect`` it imports) was a tenth of a one-session run."""
+    p, loaded = run("translate", path)
+    assert p.returncode == 0 and p.stdout.count(b"\n") > 10
+    assert "dataclasses" not in loaded
 
 
 def test_redact_loads_no_translator() -> None:

@@ -1,4 +1,4 @@
-"""describe: tool calls in words and as plain data (issue 18, item 2). The calls are those of the
+"""describe: tool calls in words and as plain data, so that rows say what happened. The calls are those of the
 real captures in tests/fixtures/real/ (the shared corpus too, when it is there), as our translator
 emits them; what each should say is computed here from the raw JSON of the same lines. Then the
 shapes no capture has: wrong types, junk, markup; none may raise."""

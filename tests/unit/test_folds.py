@@ -139,7 +139,8 @@ def test_the_carried_sessions_idle_gaps_are_folded_between_its_records() -> None
     fold = F.of_run(run.timeline, run.relays, run.stamps)
     stamps = _raw_stamps(files)
     raw_gaps = [(a, b) for a, b in itertools.pairwise(stamps) if b - a > F.THRESHOLD_S]
-    assert [b.label for b in fold.breaks] == ["7m 51s idle", "7m 10s idle"]
+    # the last: from the last record before the /exit (13:53:43) to it (15:09:30): the run ends there
+    assert [b.label for b in fold.breaks] == ["7m 51s idle", "7m 10s idle", "1h 15m idle"]
     for b in fold.breaks:  # each is a stretch between two records with none between them
         assert (b.start, b.end) in [(pytest.approx(a), pytest.approx(z)) for a, z in raw_gaps]
 
@@ -154,7 +155,7 @@ def test_stats_of_a_five_day_session_lists_its_folded_gaps_with_their_true_times
     first_after = min(t for t in stamps if t >= second.end + SHIFT.total_seconds())
     (fig,) = figures(runs(long))
     folds = fig["folds"]
-    assert [b["label"] for b in folds["breaks"]] == ["7m 51s idle", "96h 07m idle"]
+    assert [b["label"] for b in folds["breaks"]] == ["7m 51s idle", "96h 07m idle", "1h 15m idle"]
     days = folds["breaks"][1]
     assert (days["start"], days["end"]) == (pytest.approx(last_before), pytest.approx(first_after))
     assert days["folded_ms"] == pytest.approx((first_after - last_before) * 1000, abs=1)
@@ -176,11 +177,11 @@ def test_stats_text_and_json_through_the_cli(tmp_path: Path) -> None:
                          check=True).stdout.decode()
     start = datetime.fromtimestamp(second.start, UTC).strftime("%Y-%m-%d %H:%M:%S")
     end = datetime.fromtimestamp(second.end + SHIFT.total_seconds(), UTC).strftime("%Y-%m-%d %H:%M:%S")
-    assert "folded: 2 idle gaps over 5m 00s, 96h 15m in all" in out
+    assert "folded: 3 idle gaps over 5m 00s, 97h 30m in all" in out
     assert f"     {start} → {end} UTC  96h 07m idle" in out
     data = json.loads(subprocess.run([sys.executable, "-m", "relayscope", "stats", "--json", str(tmp_path)],
                                      capture_output=True, check=True).stdout)
-    assert [b["label"] for b in data[0]["folds"]["breaks"]] == ["7m 51s idle", "96h 07m idle"]
+    assert [b["label"] for b in data[0]["folds"]["breaks"]] == ["7m 51s idle", "96h 07m idle", "1h 15m idle"]
 
 
 def test_spans_keep_their_true_times() -> None:

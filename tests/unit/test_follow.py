@@ -1,4 +1,4 @@
-"""``relayscope translate --follow`` / ``trace --follow`` (issue 12): a transcript written while
+"""``relayscope translate --follow`` / ``trace --follow``: a transcript written while
 the CLI follows it gives the output of translating the finished file.
 
 Each test writes a real capture from a background thread (line by line, or in odd chunks that

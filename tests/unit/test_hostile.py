@@ -1,4 +1,4 @@
-"""Issue 7's reproducers, one test each (core and web model), and one test per row of the reset
+"""Hostile reproducers, one test each (core and web model), and one test per row of the reset
 table (translator.py). Every relay produced is checked against docs/relay-events.md."""
 
 from __future__ import annotations

@@ -58,6 +58,8 @@ LAYERS: dict[str, int] = {
     "relayscope.cli": 6,
     "relayscope.inputs": 6,  # the command line's file reading: I/O, so nothing in the core may use it
     "relayscope.follow": 6,  # --follow's polling: I/O, like inputs
+    "relayscope.otlp": 6,  # spans to a collector over HTTP: I/O
+    "relayscope.otlp_follow": 6,  # export --follow: relays to spans to the sender
     "relayscope.__main__": 6,
     "relayscope.web": 6,
 }
@@ -89,7 +91,7 @@ WEB_LAYERS: dict[str, int] = {
 # decoder of a line that is no JSON object, the SSE translator and the meta reader only when met
 # (``redact`` judges lines as the translators would without loading them).
 LATE_IMPORTS_ALLOWED = {"relayscope.web.main", "relayscope.cli", "relayscope.inputs", "relayscope.formats",
-                        "relayscope.verdict"}
+                        "relayscope.verdict", "relayscope.web.exports"}
 WEB = "relayscope.web"
 
 

@@ -57,7 +57,7 @@ def actions(steps: list[T.TraceStep]) -> list[list[tuple[str, str]]]:
 
 
 def test_real_shape_a_block_beginning_with_an_earlier_block_is_a_new_block() -> None:
-    # the bug of issue 8: it used to be taken for growth and emitted as the suffix " world"
+    # a former bug: it used to be taken for growth and emitted as the suffix " world"
     lines = [assistant(text("Hello")), assistant(text("Hello world"))]
     relays, steps = run(lines)
     assert texts(relays) == [("Hello", False), ("Hello world", False)]

@@ -1,4 +1,4 @@
-"""Issue 22, point 3: no false loss. A capture repeated back to back (``cat X X``, ``tee -a``
+"""No false loss. A capture repeated back to back (``cat X X``, ``tee -a``
 logs) streams the same message again; lineage emits it again, and the audit must map that second
 stream onto the block it repeats, never join it to the first (which made one doubled text that
 matched nothing: "lost 1 block", "1 relay(s) matched no inventory block").

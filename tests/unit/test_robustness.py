@@ -1,4 +1,4 @@
-"""Never raise, never drop (issue 7): property tests over every entry point with hostile,
+"""Never raise, never drop: property tests over every entry point with hostile,
 structured input (``_gen``). For each: no exception escapes, every input line is accounted
 for (a trace step of its own: emitted, skipped with a reason, ignored, or an ``error``
 relay), and every relay matches docs/relay-events.md (``_schema``).

@@ -1,4 +1,4 @@
-"""On-disk session transcripts (issue 4): every real session file, alone and with its sub-agent
+"""On-disk session transcripts: every real session file, alone and with its sub-agent
 files: the captures in tests/fixtures/real/session-jsonl/ always, the whole shared corpus when it
 is beside the checkout.
 

@@ -242,15 +242,16 @@ def test_the_swimlanes_fold_idle_gaps_as_the_page_does_and_say_their_true_times(
     files = session_files()
     (run,) = runs(files)
     fold = of_run(run.timeline, run.relays, run.stamps)
-    assert [b.label for b in fold.breaks] == ["7m 51s idle", "7m 10s idle"]
+    # the last: the wait before the /exit (the run ends at its last record)
+    assert [b.label for b in fold.breaks] == ["7m 51s idle", "7m 10s idle", "1h 15m idle"]
     page = Page(snapshot.render(files))
     bands = [a for t, a in page.tags if t == "rect" and a.get("class") == "fold"]
-    assert len(bands) == 2 * 3  # each break, across the three tracks
+    assert len(bands) == 3 * 3  # each break, across the three tracks
     for b in fold.breaks:
         x = f"{b.at / fold.axis_end * snapshot.WIDTH:.1f}"
         assert any(a["x"] == x for a in bands)
     text = "".join(page.text)
-    assert "2 idle gap(s) folded" in text and "7m 51s idle: 13:" in text
+    assert "3 idle gap(s) folded" in text and "7m 51s idle: 13:" in text
     true = Page(snapshot.render(files, axis=snapshot.linear))
     assert not [a for t, a in true.tags if t == "rect" and a.get("class") == "fold"]
 

@@ -119,3 +119,26 @@ def test_stream_json_sub_agents_need_no_transcript_file() -> None:
     lines[9] = {**lines[9], "tool_use_result": {"status": "completed", "agentId": "a1234567890abcdef"}}
     (res,) = translate_files({"run.jsonl": text(lines)})
     assert missing_transcripts(res.lanes) == {}
+
+
+def test_translate_names_the_missing_transcripts_on_stderr_in_every_format(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+    import sys
+
+    folder = tmp_path / "worktrees"
+    shutil.copytree(WORKTREES, folder)
+    left = next((folder / MAIN.removesuffix(".jsonl") / "subagents").glob("agent-*.jsonl"))
+    left.unlink()
+    for fmt in ("text", "ndjson"):
+        p = subprocess.run([sys.executable, "-m", "relayscope", "translate", "-f", fmt, str(folder)],
+                           capture_output=True, text=True, check=True)
+        (line,) = [x for x in p.stderr.splitlines() if "sub-agent transcript" in x]
+        assert f"{MAIN}: 5 sub-agent transcripts the records name are not in the input: " in line
+        assert left.name in line
+    alone = subprocess.run([sys.executable, "-m", "relayscope", "translate", str(folder / MAIN)],
+                           capture_output=True, text=True, check=True)
+    assert ": 6 sub-agent transcripts the records name are not in the input: " in alone.stderr
+    plain = subprocess.run([sys.executable, "-m", "relayscope", "translate", "-"], input=text(a_run_with_two_agents()),
+                           capture_output=True, check=True)
+    assert b"sub-agent transcript" not in plain.stderr

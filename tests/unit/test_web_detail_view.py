@@ -75,10 +75,10 @@ def test_a_call_and_its_result_are_drawn_from_the_models_pair() -> None:
     (diff,) = by_testid(box, "diff")
     rows = [[text(td) for td in tr.children] for tr in tree(diff) if tr.tagName == "TR" and "hunk" not in tr.attrs.get("class", "")]
     assert rows == [["1", "1", " ", "a"], ["2", "", "-", MARKUP], ["", "2", "+", "b"], ["", "3", "+", "c"]]
-    assert detail_view.row_summary(ws, ws.row(seq["toolu_e"])) == "Edit /src/app.py: 2 lines → 3"
+    assert ws.shown(ws.row(seq["toolu_e"])) == "Edit /src/app.py: 2 lines → 3"
     # the result row: the same call, said from the result's side
-    assert detail_view.row_summary(ws, ws.row(seq["rtoolu_b"])) == "Bash → exit 2 · Exit code 2"
-    assert detail_view.row_summary(ws, ws.row(seq["toolu_b"])) == f"Bash: echo '{MARKUP}' → exit 2"
+    assert ws.shown(ws.row(seq["rtoolu_b"])) == "Bash → exit 2 · Exit code 2"
+    assert ws.shown(ws.row(seq["toolu_b"])) == f"Bash: echo '{MARKUP}' → exit 2"
     box = opened(ws, seq["rtoolu_b"])
     assert [text(n) for n in by_testid(box, "exit-status")] == ["exit 2"]
     assert [text(n) for n in by_testid(box, "command")] == [f"echo '{MARKUP}'"]
@@ -119,5 +119,5 @@ def test_any_tool_input_draws_and_never_raises(calls: list[tuple[str, Any, Any, 
              {"type": "assistant", "message": {"id": "msg_1", "role": "assistant", "content": blocks}}, *records]
     ws = load("\n".join(json.dumps(x) for x in lines).encode())
     for seq in range(len(ws.relays)):
-        assert isinstance(detail_view.row_summary(ws, ws.row(seq)), str)
+        assert isinstance(ws.shown(ws.row(seq)), str)
         opened(ws, seq)

@@ -1,4 +1,4 @@
-"""web/embed.py's pure parts (issue 21): the embed builder's snippet and height field."""
+"""web/embed.py's pure parts: the embed builder's snippet and height field."""
 
 from __future__ import annotations
 

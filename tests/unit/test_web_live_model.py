@@ -1,4 +1,4 @@
-"""The web view model fed as a watched file grows (issue 12): ``Workspace.start_live``,
+"""The web view model fed as a watched file grows: ``Workspace.start_live``,
 ``append`` and ``finish_live`` give what ``load`` gives for the finished input, and ``append``
 translates only what is new."""
 

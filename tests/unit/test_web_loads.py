@@ -4,10 +4,13 @@ several files) before it is read; the one load path reads whatever it is."""
 from __future__ import annotations
 
 import asyncio
+import io
+import zipfile
 from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from relayscope import sharefile
 from relayscope.web.loads import Text, _main_elsewhere, classify
 from relayscope.web.protocol import Picked
 
@@ -66,3 +69,32 @@ def test_a_folder_of_sub_agents_only_is_told_where_the_main_file_is() -> None:
     assert _main_elsewhere(["proj/29cc.jsonl", "proj/29cc/subagents/agent-a.jsonl"]) is None
     assert _main_elsewhere(["proj/29cc.jsonl"]) is None
     assert "two levels up" in (_main_elsewhere(["subagents/agent-a.jsonl"]) or "")
+
+
+def test_a_shareable_file_is_known_by_its_bytes_and_gives_its_files_and_view() -> None:
+    data = sharefile.pack({"run.jsonl": TEXT, "run/subagents/agent-1.jsonl": TEXT}, {"strategy": "index", "step": "3"})
+    found = run(classify([Picked("renamed.bin", Text(data))], folder=False))
+    assert found.shared is not None and found.shared.problem == "" and found.binary is None
+    assert [p.name for p in found.parts] == ["run.jsonl", "run/subagents/agent-1.jsonl"]
+    assert (found.shared.view.strategy, found.shared.view.step) == ("index", 3)
+
+
+def test_a_shareable_file_cut_short_names_itself_what_is_wrong_and_what_is_missing() -> None:
+    noise = b"".join(b'{"n":"%032x"}\n' % (k * 2654435761 % 2**128) for k in range(4000))  # compresses little
+    data = sharefile.pack({"a.jsonl": TEXT * 400, "b.jsonl": noise})
+    found = run(classify([Picked("cut.relayscope.zip", Text(data[:len(data) * 2 // 3]))], folder=False))
+    assert found.shared is not None
+    problem = found.shared.problem
+    assert problem.startswith("cut.relayscope.zip is not a whole shareable file (")
+    assert "cut short" in problem and "Missing or incomplete: b.jsonl" in problem
+    assert [p.name for p in found.parts] == ["a.jsonl", "b.jsonl"]  # b's complete lines are kept
+    assert found.parts[1].size < len(noise)
+
+
+def test_a_foreign_zip_gives_no_parts_and_says_so() -> None:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        z.writestr("photo.png", b"\x89PNG")
+    found = run(classify([Picked("holiday.zip", Text(buffer.getvalue()))], folder=False))
+    assert found.shared is not None and not found.parts
+    assert "holiday.zip" in found.shared.problem and "another tool" in found.shared.problem

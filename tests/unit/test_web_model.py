@@ -258,7 +258,8 @@ def test_filter_search_index_is_built_in_slices() -> None:
     assert not ws.search_ready
     steps = list(ws.prepare_search())
     assert len(steps) >= 1 and ws.search_ready
-    assert ws.filter("Bash") and ws.filter("Bash") == [s for s in ws.filter(types=[]) if "bash" in ws._search_index()[s]]
+    assert ws.filter("Bash") and ws.filter("Bash") == [s for s in ws.filter(types=[])
+                                                if "bash" in (h := ws._search_index()[s]).shown + h.detail]
 
 
 def _snapshot(ws: Workspace) -> tuple[object, ...]:
@@ -320,7 +321,7 @@ def test_slices_keep_the_lines_exactly(data: bytes) -> None:
 
 
 def test_the_steps_of_the_rows_shown_and_of_a_lane() -> None:
-    """Issue 18: stepping in scope goes through the lines that emitted a row shown, and every
+    """Stepping in scope goes through the lines that emitted a row shown, and every
     line of the lane chosen (a line whose blocks were skipped included)."""
     ws = loaded(seed("interleaved-subagents.ndjson"), "lineage")
     lane = next(v.id for v in ws.lanes if v.id != "main") if len(ws.lanes) > 1 else "main"
@@ -333,7 +334,7 @@ def test_the_steps_of_the_rows_shown_and_of_a_lane() -> None:
 
 
 def test_a_text_still_loading_shows_what_is_translated_so_far() -> None:
-    """Issue 18: the first rows of a big file, drawn before the rest is translated."""
+    """The first rows of a big file, drawn before the rest is translated."""
     data = seed("interleaved-subagents.ndjson")
     ws = Workspace()
     ws.start_load(name="big", size=len(data) * 2)

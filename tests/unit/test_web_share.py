@@ -7,12 +7,20 @@ import zlib
 
 import pytest
 
+from relayscope import sharefile
+from relayscope.redact import Redactor
 from relayscope.web.model import SHARE_MAX_BYTES, decode_share, encode_share
 from relayscope.web.share import (
+    Redacted,
+    describe_view,
     embed_params,
+    file_name,
     fingerprint,
     full_params,
+    named,
     parse_fingerprint,
+    shared,
+    stem,
     view_url,
 )
 
@@ -69,3 +77,52 @@ def test_broken_share_links_get_the_readers_words_not_zlibs() -> None:
             decode_share(broken)
         message = str(info.value)
         assert "damaged" in message and "zlib" not in message.lower() and "Error" not in message
+
+
+class _Input:
+    """A workspace's input, as share.Redacted and share.shared read it."""
+
+    def __init__(self, parts: list[tuple[str | None, bytes]]) -> None:
+        self.parts = parts
+
+    def source_bytes(self) -> bytes | None:
+        return self.parts[0][1] if self.parts[0][0] is None else None
+
+    def source_parts(self) -> list[tuple[str | None, bytes]]:
+        return self.parts
+
+
+KEY = "AKIAQ3EGRZ7XKWLM5TN4"
+LINE = ('{"type":"user","message":{"content":"use ' + KEY + ' from /home/alice/x"}}\n').encode()
+
+
+def test_a_single_text_is_shared_under_its_file_name_and_downloads_are_named_after_the_main_file() -> None:
+    assert file_name("run.jsonl") == "run.jsonl" and file_name("pasted text") == "pasted-text.jsonl"
+    assert file_name(None) == "transcript.jsonl" and file_name("logs/run.ndjson") == "run.ndjson"
+    assert stem(["s/subagents/agent-1.jsonl", "s.jsonl"]) == "s" and stem(["x.ndjson"]) == "x"
+    assert named([(None, b"a")], "pasted text") == {"pasted-text.jsonl": b"a"}
+
+
+def test_redacted_shares_are_what_pack_redact_writes_and_the_preview_lists_every_secret() -> None:
+    ws = _Input([("s.jsonl", LINE), ("home-alice/agent-1.jsonl", LINE)])
+    r = Redacted(ws, "2 files")
+    out = shared(ws, "2 files", {"q": KEY, "step": "3"}, r)
+    cli = sharefile.prepare({"s.jsonl": LINE, "home-alice/agent-1.jsonl": LINE}, {"q": KEY, "step": "3"}, Redactor())
+    assert out == cli
+    assert sharefile.write(out) == sharefile.write(cli)
+    assert all(KEY.encode() not in data for data in out.files.values()) and KEY not in out.view["q"]
+    assert {f.kind for f in r.findings} >= {"aws-key", "user"}
+    assert [p for p, _ in r.parts] == list(out.files)  # the fingerprint hashes the names that travel
+
+
+def test_an_unredacted_share_is_the_input_as_it_is_and_a_single_text_stays_single() -> None:
+    ws = _Input([(None, LINE)])
+    out = shared(ws, "my run.jsonl", {"strategy": "index"}, None)
+    assert out.files == {"my-run.jsonl": LINE} and out.redacted is None
+    assert Redacted(ws, "my run.jsonl").single is not None
+
+
+def test_a_view_is_said_in_words() -> None:
+    assert describe_view({}) == "strategy lineage, step 1"
+    assert describe_view({"strategy": "index", "step": "12", "row": "40", "q": "Agent"}) == \
+        "strategy index, step 12, row 40 open, search “Agent”"

@@ -60,7 +60,7 @@ def test_odd_but_valid_lines_are_salvaged_not_lost() -> None:
                         '{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]}}', 9)
     assert frame.kind == "event" and frame.note and "$.message.content[0].text" in frame.note
     relays = Translator().feed(frame)
-    # the wrong-typed field is reported (issue 7), the rest of the line kept
+    # the wrong-typed field is reported, the rest of the line kept
     assert [r.type for r in relays if r.type != "lane_start"] == ["warning", "text_delta", "tool_use"]
     assert "$.message.content[0].text" in relays[1].message  # type: ignore[attr-defined]
 

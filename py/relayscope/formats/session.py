@@ -70,7 +70,6 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final
 
 import msgspec
@@ -150,15 +149,19 @@ def _agent_of(ev: Event) -> str | None:
 
 # --- one file being read ----------------------------------------------------------------------
 
-@dataclass(slots=True, eq=False)
 class _FileCtx:
-    name: str | None
-    lane: str | None = None  # every record's lane (a sub-agent file), or None: decide per record
-    complete: bool = False  # the whole file is at hand: a record waits for its parent to the end
-    lines: int = 0
-    queue: deque[Frame] = field(default_factory=deque)
-    queued: dict[str, Frame] = field(default_factory=dict)  # uuid -> frame waiting in the queue
-    done: set[int] = field(default_factory=set)  # lines already fed
+    # A plain class, not a dataclass: importing ``dataclasses`` (and its ``inspect``) was a tenth of a
+    # one-session run's start-up.
+    __slots__ = ("complete", "done", "lane", "lines", "name", "queue", "queued")
+
+    def __init__(self, name: str | None, lane: str | None = None, complete: bool = False) -> None:
+        self.name = name
+        self.lane = lane  # every record's lane (a sub-agent file), or None: decide per record
+        self.complete = complete  # the whole file is at hand: a record waits for its parent to the end
+        self.lines = 0
+        self.queue: deque[Frame] = deque()
+        self.queued: dict[str, Frame] = {}  # uuid -> frame waiting in the queue
+        self.done: set[int] = set()  # lines already fed
 
 
 class SessionTranslator(Translator):

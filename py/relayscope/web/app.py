@@ -75,10 +75,11 @@ class App:
         address = self.address = Address(view, shown)
         timeline = self.timeline = Timeline(shown, view, jobs, el("timeline"), el("timeline-sizer"))
         timeline.wrap = not embed_mode
+        timeline.page_scroll = not embed_mode  # an embed's one scroll area stays where it opened
         filters = self.filters = Filters(view, shown, timeline, jobs, address)
         selection = self.selection = Selection(view, shown, timeline, filters, address)
         stepper = self.stepper = Stepper(view, shown, timeline, jobs, selection, address, embed=embed_mode)
-        swimlanes = self.swimlanes = Swimlanes(shown, selection, stepper, filters)
+        swimlanes = self.swimlanes = Swimlanes(view, shown, selection, stepper, filters, address)
         self.panels = page_panels(view, address, embed=embed_mode)
         reading = self.reading = Reading(view, shown, address)
         filters.groups = reading.groups
@@ -89,7 +90,7 @@ class App:
         redaction = self.redaction = RedactSwitch(shown)
         links = self.links = Links(view, shown, jobs, notices, address, redaction, self.strategy)
         self.embed = Embed(view, shown, links)
-        self.exports = Exports(shown, redaction, host)
+        self.exports = Exports(shown, redaction, host, links.params)
         loads = self.loads = Loads(view, shown, jobs, screen, links, notices, address, host)
         self.sources = Sources(shown, jobs, loads, links, notices)
         self.watcher = Watcher(view, shown, jobs, screen, filters, stepper, timeline, notices)
@@ -112,6 +113,9 @@ class App:
         self.jobs.failed.connect(self.notices.fail)
         self.jobs.failed.connect(lambda _: self.timeline.render())
         self.selection.changed.connect(self.stepper.follow)
+        self.selection.changed.connect(self.swimlanes.follow)
+        self.selection.changed.connect(self.filters.count_matches)
+        self.filters.match_moved.connect(lambda seq: self.selection.select(seq, expanded=False))
         self.filters.rows_changed.connect(self.stepper.rows_changed)
         self.address.synced.connect(self.links.follow)
         self.address.synced.connect(self.embed.follow)
@@ -173,8 +177,9 @@ class App:
         for controller in (self.sources, self.filters, self.stepper, self.strategy, self.links, self.embed,
                            self.redaction, self.exports, self.panels, self.chrome, self.reading):
             controller.wire(on)
-        self.swimlanes.wire()
-        self.actions.wire(on, [el(name) for name in ("examples", "lanes", "stepper", "audit", "errors", "panel-row")],
+        self.swimlanes.wire(on)
+        self.actions.wire(on, [el(name) for name in ("examples", "lanes", "stepper", "audit", "errors", "panel-row",
+                                                     "swimlanes-tracks")],
                           el("timeline"))
         on(el("run-audit"), "click", lambda _: self.jobs.start_work(self.loads.audit()), work=Work.ALWAYS)
         on(el("timeline"), "scroll", lambda _: self.timeline.render())
@@ -187,6 +192,7 @@ class App:
         self.view.tab, self.view.size = first.tab or "", first.size or 0
         self.view.detail_open = first.detail_open is not False
         self.view.step_scope = first.scope or "all"
+        self.view.fold = first.fold is not False
         self.panels.draw()
         load_ms = self.host.now()
         self.root.dataset.loadMs = f"{load_ms:.0f}"

@@ -2,9 +2,9 @@
 diff, a command with its exit status, a search with its count, a todo list, a sub-agent with a
 link to its lane; assistant text as prose and monospace code blocks, its newlines kept.
 
-Called by the timeline where it builds a row's detail (``content``) and its summary cell
-(``row_summary``). The row's tool call and result are paired by the web model (``RowView.pair``,
-the same link as the row's ``pair-link``); nothing here pairs them again.
+Called by the timeline where it builds a row's detail (``content``). The row's tool call and
+result are paired by the web model (``Rows.call_of``, the same link as the row's ``pair-link``);
+nothing here pairs them again, and the row's summary cell is the web model's (``Rows.shown``).
 
 Must not: put transcript text anywhere but ``textContent`` (through ``dom.h``) and title
 attributes; decode more than the opened row's own lines; know the timeline's geometry.
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .. import describe as D
 from .. import relay as R
+from . import newest
 from .dom import Element, h
 from .model import RowView, Workspace
 
@@ -22,33 +23,10 @@ SIGN = {"context": " ", "del": "-", "add": "+"}
 TODO_MARK = {"completed": "☑", "in_progress": "◐", "pending": "☐"}
 
 
-def _call(ws: Workspace, r: RowView) -> tuple[R.ToolUse, R.ToolResult | None] | None:
-    """The row's tool call and its result (the model's pairing), or None for any other row."""
-    relay = r.relay
-    other = ws.relays[r.pair] if r.pair is not None and 0 <= r.pair < len(ws.relays) else None
-    if isinstance(relay, R.ToolUse):
-        return relay, other if isinstance(other, R.ToolResult) else None
-    if isinstance(relay, R.ToolResult) and isinstance(other, R.ToolUse):
-        return other, relay
-    return None
-
-
-def row_summary(ws: Workspace, r: RowView) -> str:
-    """The row's one line: a tool call with how it ended once its result is known, a result
-    with what it was for; any other row keeps the model's summary."""
-    pair = _call(ws, r) if r.type in ("tool_use", "tool_result") else None
-    if pair is None:
-        return str(r.summary)
-    use, result = pair
-    if r.type == "tool_result" and result is not None:
-        return D.result_summary(use, result) or str(r.summary)
-    return D.summary(use, result) or str(r.summary)
-
-
 def content(box: Element, ws: Workspace, r: RowView, labels: dict[str, str]) -> None:
     """Append the opened row's content to ``box`` (its facts line and raw line are the timeline's)."""
     relay = r.relay
-    pair = _call(ws, r)
+    pair = ws.call_of(r)
     if pair is not None:
         use, result = pair
         line = ws.raw_line(result.file, result.line) if result is not None else None
@@ -57,6 +35,11 @@ def content(box: Element, ws: Workspace, r: RowView, labels: dict[str, str]) -> 
             lane = _spawned_lane(ws, r, use)
             box.append(h("h3", f"{use.name}: what it did" if result is not None else f"{use.name}: what it asks"))
             box.append(tool_detail(detail, lane, labels))
+        missing = newest.missing_file(ws, use)
+        if missing is not None:
+            box.append(h("p", f"The sub-agent's transcript is not in the input: look for {missing} (in the "
+                         "session's subagents/ folder) and open it with the session.", cls="note missing-note",
+                         attrs={"data-testid": "missing-agent-note"}))
         heading = "Input (JSON)" if r.type == "tool_use" else "Result, whole"
         box.append(h("h3", heading if detail is not None else "Content"))
         box.append(h("pre", r.detail, cls="content", attrs={"data-testid": "row-content"}))

@@ -8,7 +8,9 @@ clicked), and "Open in Relayscope" follows the view.
 The builder ("Embed this view", in index.html's ``#embed-box``): panels, theme, strategy, step
 and height for the snippet, a live preview (a frame of this site showing the snippet's URL) and
 Copy, which selects the snippet where there is no clipboard. It names the transcript as the share
-link does (links.Links.prepare).
+link does (links.Links.prepare); an input too large for a link (kind "fingerprint") is named by
+where its shareable file is hosted (``?src=``, beside this site unless the author types another
+address), and the preview loads it from there.
 
 Must not: build markup from strings (the snippet is text in a textarea), fetch anything, or use
 storage.
@@ -19,6 +21,7 @@ from __future__ import annotations
 import html
 from typing import Final
 
+from ..intake import fmt_size
 from ..translator import STRATEGY_NAMES
 from .dom import Handler, On, option, show
 from .links import Links, copy
@@ -29,7 +32,7 @@ from .view import Shown, ViewState
 
 IDS: Final = ("embed-view", "embed-box", "embed-snippet", "embed-note", "open-full", "embed-title", "embed-builder",
               "embed-theme", "embed-strategy", "embed-step", "embed-height", "embed-copy", "embed-preview",
-              "step-slider")
+              "step-slider", "embed-src", "embed-src-row")
 # The panels an embed can show (static/js/embed.mjs reads ?panels=), in the builder's order,
 # and what the builder starts with: the example's point (the step's verdict, the audit) first.
 PANELS: Final = ("stepper", "audit", "timeline", "lanes", "toolbar")
@@ -78,7 +81,7 @@ class Embed:
         for name, button in self.panel_buttons.items():
             on(button, "click", self._toggler(name))
         for name, kind in (("embed-theme", "change"), ("embed-strategy", "change"),
-                           ("embed-step", "input"), ("embed-height", "input")):
+                           ("embed-step", "input"), ("embed-height", "input"), ("embed-src", "input")):
             on(e[name], kind, lambda _: self.build())
 
     def _toggler(self, name: str) -> Handler:
@@ -106,6 +109,7 @@ class Embed:
         show(self.els["embed-box"], False)
         self.els["embed-copy"].textContent = "Copy"
         self.els["embed-preview"].removeAttribute("src")
+        self.els["embed-src"].value = ""  # the next input's shareable file has its own name
 
     def remake(self) -> None:
         """"Redact" changed: a snippet shown is made again."""
@@ -135,7 +139,11 @@ class Embed:
     def url(self) -> str:
         """The URL of the builder's embed: the view, with its strategy, step, panels and theme."""
         e = self.els
-        params = embed_params(self.links.params(), theme=str(e["embed-theme"].value),
+        view = self.links.params()
+        hosted = self.links.kind == "fingerprint"  # too large for a link: its shareable file is hosted
+        if hosted:
+            view = {"src": self.hosted_at(), **{k: v for k, v in view.items() if k not in ("src", "example")}}
+        params = embed_params(view, theme=str(e["embed-theme"].value),
                               panels=",".join(p for p in PANELS if p in self.panels))
         strategy = str(e["embed-strategy"].value)
         if strategy:
@@ -147,7 +155,12 @@ class Embed:
         params.pop("step", None)
         if step > 1:
             params["step"] = str(step)
-        return view_url(self.links.base(), params, self.links.fragment)
+        return view_url(self.links.base(), params, "" if hosted else self.links.fragment)
+
+    def hosted_at(self) -> str:
+        """Where the shareable file is hosted: the builder's field, else its name beside this site."""
+        typed = str(self.els["embed-src"].value).strip()
+        return typed or (self.links.sharefile or ("", 0))[0]
 
     def build(self) -> None:
         """The snippet, the preview and the panel buttons, from the builder's fields."""
@@ -157,22 +170,23 @@ class Embed:
             return
         for name, button in self.panel_buttons.items():
             button.setAttribute("aria-pressed", "true" if name in self.panels else "false")
-        if self.links.kind == "fingerprint":
-            e["embed-snippet"].value = ""
-            show(e["embed-builder"], False)
-            show(e["embed-preview"], False)
-            e["embed-note"].textContent = ("This transcript is too large to travel in a link, so a "
-                                           "page cannot embed it from one. Put the file on a web "
-                                           "server and open it here with ?src=<its URL>, then embed.")
-            return
+        hosted = self.links.kind == "fingerprint"
+        show(e["embed-src-row"], hosted)
+        if hosted and not str(e["embed-src"].value).strip():
+            e["embed-src"].value = self.hosted_at()
         show(e["embed-builder"])
         height = clamp_height(e["embed-height"].value)
         url = self.url()
         e["embed-snippet"].value = snippet(url, f"Relayscope: {ws.name or 'transcript'}", height)
         e["embed-copy"].textContent = "Copy"
-        e["embed-note"].textContent = ("The frame tells its page its height (a message "
-                                       "{type: 'relayscope:height', height}), should you want to "
-                                       "size it to fit; docs/embedding.md shows how.")
+        file, size = self.links.sharefile or ("", 0)
+        e["embed-note"].textContent = (
+            (f"Too large for a link: the embed loads the shareable file from {self.hosted_at()}. Save it "
+             f"(Shareable file, {fmt_size(size)}) and host it there, beside this site as {file}, or type "
+             "where it will be; the preview shows it once it is there. "
+             if hosted else "")
+            + "The frame tells its page its height (a message {type: 'relayscope:height', height}), should "
+            "you want to size it to fit; docs/embedding.md shows how.")
         preview = e["embed-preview"]
         if str(preview.getAttribute("src") or "") != url:
             preview.setAttribute("sandbox", SANDBOX)

@@ -1,10 +1,12 @@
-"""filters: which rows the timeline shows, and in what order: the text search, the type chips
+"""filters: which rows the timeline shows, and in what order: the search (words and scoped terms,
+search.py's grammar) with its count ("n of m") and its next and previous match, the type chips
 (include, exclude), the lane, bookkeeping records, the drift notice's rows, a range dragged on
 the swimlanes; the filter a link had to clear, and the way back to it.
 
 ``rows`` is the one place that decides the rows shown and their order (the timeline draws any
 order it is given); ``rows_changed`` tells who follows it (the stepper's "lines of the rows
-shown"). ``restrict`` lets another view narrow the rows (the swimlanes' range).
+shown"). ``restrict`` lets another view narrow the rows (the swimlanes' range). ``match_moved`` asks
+for a match to be selected (the selection is made after the filters: app.py connects them).
 
 Must not: select a row or step (selection.py, stepper.py), or decide what a row shows.
 """
@@ -20,11 +22,12 @@ from .dom import Element, On, fmt_int, option, show
 from .jobs import Jobs
 from .remote import DOCUMENT as document
 from .remote import Event, Node
+from .search import parse
 from .timeline import Timeline
 from .view import Address, Shown, Signal, ViewState
 
 FILTER_DELAY_MS: Final = 150
-IDS: Final = ("filter", "lane-filter", "type-filter", "relay-count", "relay-count-of", "timeline", "lanes",
+IDS: Final = ("filter", "lane-filter", "order", "search-count", "search-prev", "search-next", "type-filter", "relay-count", "relay-count-of", "timeline", "lanes",
               "filter-cleared", "filter-cleared-text", "filter-restore", "drift-notice")
 
 
@@ -51,11 +54,16 @@ class Filters:
         self._within: Callable[[list[int]], list[int]] | None = None
         self.matching = False  # the status line says what a search matches
         self.groups: Callable[[], list[str]] = list  # each relay's chip in the run reading (Reading.groups)
+        self.match_moved: Signal[[int]] = Signal()  # a search's next or previous match: select it
+        self.current: int | None = None  # the match last moved to (a lost block's row is never selected)
 
     def wire(self, on: On) -> None:
         e = self.els
         on(e["filter"], "input", lambda _: self.jobs.later("filter", FILTER_DELAY_MS, self.apply_text))
         on(e["lane-filter"], "change", self.on_lane_filter)
+        on(e["order"], "change", self.on_order)
+        on(e["search-prev"], "click", lambda _: self.move_match(-1))
+        on(e["search-next"], "click", lambda _: self.move_match(1))
         on(e["type-filter"], "click", self.on_type_chip)
         on(e["filter-restore"], "click", lambda _: self.restore())
         on(e["drift-notice"], "click", self.on_drift_filter)
@@ -73,6 +81,7 @@ class Filters:
         st.types &= known
         st.xtypes &= known
         self.els["filter"].value = st.text
+        self.els["order"].value = st.order
         self.draw_lane_filter()
         self.draw_type_chips()
         self.draw_lanes()
@@ -86,8 +95,9 @@ class Filters:
     # -- the rows shown ------------------------------------------------------------------------------
 
     def rows(self) -> list[int]:
-        """The rows shown, in the order shown (seq order; lost blocks' placeholders after the
-        highest seq emitted before them)."""
+        """The rows shown, in the order shown: in time across lanes where the input has times
+        (``order`` "lane": each sub-agent's rows after the call that started it, seq order); lost
+        blocks' placeholders after the row emitted before them."""
         ws = self.shown.ws
         assert ws is not None
         st = self.view
@@ -104,8 +114,9 @@ class Filters:
         if self.drift_only and self.drift is not None:
             seqs = [q for q in seqs if q in self.drift.seqs]
         self._count(len(seqs))
-        no_lost = bool(st.text.strip() or st.types or st.xtypes)  # placeholders match no search
-        return ws.rows(seqs, self.shown.open_groups, lost=not no_lost, lane=st.lane)
+        keep = ws.lost_matching(parse(st.text), st.lane)  # a search keeps only is:lost's
+        lost: bool | set[int] = False if st.types or st.xtypes else True if keep is None else keep
+        return ws.in_order(ws.rows(seqs, self.shown.open_groups, lost=lost, lane=st.lane), st.order)
 
     def _count(self, n: int) -> None:
         ws = self.shown.ws
@@ -128,6 +139,7 @@ class Filters:
         self.rows_changed.emit()
         if self.view.row is not None and self.view.row in self.timeline.index:
             self.timeline.scroll_to(self.view.row)
+        self.count_matches()
         self.address.sync()
 
     def _say_match(self) -> None:
@@ -140,6 +152,44 @@ class Filters:
             self.matching = False
             total = self.shown.ws.relays if self.shown.ws is not None else []
             self.jobs.status(f"{count} of {fmt_int(len(total))} relay events shown")
+
+    # -- the search's matches -------------------------------------------------------------------
+
+    def count_matches(self, *_: object) -> None:
+        """"n of m": the match selected (or last moved to) among the rows a search leaves; the
+        count and the next and previous buttons show only while there is a search."""
+        e, rows = self.els, self.timeline
+        searching = self.shown.ws is not None and not parse(self.view.text).empty
+        for name in ("search-count", "search-prev", "search-next"):
+            show(e[name], searching)
+        if not searching:
+            e["search-count"].textContent = ""
+            return
+        here = self.view.row if self.view.row in rows.index else self.current
+        k = rows.index.get(here) if here is not None else None
+        e["search-count"].textContent = f"{0 if k is None else k + 1} of {fmt_int(len(rows.seqs))}"
+        for name in ("search-prev", "search-next"):
+            e[name].disabled = not rows.seqs
+
+    def move_match(self, delta: int) -> None:
+        """The next (1) or previous (-1) match, after the one selected, round at the ends."""
+        if str(self.els["filter"].value) != self.view.text:  # typed, and the search not yet run
+            self.jobs.cancel("filter")
+            self.apply_text()
+            if self.jobs.busy:  # its index is being built: the rows come when it is
+                return
+        seqs, index = self.timeline.seqs, self.timeline.index
+        if not seqs or parse(self.view.text).empty:
+            return
+        here = self.view.row if self.view.row in index else self.current
+        k = index.get(here) if here is not None else None
+        k = (0 if delta > 0 else len(seqs) - 1) if k is None else (k + delta) % len(seqs)
+        self.current = seqs[k]
+        if self.current >= 0:
+            self.match_moved.emit(self.current)
+        else:  # a lost block's row: shown, not selected
+            self.timeline.scroll_to(self.current, into_view=True)
+        self.count_matches()
 
     def restrict(self, within: Callable[[list[int]], list[int]] | None) -> None:
         """Narrow the rows to those ``within`` keeps (None: no more), and show them."""
@@ -195,6 +245,7 @@ class Filters:
     def apply_text(self) -> None:
         self.forget_saved()
         self.view.text = str(self.els["filter"].value)
+        self.current = None
         ws = self.shown.ws
         if ws is not None and not self.jobs.busy and self.view.text.strip() and not ws.search_ready:
             self.jobs.spawn(self._index_then_filter())  # the first text search builds its index in slices
@@ -218,6 +269,7 @@ class Filters:
         self.els["filter"].value = ""
         if self.view.text:
             self.view.text = ""
+            self.current = None
             self.apply()
 
     def focus(self) -> None:
@@ -236,7 +288,7 @@ class Filters:
         """The lane cards, the lane chosen marked."""
         ws = self.shown.ws
         if ws is not None:
-            panels.lanes(self.els["lanes"], ws.lanes, self.shown.layout.color, self.view.lane)
+            panels.lanes(self.els["lanes"], ws.lanes, self.shown.layout.color, self.view.lane, newest.lanes_facts(ws))
 
     def on_lane_filter(self, _event: Event) -> None:
         self.forget_saved()
@@ -253,6 +305,11 @@ class Filters:
     def only_lane(self, lane: str) -> None:
         """A lane card's "only this lane", or "show all lanes" on the one chosen."""
         self.set_lane("" if self.view.lane == lane else lane)
+
+    def on_order(self, _event: Event) -> None:
+        """Rows in time across lanes, or by lane (each sub-agent's after the call that started it)."""
+        self.view.order = "lane" if self.els["order"].value == "lane" else "time"
+        self.apply()
 
     # -- types --------------------------------------------------------------------------------------
 

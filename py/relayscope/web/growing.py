@@ -16,7 +16,6 @@ from ..drift import Drift
 from ..live import LiveFiles
 from ..translator import DEFAULT_STRATEGY, StrategyName
 from .loading import Loader, as_bytes
-from .search import searchable
 from .workstate import ErrorView, Input, Text
 
 
@@ -172,7 +171,6 @@ class Growing(Loader):
             if s.fp is not None and s.fp not in self._fp_order:
                 self._fp_order[s.fp] = len(self._fp_order)
         self._group_and_bookkeeping(first)  # goes on from where the last look stopped
-        if self._haystack is not None:
-            self._haystack.extend(searchable(r) for r in new)
+        self.grow_search(first)
         self.lanes = self._grow_lanes(new)
         self._lane_ids = {lane.id for lane in self.lanes}

@@ -26,6 +26,7 @@ ROVE: Final = ("ArrowRight", "ArrowLeft", "ArrowDown", "ArrowUp", "Home", "End")
 FIELDS: Final = ("INPUT", "TEXTAREA", "SELECT")
 BUTTONS: Final = ("BUTTON", "A", "SUMMARY")
 VIEW: Final = ("typing-ok", "plain", "view")
+SEARCH_BOX: Final = "filter"  # the search's text field (index.html)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +39,8 @@ class KeyRule:
 
 KEYS: Final = (
     KeyRule(("Escape",), ("field",), "leave_field", prevent=False),  # the filter's text goes; typing ends
+    KeyRule(("Enter",), ("search", "shift"), "match_prev"),  # in the search box: its previous match
+    KeyRule(("Enter",), ("search",), "match_next"),
     KeyRule(ROVE, ("typing-ok", "plain", "group"), "rove"),
     KeyRule(("ArrowRight", "l", "n"), VIEW, "step_next"),
     KeyRule(("ArrowLeft", "h", "p"), VIEW, "step_prev"),
@@ -75,6 +78,8 @@ class Filtering(Protocol):
 
     def focus(self) -> None: ...
 
+    def move_match(self, delta: int) -> None: ...
+
 
 class Tabbing(Protocol):
     def choose(self, name: str, *, focus: bool = False) -> None: ...
@@ -87,6 +92,8 @@ class Keyboard:
         self.stepper, self.selection, self.filters, self.tabs = stepper, selection, filters, tabs
         self.when: dict[str, Callable[[Event], bool]] = {
             "field": lambda e: e.tag in FIELDS or bool(getattr(e.target, "isContentEditable", False)),
+            "search": lambda e: e.tag == "INPUT" and str(getattr(e.target, "id", "")) == SEARCH_BOX,
+            "shift": lambda e: bool(e.shiftKey),
             "typing-ok": lambda e: not self.when["field"](e),
             "plain": lambda e: not (e.ctrlKey or e.metaKey or e.altKey),
             "group": lambda e: self._group(e) is not None or self._tab(e) is not None,
@@ -98,6 +105,8 @@ class Keyboard:
         }
         self.actions: dict[str, Callable[[Event], object]] = {
             "leave_field": self.leave_field,
+            "match_next": lambda _: self.filters.move_match(1),
+            "match_prev": lambda _: self.filters.move_match(-1),
             "rove": self.rove,
             "step_next": lambda _: self.stepper.next(1),
             "step_prev": lambda _: self.stepper.next(-1),
@@ -127,7 +136,7 @@ class Keyboard:
         rows (never for the page's body, where the keys would reach nothing)."""
         if event.tag != "INPUT":
             return
-        if str(getattr(event.target, "id", "")) == "filter":
+        if str(getattr(event.target, "id", "")) == SEARCH_BOX:
             self.filters.clear_text()
         if self.shown.ws is not None:
             self.timeline.container.focus()

@@ -2,9 +2,11 @@
 and asking before a ``?src=`` from another site is fetched.
 
 The view lives in the query (view.py); a link names the transcript one of three ways
-(share.py): where it is hosted (an example, ``?src=``), inside the fragment (compressed), or by
-its fingerprint (too large: the reader sends the file with the link). ``prepare`` chooses, once
-per input and per "Redact" setting; the embed builder (embed.py) uses the same choice.
+(share.py): where it is hosted (an example, ``?src=``), inside the fragment (compressed: one
+text as ``#v1.``, several files - a session and its sub-agents - as ``#v2.``,
+``sharefile.link``), or by its fingerprint (too large: the panel names the shareable file to
+send, its size, and the view it opens on). ``prepare`` chooses, once per input and per "Redact"
+setting; the embed builder (embed.py) uses the same choice.
 
 Must not: build markup from strings, fetch anything (sources.py does, on consent), or use
 storage.
@@ -16,6 +18,8 @@ from collections.abc import Callable, Coroutine
 from typing import Final, Protocol
 from urllib.parse import urljoin, urlsplit
 
+from .. import sharefile
+from ..intake import fmt_size
 from ..translator import StrategyName
 from .dom import Element, On, fmt_int, show
 from .jobs import Jobs
@@ -25,7 +29,15 @@ from .protocol import Work
 from .redact_switch import RedactSwitch
 from .remote import DOCUMENT as document
 from .remote import WINDOW as window
-from .share import Fingerprint, fingerprint, full_params, parse_fingerprint, view_url
+from .share import (
+    Fingerprint,
+    describe_view,
+    fingerprint,
+    full_params,
+    parse_fingerprint,
+    stem,
+    view_url,
+)
 from .view import Address, Asked, Shown, ViewState
 
 SHARE_PRECHECK: Final = 40  # a text this many times SHARE_LIMIT cannot compress enough: don't try
@@ -48,6 +60,7 @@ class Links:
         self.els = {name: document.element(name) for name in IDS}
         self.kind = ""  # of the link shown: "url" | "inline" | "fingerprint" | "" (none)
         self.fragment = ""  # the link's fragment (inline transcript or fingerprint)
+        self.sharefile: tuple[str, int] | None = None  # kind "fingerprint": the file to send, its name and size
         self.pending: tuple[Fingerprint, Asked] | None = None  # a link waiting for its file
         self.src_ask: Callable[[], Coroutine[object, object, None]] | None = None
 
@@ -71,9 +84,11 @@ class Links:
         return view_url(self.base(), self.params(), self.fragment)
 
     def follow(self) -> None:
-        """The view changed: the link shown shows it too."""
+        """The view changed: the link shown shows it too (and the note the view it opens on)."""
         if self.kind:
             self.show_link(self.link())
+        if self.kind == "fingerprint":
+            self.els["share-note"].textContent = self.too_large()
 
     def show_link(self, link: str) -> None:
         e = self.els
@@ -85,7 +100,7 @@ class Links:
 
     def reset(self) -> None:
         """A new input: no link until asked for again."""
-        self.kind, self.fragment = "", ""
+        self.kind, self.fragment, self.sharefile = "", "", None
         for name in ("share-row", "share-note", "share-too-large", "share-link-text"):
             show(self.els[name], False)
         self.els["copy-link"].textContent = "Copy"
@@ -111,11 +126,27 @@ class Links:
             self.kind, self.fragment = "inline", packed
             return ("The transcript travels inside the link, after the #, which browsers never "
                     "send to a server.")
-        fp = fingerprint(redaction.source_parts(ws), name=name)
+        parts = redaction.source_parts(ws)
+        if text is None and sum(len(d) for _, d in parts) <= sharefile.LINK_LIMIT * SHARE_PRECHECK:
+            packed = sharefile.link(redaction.shared(ws, {}))  # the view travels in the query
+        if packed is not None:
+            self.kind, self.fragment = "inline", packed
+            return (f"The {len(parts)} files travel inside the link, after the #, which browsers never "
+                    "send to a server: whoever opens it sees them all, sub-agents included, with this view.")
+        fp = fingerprint(parts, name=name)
         self.kind, self.fragment = "fingerprint", fp.fragment()
-        return (f"This transcript ({fp.describe()}) is too large to travel in a link. The link "
-                "carries the view and the transcript's fingerprint: send the file along with it. "
-                "Whoever opens the link and then that file sees this view.")
+        whole = redaction.shared(ws, self.params())
+        self.sharefile = (stem(whole.files) + sharefile.SUFFIX, len(sharefile.write(whole)))
+        return self.too_large()
+
+    def too_large(self) -> str:
+        """What to send when the input does not fit in a link: the shareable file, by name and
+        size, and the view it opens on."""
+        file, size = self.sharefile or ("", 0)
+        return (f"Too large to travel in a link. Send its shareable file instead, {file} ({fmt_size(size)}): "
+                f"opened in Relayscope (dropped on the page, or with Open) it shows every file at this view: "
+                f"{describe_view(self.params())}. The link carries only the view and a fingerprint, for "
+                "someone who already has that file.")
 
     def make(self) -> None:
         e = self.els
@@ -127,10 +158,9 @@ class Links:
         show(e["share-note"])
         self.show_link(self.link())
         if self.kind == "fingerprint":
-            single = self.shown.ws.source_text() is not None
-            e["share-too-large-text"].textContent = ("Send the transcript with the link:" if single else
-                                                     "Send the files with the link (the relays too, if you like):")
-            show(e["download-source"], single)
+            file, size = self.sharefile or ("", 0)
+            e["share-too-large-text"].textContent = f"Send {file} ({fmt_size(size)}):"
+            show(e["download-source"], self.shown.ws.source_text() is not None)
             show(e["share-too-large"])
 
     def remake(self) -> None:

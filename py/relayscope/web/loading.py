@@ -22,17 +22,17 @@ from ..analysis import SLICE_BYTES, Analyzer
 from ..audit import StrategyAudit
 from ..drift import Drift, DriftReport
 from ..multifile import audit_steps, merge_audits, translate_groups
+from ..subagents import LaneStates
 from ..translator import DEFAULT_STRATEGY, StrategyName
 from ..usage import Tally
 from .checkpoints import Checkpoints
-from .rows import Rows
 from .search import Search
 from .workstate import AuditView, ErrorView, Input, Loading, Text
 
 INDEX_SLICE: Final = 50_000  # relays per pass of the lookups between two pauses (a 600 MB input has 340,000)
 
 
-class Loader(Rows, Search):
+class Loader(Search):
     """Loading, re-running and auditing; the lookups made after each."""
 
     __slots__ = ()
@@ -223,6 +223,7 @@ class Loader(Rows, Search):
         """The lookups rows and steps need; in three passes, with a pause after each."""
         self._haystack = None
         self._stamps = {}
+        self._time_keys, self._time_last, self._timed = [], {}, False
         self._step_index_ = None
         marks = self._marks
         if marks is not None:  # its lists serve as they are; seqs to steps by bisection (_step_at)
@@ -251,7 +252,7 @@ class Loader(Rows, Search):
             yield 0.99
         self.fates = self._fates()
         yield 0.99
-        self._lane_views, self._tally = {}, Tally()
+        self._lane_views, self._tally, self._states, self._results = {}, Tally(), LaneStates(), []
         for start in range(0, len(relays), INDEX_SLICE):
             self._count_lanes(relays[start:start + INDEX_SLICE])
             yield 0.99

@@ -5,7 +5,11 @@ Theory of operation
 An input is classified once (``classify``): files that are not read by the folder rule
 (intake.read_in_folder, the one the CLI and ``--follow`` use) are left out and named; each file
 left is looked at once for being text at all (intake.binary_reason, on its first bytes); what
-remains is one text or several files, decided there and nowhere else.
+remains is one text or several files, decided there and nowhere else. A file that is a
+shareable file (``sharefile.is_sharefile`` on its first bytes: a zip, whatever its name) is read
+whole and unpacked there: its files are the input, its view is the view asked for (under what the
+address asks), and what is wrong with it (damaged, cut short, a foreign zip) is said in one
+message beside what it does hold, with the files it lists but could not give.
 
 * One text (a file, a paste, a URL's body, a share link's transcript) is read a slice
   (``READ_BYTES``) at a time into one buffer and translated as it comes (``Workspace.load_more``:
@@ -27,6 +31,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Final
 
+from .. import sharefile
 from ..intake import binary_reason, read_in_folder
 from . import panels, reading
 from .dom import fmt_int, show
@@ -40,7 +45,7 @@ from .remote import DOCUMENT as document
 from .remote import PAGE
 from .remote import WINDOW as window
 from .screen import Screen
-from .view import Address, Asked, Shown, Signal, Source, ViewState
+from .view import Address, Asked, Shown, Signal, Source, ViewState, view_from
 
 AUTO_AUDIT_BYTES: Final = 2_000_000  # inputs up to this size are audited right away; larger on request
 READ_BYTES: Final = 4 << 20  # a text is read and translated this much at a time
@@ -111,6 +116,29 @@ class Classified:
     skipped: list[str] = field(default_factory=list)  # a folder's files that are not read, by name
     notes: list[str] = field(default_factory=list)
     binary: str | None = None  # why the first file that is not text is not
+    shared: Shared | None = None  # a shareable file's name, view and problems, when one was opened
+
+
+@dataclass(frozen=True, slots=True)
+class Shared:
+    """What a shareable file said of itself once unpacked."""
+
+    name: str
+    view: Asked
+    problem: str  # one message naming what is wrong; "" when nothing is
+
+
+def _shared(name: str, opened: sharefile.Opened) -> tuple[Shared, list[Part]]:
+    """A shareable file's files as parts, and what it said: its view, and what is wrong in one
+    message that names the file, each problem, and which of its files are missing."""
+    parts = [Part(path, len(data), Text(data)) for path, data in opened.files.items()]
+    problem = ""
+    if opened.issues:
+        listed = "; ".join(str(i) for i in opened.issues[:LISTED]) + (" …" if len(opened.issues) > LISTED else "")
+        held = (f"the {len(parts)} file(s) it does hold are shown" if parts else "nothing in it could be shown")
+        missing = (f" Missing or incomplete: {_listed(opened.missing)}." if opened.missing else "")
+        problem = f"{name} is not a whole shareable file ({listed}): {held}.{missing}"
+    return Shared(name, view_from(opened.view), problem), parts
 
 
 def _listed(names: list[str]) -> str:
@@ -131,7 +159,12 @@ async def classify(items: list[Picked], folder: bool) -> Classified:
     binary: list[str] = []
     for it in keep:
         size = it.file.size
-        reason = binary_reason(it.path, await it.file.read(0, min(size, HEAD_BYTES)), size)
+        head = await it.file.read(0, min(size, HEAD_BYTES))
+        if out.shared is None and sharefile.is_sharefile(head[:4]):
+            out.shared, parts = _shared(it.path.rsplit("/", 1)[-1], sharefile.unpack(await it.file.read()))
+            out.parts.extend(parts)
+            continue
+        reason = binary_reason(it.path, head, size)
         if reason is None:
             out.parts.append(Part(it.path, size, it.file))
         else:
@@ -172,6 +205,9 @@ class Loads:
         found = await classify(items, folder)
         for which in ("file-input", "folder-input"):
             self.els[which].value = ""  # the same file can be opened again
+        if found.shared is not None:
+            await self._open_shared(found, Source("files"), Asked())
+            return
         if not found.parts and found.binary is None:
             self.jobs.set_state("done" if self.shown.ws else "ready")
             self.notices.say([f"None of the {len(items)} file(s) can be a transcript (by name): "
@@ -195,10 +231,23 @@ class Loads:
             await self._one(Part(name, len(content), Text(content)), source, view or Asked(), [])
             return
         found = await classify([Picked(name, Text(data))], folder=False)
+        if found.shared is not None:
+            await self._open_shared(found, source, view or Asked())
+            return
         if not found.parts:
             self._not_text(self.jobs.begin(f"Reading {name}…"), found.binary or "")
             return
         await self._one(found.parts[0], source, view or Asked(), [])
+
+    async def open_in_memory(self, files: dict[str, bytes], source: Source, view: Asked) -> None:
+        """Files a link carried (``sharefile.decode_link``): one text, or several read together."""
+        parts = [Part(path, len(data), Text(data)) for path, data in files.items()]
+        if len(parts) == 1:
+            await self._one(parts[0], source, view, [])
+        elif parts:
+            await self._many(parts, True, source, [], view=view, name=f"shared files ({len(parts)})")
+        else:
+            self.jobs.fail("This link carries no file.")
 
     async def open_url(self, url: str, source: Source, view: Asked | None = None) -> None:
         self.jobs.set_state("analyzing")
@@ -219,9 +268,26 @@ class Loads:
         asked = view or Asked()
         await self.open_url(ex.path, Source("example", example=ex.id), asked.over(Asked(strategy=ex.strategy)))
 
+    async def _open_shared(self, found: Classified, source: Source, view: Asked) -> None:
+        """A shareable file: its files as one input, at its view (what the address asks for
+        first), in one action; what is wrong with it said beside what it holds."""
+        shared = found.shared
+        assert shared is not None
+        notes = [n for n in (shared.problem, *found.notes) if n]
+        asked = view.over(shared.view)
+        if not found.parts:  # nothing to show: the one message, as an error
+            self.screen.clear()
+            self.jobs.fail(" ".join(notes) or f"{shared.name} holds no transcript.")
+            return
+        if len(found.parts) == 1:
+            await self._one(found.parts[0], source, asked, notes, problem=bool(shared.problem))
+        else:
+            await self._many(found.parts, True, source, notes, view=asked,
+                             name=f"{shared.name} ({len(found.parts)} files)", problem=bool(shared.problem))
+
     # -- reading ---------------------------------------------------------------------------------------
 
-    async def _one(self, part: Part, source: Source, view: Asked, notes: list[str]) -> None:
+    async def _one(self, part: Part, source: Source, view: Asked, notes: list[str], problem: bool = False) -> None:
         """One text, read and translated a slice at a time: neither its bytes nor a copy of them
         is ever held whole (a 600 MB file peaked at 1.5 GB of memory read whole, 0.85 GB so), and
         the next slices are read meanwhile."""
@@ -263,9 +329,10 @@ class Loads:
         if not await jobs.drive(ws.end_load(), run, f"Translating {name}…"):
             return
         jobs.timed("lookups", mark)
-        await self.show(ws, run, name=name, size=size, source=source, view=view, notes=notes)
+        await self.show(ws, run, name=name, size=size, source=source, view=view, notes=notes, problem=problem)
 
-    async def _many(self, parts: list[Part], folder: bool, source: Source, notes: list[str]) -> None:
+    async def _many(self, parts: list[Part], folder: bool, source: Source, notes: list[str],
+                    view: Asked | None = None, name: str = "", problem: bool = False) -> None:
         """Several files, read whole, translated together."""
         run = self.jobs.begin(f"Reading {len(parts)} files…")
         data: dict[str, bytes] = {}
@@ -275,14 +342,16 @@ class Loads:
             if run != self.jobs.run:
                 return
         top = {p.split("/", 1)[0] for p in data}
-        name = f"{next(iter(top))}/ ({len(data)} files)" if len(top) == 1 and folder else f"{len(data)} files"
+        name = name or (f"{next(iter(top))}/ ({len(data)} files)" if len(top) == 1 and folder else f"{len(data)} files")
+        view = view or Asked()
         ws = Workspace()
         mark = self.jobs.mark()
-        if not await self.jobs.drive(ws.load(data, name=name, strategy=self.view.strategy), run,
+        if not await self.jobs.drive(ws.load(data, name=name, strategy=view.strategy or self.view.strategy), run,
                                      f"Translating {name}…"):
             return
         self.jobs.timed("translate", mark)
-        await self.show(ws, run, name=name, size=sum(p.size for p in parts), source=source, view=Asked(), notes=notes)
+        await self.show(ws, run, name=name, size=sum(p.size for p in parts), source=source, view=view, notes=notes,
+                        problem=problem)
 
     def _not_text(self, run: int, reason: str) -> None:
         """Binary input: one message, no timeline, nothing of the previous input left on screen."""
@@ -293,8 +362,9 @@ class Loads:
     # -- the end of every load -------------------------------------------------------------------------
 
     async def show(self, ws: Workspace, run: int, *, name: str, size: int, source: Source, view: Asked,
-                   notes: list[str]) -> None:
-        """A translated input on screen (audited first if small)."""
+                   notes: list[str], problem: bool = False) -> None:
+        """A translated input on screen (audited first if small); ``problem``: the first note says
+        what is wrong with the input (a damaged shareable file), shown as an error."""
         mark = self.jobs.mark()
         if size <= AUTO_AUDIT_BYTES:
             if not await self.jobs.drive(ws.run_audit(), run, "Auditing every strategy…"):
@@ -318,7 +388,7 @@ class Loads:
         notes = [not_transcript, *notes] if not_transcript else list(notes)
         if ws.audit_error:
             notes.append(ws.audit_error)
-        self.notices.say(notes, error=bool(not_transcript or ws.audit_error))
+        self.notices.say(notes, error=bool(not_transcript or ws.audit_error or problem))
         fmt = "" if not_transcript else f" · {ws.format or '?'}"  # no format for what is not a transcript
         self.els["source"].textContent = f"{name} · {fmt_int(size)} bytes{fmt}"
         if source.kind == "example" and self.els["examples-box"].open:
@@ -354,6 +424,9 @@ class Loads:
             st.detail_open = view.detail_open
         if view.scope is not None:
             st.step_scope = view.scope
+        st.order = view.order or "time"
+        if view.fold is not None:
+            st.fold = view.fold
         st.row, st.expanded = None, False
 
     # -- the audit of every strategy, on request (a large input) --------------------------------------

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from ..sharefile import damaged_link, inflate_link
 from ..translator import DEFAULT_STRATEGY, StrategyName, strategy_named
 from .checkpoints import CHECKPOINT_BYTES, Checkpoints
 from .growing import Growing
@@ -127,19 +128,8 @@ def decode_share(fragment: str) -> tuple[str, dict[str, object]]:
     fragment = fragment.removeprefix("#")
     if not fragment.startswith(_SHARE_PREFIX):
         raise ValueError("This is not a link made by Relayscope.")
-    body = fragment[len(_SHARE_PREFIX):]
-    damaged = ("This link is damaged: the transcript it carries cannot be unpacked. "
-               "Was it cut short or changed when it was copied? Ask for the link again.")
-    unpack = zlib.decompressobj()
-    try:
-        raw = unpack.decompress(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)), SHARE_MAX_BYTES)
-    except (ValueError, zlib.error) as exc:
-        raise ValueError(damaged) from exc
-    if unpack.unconsumed_tail:
-        raise ValueError(f"This link would unpack to more than {SHARE_MAX_BYTES // (1024 * 1024)} MB, "
-                         "more than any link Relayscope makes, so it was not opened.")
-    if not unpack.eof:
-        raise ValueError(damaged)
+    damaged = damaged_link("the transcript it carries")
+    raw = inflate_link(fragment[len(_SHARE_PREFIX):], SHARE_MAX_BYTES, damaged)
     try:
         payload = json.loads(raw.decode("utf-8"))
     except (ValueError, RecursionError) as exc:

@@ -4,20 +4,35 @@
   in one sentence, with a one-click filter to the rows those records became (their input lines'
   relays). ``drift_view`` takes it from the workspace (``Workspace.drift_report``: counted while
   the input was translated, within the load's slices); ``draw_notice`` draws it.
+* **Sub-agents and lanes**: the sub-agents a call started whose transcript is not in the input
+  (``missing_agents``, from ``lanes.missing_transcripts``: each with the file to look for and the
+  call's row), the CLI's own count held against the lanes (``subagent_words``:
+  ``subagents.check``'s sentences), the run's timing as its results report it (``run_timing``),
+  and the links between a permission denial and the call it refused (``refused_call``,
+  ``refusal_of``). Lane states are the core's (``subagents.LaneStates``, fed as the lane cards
+  are counted in rows.py); nothing here guesses one.
 
 Plain text only (``dom.h``, ``textContent``). Must not translate or decode relays itself beyond
-what ``drift`` and ``meaning`` give; the filters (filters.py) call it after a load.
+what ``drift``, ``meaning`` and ``subagents`` give; reads the lookups the workspace made while
+loading (rows.py) and keeps no state of its own.
 """
 
 from __future__ import annotations
 
+import math
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from .. import relay as R
 from ..drift import DriftReport, describe
+from ..lanes import is_spawn_tool, missing_transcripts
+from ..meaning import call_of, is_error
+from ..spans import TIMING, timing_words
+from ..subagents import check_states
 from .dom import Element, clear, fmt_int, h, show
+from .model import Workspace
 
 FILTER_ACTION = "drift-filter"
 
@@ -72,3 +87,99 @@ def draw_notice(box: Element, view: DriftView | None, active: bool) -> None:
     box.append(h("button", label, cls="link", attrs={
         "type": "button", "data-action": FILTER_ACTION, "data-testid": "drift-filter",
         "aria-pressed": "true" if active else "false"}))
+
+
+# -- sub-agents and lanes --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MissingAgent:
+    """A sub-agent a call started whose transcript is not among the input."""
+
+    lane: str  # the spawning call's id (the lane its records would be in)
+    file: str  # the transcript to look for: agent-<id>.jsonl
+    label: str  # as the lanes panel names a lane
+    parent: str  # the lane the call was made in
+    depth: int
+    spawn_seq: int | None  # the call's row
+    result_seq: int | None  # its result's row
+
+
+def missing_agents(ws: Workspace) -> list[MissingAgent]:
+    """The sub-agents whose transcript a session's records name and the input lacks, in lane order."""
+    meta = ws._lane_meta
+    return [MissingAgent(lane, name, meta[lane].label, meta[lane].parent or "main", meta[lane].depth,
+                         ws._by_tool_use.get(lane), ws._by_tool_result.get(lane))
+            for lane, name in missing_transcripts(meta).items()]
+
+
+def placed(lanes: Sequence[tuple[str, int, int | None]], missing: Sequence[MissingAgent]) -> list[str | MissingAgent]:
+    """The order to draw ``lanes`` (id, depth, its spawning call's row; as given) and the missing
+    sub-agents in: each missing one under the lane that started it, among that lane's other
+    sub-agents in the order they were spawned (last when its lane has no card)."""
+    out: list[tuple[str | MissingAgent, int, float]] = [(k, d, math.inf if q is None else q) for k, d, q in lanes]
+    for m in sorted(missing, key=lambda m: math.inf if m.spawn_seq is None else m.spawn_seq):
+        at = math.inf if m.spawn_seq is None else m.spawn_seq
+        ids = [x if isinstance(x, str) else x.lane for x, _, _ in out]
+        if m.parent in ids:
+            i = ids.index(m.parent) + 1
+            floor = out[i - 1][1]
+            while i < len(out) and out[i][1] > floor and not (out[i][1] <= m.depth and out[i][2] > at):
+                i += 1
+        else:
+            i = len(out)
+        out.insert(i, (m, m.depth, at))
+    return [x for x, _, _ in out]
+
+
+def subagent_words(ws: Workspace) -> list[str]:
+    """The CLI's own count of its sub-agents held against the lanes, and the transcripts missing,
+    in ``subagents.check``'s sentences (none when no result counts them and nothing is missing)."""
+    found = check_states(ws._states, ws._results, ws._lane_meta)
+    return found.words if found is not None else []
+
+
+def run_timing(ws: Workspace) -> str | None:
+    """What the results report of the run's timing (``time_to_request_ms``, ``ttft_stream_ms``,
+    ``first_content_frame_ms``, ...) in words, the median of several; None when they report none."""
+    values: dict[str, list[float]] = {}
+    for r in ws._results:
+        for name in TIMING:
+            value = r.extra.get(name)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                values.setdefault(name, []).append(float(value))
+    if not values:
+        return None
+    return timing_words({k: statistics.median(v) for k, v in values.items()}, max(map(len, values.values())))
+
+
+def refused_call(ws: Workspace, seq: int) -> int | None:
+    """The row of the call a permission denial (row ``seq``) refused, when that call is in the input."""
+    r = ws.relays[seq]
+    call = call_of(r) if is_error(r) else None
+    return ws._by_tool_use.get(call) if call is not None else None
+
+
+def missing_file(ws: Workspace, use: R.ToolUse) -> str | None:
+    """The transcript this call's sub-agent would be in, when the input lacks it."""
+    lane = ws._lane_meta.get(use.id) if is_spawn_tool(use.name) else None
+    return lane.missing_file if lane is not None else None
+
+
+def refusal_of(ws: Workspace, use: R.ToolUse) -> int | None:
+    """The row of the permission denial that refused this call, if one did."""
+    return ws._refusals.get(use.id)
+
+
+@dataclass(frozen=True, slots=True)
+class LanesFacts:
+    """What the lanes panel shows beside the lane cards: the sub-agents missing from the input,
+    the CLI's count held against the lanes, and the run's timing (on the main lane's card)."""
+
+    missing: list[MissingAgent] = field(default_factory=list)
+    words: list[str] = field(default_factory=list)
+    timing: str | None = None
+
+
+def lanes_facts(ws: Workspace) -> LanesFacts:
+    return LanesFacts(missing_agents(ws), subagent_words(ws), run_timing(ws))

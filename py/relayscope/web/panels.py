@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from .. import fates as F
 from .. import trace as T
 from .. import usage as prices
-from . import detail_view, rowinfo
+from . import rowinfo
 from .dom import Element, clear, fmt_int, h
 from .model import AuditView, ErrorView, Example, LaneView, RowView, StepView, Workspace
+from .newest import LanesFacts, MissingAgent, placed
 
 DECISIONS = T.DECISION_LABELS
 RESETS = T.RESET_LABELS
@@ -51,9 +52,23 @@ def examples(container: Element, items: Sequence[Example]) -> None:
 
 # -- lanes ------------------------------------------------------------------------------------
 
-def lanes(container: Element, views: list[LaneView], colors: dict[str, int], active: str) -> None:
+def lanes(container: Element, views: list[LaneView], colors: dict[str, int], active: str,
+          facts: LanesFacts | None = None) -> None:
+    """The lane cards (main first), what the CLI counted against them, and a card for each
+    sub-agent whose transcript the input lacks, under the lane that started it."""
     clear(container)
-    for lane in views:
+    facts = facts or LanesFacts()
+    if facts.words:
+        said = h("li", cls="lane-check", attrs={"data-testid": "subagent-check"})
+        for sentence in facts.words:
+            said.append(h("p", sentence[:1].upper() + sentence[1:] + "."))
+        container.append(said)
+    by_id = {lane.id: lane for lane in views}
+    for item in placed([(v.id, v.depth, v.spawn_seq) for v in views], facts.missing):
+        if isinstance(item, MissingAgent):
+            container.append(missing_card(item))
+            continue
+        lane = by_id[item]
         card = h("li", cls=f"lane lane-c{colors.get(lane.id, 0)}" + (" active" if lane.id == active else ""),
                  attrs={"data-testid": "lane", "data-lane": lane.id, "data-depth": lane.depth})
         card.style.setProperty("--depth", str(min(lane.depth, 6)))  # CSSOM: the page's CSP bars style attributes
@@ -65,8 +80,9 @@ def lanes(container: Element, views: list[LaneView], colors: dict[str, int], act
         tags.append(h("span", "main agent" if lane.depth == 0 else f"depth {lane.depth}", cls="badge"))
         if lane.agent_type:
             tags.append(h("span", lane.agent_type, cls="badge", attrs={"data-testid": "lane-agent-type"}))
-        if lane.state:  # running / completed / failed (rows.lane_state)
-            tags.append(h("span", lane.state, cls=f"badge lane-state {lane.state}", attrs={"data-testid": "lane-state"}))
+        if lane.state:  # running / completed / failed, "running, 30 s" after a heartbeat (subagents)
+            tags.append(h("span", lane.status or lane.state, cls=f"badge lane-state {lane.state}",
+                          attrs={"data-testid": "lane-state", "data-state": lane.state}))
         if lane.inferred:
             tags.append(h("span", "inferred", cls="badge", attrs={
                 "title": "no parent_tool_use_id: told apart by its first-block fingerprint"}))
@@ -86,6 +102,8 @@ def lanes(container: Element, views: list[LaneView], colors: dict[str, int], act
         if lane.wall_s is not None:
             card.append(h("p", f"wall time {rowinfo.duration(lane.wall_s)}", cls="lane-stats",
                           attrs={"data-testid": "lane-wall"}))
+        if lane.id == "main" and facts.timing:  # what the results report: request sent, first token, ...
+            card.append(h("p", f"timing: {facts.timing}", cls="lane-stats", attrs={"data-testid": "lane-timing"}))
         if lane.cost_usd is not None:
             card.append(h("p", f"cost: ${lane.cost_usd:.4f}", cls="lane-stats", attrs={
                 "data-testid": "lane-cost", "data-estimated": "false"}))
@@ -115,6 +133,29 @@ def lanes(container: Element, views: list[LaneView], colors: dict[str, int], act
         card.append(links)
         container.append(card)
     run_total(container, views)
+
+
+def missing_card(m: MissingAgent) -> Element:
+    """A sub-agent a call started whose transcript is not in the input: the file to look for."""
+    card = h("li", cls="lane lane-missing", attrs={"data-testid": "missing-agent", "data-lane": m.lane,
+                                                   "data-file": m.file, "data-depth": m.depth})
+    card.style.setProperty("--depth", str(min(m.depth, 6)))
+    head = h("div", cls="lane-head")
+    head.append(h("span", cls="swatch", attrs={"aria-hidden": "true"}))
+    head.append(h("strong", m.label, cls="lane-label"))
+    card.append(head)
+    tags = h("p", cls="tags")
+    tags.append(h("span", f"depth {m.depth}", cls="badge"))
+    tags.append(h("span", "transcript not in the input", cls="badge lane-state missing"))
+    card.append(tags)
+    card.append(h("p", f"look for {m.file}", cls="lane-stats lane-look-for", attrs={"title": m.file}))
+    links = h("p", cls="lane-links")
+    if m.spawn_seq is not None:
+        links.append(button(f"spawned by #{m.spawn_seq}", "goto", m.spawn_seq, testid="lane-spawn"))
+    if m.result_seq is not None:
+        links.append(button(f"result #{m.result_seq}", "goto", m.result_seq, testid="lane-result"))
+    card.append(links)
+    return card
 
 
 def run_total(container: Element, views: list[LaneView]) -> None:
@@ -159,7 +200,7 @@ def row_facts(container: Element, empty: Element, ws: Workspace, r: RowView | No
     empty.hidden = r is not None
     if r is None:
         return
-    container.append(h("p", detail_view.row_summary(ws, r), cls="row-panel-summary"))
+    container.append(h("p", ws.shown(r), cls="row-panel-summary"))
     facts = h("dl", cls="facts")
 
     def fact(name: str, value: str) -> None:

@@ -82,6 +82,7 @@ class Op(StrEnum):
     LANE_META = "lane-meta"
     LANE_PART = "lane-part"
     LANES_READY = "lanes-ready"
+    LANE_SELECT = "lane-select"
 
 
 OPS: Final[dict[Op, str]] = {
@@ -107,6 +108,8 @@ OPS: Final[dict[Op, str]] = {
     Op.LANE_META: "lane, spans, marks: a track's names and sizes",
     Op.LANE_PART: "lane, 'spans'|'marks', k, text: part k of a track's numbers, as JSON text",
     Op.LANES_READY: "every track of the timeline announced by op lanes has its data: draw it",
+    Op.LANE_SELECT: "lane, seq: the span (by the relay that opens it) of the row selected, outlined and "
+                    "brought into the tracks' view; null, null: none",
 }
 
 
@@ -138,6 +141,8 @@ KEY_WHEN: Final[dict[str, str]] = {
     "not-button": "the focus is not on a button, link or summary",
     "row-selected": "a row is selected",
     "row-open": "the selected row is open",
+    "search": "the focus is in the search box",
+    "shift": "Shift is held",
 }
 
 

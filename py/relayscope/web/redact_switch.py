@@ -1,7 +1,7 @@
 """redact_switch: the "Redact" switch of the share section and its preview.
 
-On, the share link, the embed snippet and every download (transcript, relays, trace) carry the
-input with its secrets replaced (``share.Redacted``, ``redact.Redactor``); the preview lists what
+On, the share link, the embed snippet, the shareable file, the snapshot and every download
+(transcript, relays, trace) carry the input with its secrets replaced (``share.Redacted``, ``redact.Redactor``); the preview lists what
 is removed: the line, the kind, a masked excerpt (a few leading characters and the length, never
 the secret). The switch is a button with ``role="switch"`` (its state is Python's: the page only
 forwards the click). Turning it on or off tells ``changed`` (a link or snippet already shown is
@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from typing import Final
 
+from .. import sharefile
 from .dom import On, fmt_int, h, show
 from .model import Workspace
 from .remote import DOCUMENT as document
-from .share import Redacted
+from .share import Redacted, shared
 from .view import Shown, Signal
 
 PREVIEW_ROWS: Final = 200  # listed; the summary counts them all
@@ -48,7 +49,7 @@ class RedactSwitch:
         if not self.on or ws is None:
             return None
         if self._cache is None or self._cache[0] != id(ws):
-            self._cache = (id(ws), Redacted(ws))
+            self._cache = (id(ws), Redacted(ws, ws.name))
         return self._cache[1]
 
     # -- what the share section and the downloads take ---------------------------------------------
@@ -68,6 +69,10 @@ class RedactSwitch:
     def export(self, data: bytes) -> bytes:
         r = self.redacted()
         return data if r is None else r.export(data)
+
+    def shared(self, ws: Workspace, view: dict[str, str]) -> sharefile.Shared:
+        """The input as it leaves the page (the shareable file, a link's files, the snapshot)."""
+        return shared(ws, ws.name, view, self.redacted())
 
     # -- the switch ---------------------------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 """rowdraw: one row of the timeline, drawn from the view model: its lane's gutter, its type,
-fingerprint, summary, links to its pair and its lane, its time and input line; open, its detail
-(detail_view.py) and raw input line; a lost block's faint placeholder.
+fingerprint, summary (a search's words marked in it: ``<mark>`` elements holding text, and "in
+detail" where they are in the row's detail only), links to its pair and its lane, its time and
+input line; open, its detail (detail_view.py) and raw input line; a lost block's faint placeholder.
 
 A gutter at the start of each row draws the lanes as vertical tracks, one column per lane that
 is open at the same time (view.LaneLayout), with a dot on the row's own lane, so that parallel
@@ -14,9 +15,12 @@ from __future__ import annotations
 
 from typing import Final, Protocol
 
-from . import detail_view, rowinfo
+from .. import relay as R
+from ..meaning import is_error, link_of
+from . import detail_view, newest, rowinfo
 from .dom import Element, h
 from .model import RowView, Workspace
+from .search import Query, parse
 from .view import LaneLayout, Shown, ViewState
 
 ROW_H: Final = 26  # px: keep in step with --row-h in static/css/app.css
@@ -43,6 +47,14 @@ class Drawn(Protocol):
 class RowDraw:
     def __init__(self, tl: Drawn, shown: Shown, view: ViewState) -> None:
         self.tl, self.shown, self.view = tl, shown, view
+        self._query: tuple[str, Query] = ("", parse(""))
+
+    @property
+    def query(self) -> Query:
+        """The search the rows are drawn for (parsed once per text)."""
+        if self._query[0] != self.view.text:
+            self._query = (self.view.text, parse(self.view.text))
+        return self._query[1]
 
     def row(self, ws: Workspace, seq: int) -> Element:
         """Row ``seq`` of ``ws`` (a lost block's placeholder for a negative one), as the timeline is now."""
@@ -61,13 +73,15 @@ class RowDraw:
             classes.append("marked")
         if seq in ws.retracted:  # withdrawn by a model_refusal_fallback (static/css/newest.css)
             classes.append("retracted")
+        if is_error(r.relay):  # a record that reports a failure (a permission denial)
+            classes.append("failed")
         head = ws.group_of(seq)
         if head is not None and head != seq:
             classes.append("fragment")
         row = h("div", cls=" ".join(classes), attrs={
             "role": "row", "data-seq": seq, "data-type": r.type, "data-lane": r.lane,
             "aria-selected": "true" if seq == self.tl.selected else "false",
-            "data-fragments": r.fragments or None,
+            "data-fragments": r.fragments or None, "data-time": r.time,
         })
         line = h("div", cls="line", attrs={"role": "gridcell"})
         line.append(self._gutter(seq, r.lane))
@@ -88,13 +102,24 @@ class RowDraw:
                 "title": "streamed deltas of one block, shown joined: show each fragment"}))
         elif r.partial:
             line.append(h("span", "partial", cls="badge"))
-        text = detail_view.row_summary(ws, r)
-        line.append(h("span", text, cls="summary", attrs={"title": text[:300], "data-testid": "row-summary"}))
+        text = ws.shown(r)
+        q = self.query
+        summary = h("span", None if q.words else text, cls="summary",
+                    attrs={"title": text[:300], "data-testid": "row-summary"})
+        if q.words:
+            summary.append(*marked(text, q.words))
+        line.append(summary)
+        if q.words and ws.search_ready and ws.match_in(seq, q) == "detail":
+            line.append(h("span", "in detail", cls="badge in-detail", attrs={
+                "data-testid": "match-in-detail",
+                "title": "the search's words are in this row's detail (open it), not all in its line"}))
         if r.mark:
             short = r.mark.split(":", 1)[0] if "shrank" not in r.mark else "shrank"  # the title says it whole
             line.append(h("span", f"⟲ {short}", cls="mark", attrs={"title": r.mark}))
         for button in self._links(r):
             line.append(button)
+        for extra in self._newest(ws, r):
+            line.append(extra)
         self._time(line, r)
         line.append(self._where(r.file, r.line))
         row.append(line)
@@ -126,6 +151,36 @@ class RowDraw:
                 "type": "button", "data-action": "goto", "data-target": r.back_to,
                 "data-testid": "back-to", "title": "back to the tool_result that closed this lane",
                 "tabindex": tab}))
+        return out
+
+    def _newest(self, ws: Workspace, r: RowView) -> list[Element]:
+        """What newer output links a row to: a sub-agent whose transcript the input lacks (on its
+        call), a permission denial and the call it refused (each way), where a change was published."""
+        out = []
+        tab = self._tab(r.seq)
+        relay = r.relay
+        if isinstance(relay, R.ToolUse):
+            missing = newest.missing_file(ws, relay)
+            if missing is not None:
+                out.append(h("span", f"missing {missing}", cls="badge missing-agent", attrs={
+                    "data-testid": "missing-agent", "data-lane": relay.id, "data-file": missing,
+                    "title": f"this call started a sub-agent whose transcript is not in the input: look for {missing}"}))
+            denied = newest.refusal_of(ws, relay)
+            if denied is not None:
+                out.append(h("button", f"⊘ denied #{denied}", cls="link", attrs={
+                    "type": "button", "data-action": "goto", "data-target": denied, "data-testid": "denied-by",
+                    "tabindex": tab, "title": "the permission rules refused this call: go to the denial"}))
+        elif isinstance(relay, R.System | R.Passthrough):
+            call = newest.refused_call(ws, r.seq)
+            if call is not None:
+                out.append(h("button", f"→ call #{call}", cls="link", attrs={
+                    "type": "button", "data-action": "goto", "data-target": call, "data-testid": "refused-call",
+                    "tabindex": tab, "title": "the call the permission rules refused"}))
+            url = link_of(relay)
+            if url is not None:  # vetted by meaning.link_of: http(s), URI characters only; text, never markup
+                out.append(h("a", url, cls="ext-link", attrs={
+                    "href": url, "rel": "noopener noreferrer", "target": "_blank", "tabindex": tab,
+                    "data-testid": "published-link", "title": f"open {url} (a new tab)"}))
         return out
 
     def _gutter(self, seq: int, own: str) -> Element:
@@ -225,3 +280,30 @@ class RowDraw:
             line.append(self._where(b.file, b.line))
         row.append(line)
         return row
+
+
+def marked(text: str, words: tuple[str, ...]) -> list[Element]:
+    """``text`` in pieces, each place a word is found (any case) a ``<mark>``: elements holding
+    text only (``textContent``), never markup."""
+    low = text.lower()
+    if len(low) != len(text):  # a letter whose lower case is longer ("İ"): no place to mark
+        return [h("span", text)]
+    spans: list[tuple[int, int]] = []
+    for w in words:
+        at = low.find(w)
+        while w and at >= 0:
+            spans.append((at, at + len(w)))
+            at = low.find(w, at + len(w))
+    out: list[Element] = []
+    pos = 0
+    for a, b in sorted(spans):
+        if b <= pos:
+            continue
+        a = max(a, pos)
+        if a > pos:
+            out.append(h("span", text[pos:a]))
+        out.append(h("mark", text[a:b]))
+        pos = b
+    if pos < len(text) or not out:
+        out.append(h("span", text[pos:]))
+    return out

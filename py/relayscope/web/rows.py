@@ -16,12 +16,15 @@ from typing import Final
 
 import msgspec
 
+from .. import describe as D
 from .. import fates as F
 from .. import relay as R
 from .. import trace as T
 from ..lanes import MAIN, lane_label
-from ..meaning import BOOKKEEPING
+from ..meaning import BOOKKEEPING, call_of, init_words, is_error
 from ..present import clip, summary
+from ..spans import line_seconds
+from ..subagents import status_words
 from . import rowinfo
 from .stepping import Steps
 from .workstate import LaneView
@@ -36,6 +39,9 @@ GAP_LOOKBACK: Final = 2000  # relays searched back for the previous row of a lan
 WALL_LOOK: Final = 24
 RESET_MARKS: Final = T.RESET_LABELS
 _LANE_CARD_TYPES: Final = frozenset({R.LaneStart, R.LaneEnd, R.Usage, R.TurnComplete, R.System})  # what a card sums
+# what moves a sub-agent lane's state (subagents.LaneStates), and what counts as its own records there
+_STATED: Final = frozenset({R.ToolUse, R.ToolResult, R.System, R.Passthrough})
+_RECORDS: Final = frozenset({R.TextDelta, R.ThinkingDelta, R.UserMessage, R.ContentBlock})
 _any: Final = msgspec.json.Decoder()
 
 
@@ -125,6 +131,42 @@ class Rows(Steps):
             fp_label=mark[1] if mark else "●", fragments=fragments, joined=joined,
         )
 
+    def call_of(self, r: RowView) -> tuple[R.ToolUse, R.ToolResult | None] | None:
+        """The row's tool call and its result (the model's pairing), or None for any other row."""
+        return self._call(r.relay, r.pair)
+
+    def _call(self, relay: R.Relay, pair: int | None) -> tuple[R.ToolUse, R.ToolResult | None] | None:
+        other = self.relays[pair] if pair is not None and 0 <= pair < len(self.relays) else None
+        if isinstance(relay, R.ToolUse):
+            return relay, other if isinstance(other, R.ToolResult) else None
+        if isinstance(relay, R.ToolResult) and isinstance(other, R.ToolUse):
+            return other, relay
+        return None
+
+    def shown(self, r: RowView) -> str:
+        """The row's one line as drawn: a tool call with how it ended once its result is known,
+        a result with what it was for; any other row keeps the model's summary."""
+        return self._line(r.relay, r.pair, r.summary)
+
+    def shown_text(self, seq: int) -> str:
+        """Row ``seq``'s line as drawn (``shown``), without a whole RowView where it needs none
+        (the search reads every row's)."""
+        r = self.relays[seq]
+        if seq in self._group_end or isinstance(r, R.SessionMeta | R.ThinkingDelta):
+            return self.shown(self.row(seq))
+        pair = (self._by_tool_result.get(r.id) if isinstance(r, R.ToolUse)
+                else self._by_tool_use.get(r.tool_use_id) if isinstance(r, R.ToolResult) else None)
+        return self._line(r, pair, summary(r))
+
+    def _line(self, relay: R.Relay, pair: int | None, text: str) -> str:
+        found = self._call(relay, pair) if isinstance(relay, R.ToolUse | R.ToolResult) else None
+        if found is None:
+            return str(text)
+        use, result = found
+        if isinstance(relay, R.ToolResult) and result is not None:
+            return D.result_summary(use, result) or str(text)
+        return D.summary(use, result) or str(text)
+
     def _group_and_bookkeeping(self, first: int = 0, stop: int | None = None) -> None:
         """One pass over the relays from ``first`` (to ``stop``): bookkeeping records, tool calls and results
         by id, and runs of consecutive partial deltas of one block (the timeline shows each run as
@@ -134,7 +176,7 @@ class Rows(Steps):
         if first == 0:
             self._bookkeeping, self._group_end, self._member_head, self.retracted = set(), {}, {}, set()
             self._group_open = (None, -1)
-            self._by_tool_use, self._by_tool_result = {}, {}
+            self._by_tool_use, self._by_tool_result, self._refusals = {}, {}, {}
         book, ends, members = self._bookkeeping, self._group_end, self._member_head
         uses, results = self._by_tool_use, self._by_tool_result
         slot, head = self._group_open
@@ -160,6 +202,8 @@ class Rows(Steps):
             elif t is R.System:
                 if r.subtype in BOOKKEEPING:  # type: ignore[attr-defined]
                     book.add(r.seq)
+                if is_error(r) and (call := call_of(r)) is not None:  # a permission denial: its call's row links it
+                    self._refusals.setdefault(call, r.seq)
                 if r.retracts:  # type: ignore[attr-defined]
                     self.retracted.update(r.retracts)  # type: ignore[attr-defined]
         self._group_open = (slot, head)
@@ -178,9 +222,10 @@ class Rows(Steps):
         return self._by_tool_use.get(r.tool_use_id) if isinstance(r, R.ToolResult) else None
 
     def rows(self, seqs: list[int], open_groups: set[int] = frozenset(),  # type: ignore[assignment]
-             lost: bool = True, lane: str = "") -> list[int]:
+             lost: bool | set[int] = True, lane: str = "") -> list[int]:
         """The timeline's rows for these seqs: a group of partial deltas as its first seq only
-        (unless open), and a negative row for each lost block where it would have been."""
+        (unless open), and a negative row for each lost block where it would have been (``lost``
+        a set: only those blocks' rows; False: none)."""
         members = self._member_head
         if members:
             shown = set(seqs) if len(seqs) != len(self.relays) else None
@@ -188,7 +233,7 @@ class Rows(Steps):
                     or (shown is not None and h not in shown)]
         if not lost or self.fates is None or not self.fates.lost:
             return seqs
-        blocks = [b for b in self.fates.lost if not lane or b.lane == lane]
+        blocks = [b for b in self.fates.lost if (not lane or b.lane == lane) and (lost is True or b.row in lost)]
         if not blocks:
             return seqs
         out: list[int] = []
@@ -216,6 +261,44 @@ class Rows(Steps):
     def row_time(self, seq: int) -> str | None:
         r = self.relays[seq]
         return self.line_time(r.file, r.line)
+
+    def time_keys(self) -> list[float]:
+        """Each relay's place in time: its line's timestamp (seconds), else the place of the
+        relay of the same file before it (a record with no time of its own stays after the one it
+        follows), else of the relay before it. Grown, not made again, as relays come (a watched
+        input): rows that come later take their place in time. Empty for stream-json, whose
+        order is the stream's."""
+        keys, last, relays = self._time_keys, self._time_last, self.relays
+        if self.format == "stream-json" or len(keys) >= len(relays):
+            return keys
+        where: tuple[str | None, int] | None = None
+        t: float | None = None
+        for r in itertools.islice(relays, len(keys), None):
+            if (r.file, r.line) != where:  # a line's relays come together: its time read once
+                where = (r.file, r.line)
+                t = line_seconds(self._line_bytes(r.file, r.line))
+                self._timed = self._timed or t is not None
+            k = t if t is not None else last.get(r.file, keys[-1] if keys else 0.0)
+            last[r.file] = k
+            keys.append(k)
+        return keys
+
+    def in_order(self, rows: list[int], order: str) -> list[int]:
+        """``rows`` (seqs in seq order, lost blocks' negative placeholders among them) in time
+        order across lanes (``order`` "time"), ties and untimed inputs as given; "lane" keeps
+        them as given: each sub-agent's rows after the call that started it."""
+        if order != "time":
+            return rows
+        keys = self.time_keys()
+        if not self._timed:
+            return rows
+        at: list[float] = []
+        k = float("-inf")
+        for q in rows:
+            if q >= 0:  # a placeholder stays after the row it follows
+                k = keys[q]
+            at.append(k)
+        return [rows[i] for i in sorted(range(len(rows)), key=at.__getitem__)]  # stable: ties as given
 
     def row_gap(self, seq: int) -> float | None:
         here = self.row_time(seq)
@@ -275,6 +358,7 @@ class Rows(Steps):
             parts.append(f"branch {branch}")
         if r.tools:
             parts.append(f"{len(r.tools)} tools")
+        parts.extend(init_words(r.extra))  # the run's capabilities and the like, as its init line says
         return " · ".join(parts)
 
     def _grow_lanes(self, relays: list[R.Relay]) -> list[LaneView]:
@@ -283,7 +367,7 @@ class Rows(Steps):
         return self._finish_lanes()
 
     def _count_lanes(self, relays: list[R.Relay]) -> None:
-        lanes = self._lane_views
+        lanes, states = self._lane_views, self._states
         for r in relays:
             lane = lanes.get(r.lane)
             if lane is None:
@@ -291,7 +375,10 @@ class Rows(Steps):
                 lane.first_seq = r.seq
             lane.relay_count += 1
             lane.last_seq = r.seq
-            if type(r) not in _LANE_CARD_TYPES:  # most relays; isinstance on each is slow in Pyodide
+            t = type(r)
+            if t in _STATED or (t in _RECORDS and r.lane != MAIN):
+                states.add(r)
+            if t not in _LANE_CARD_TYPES:  # most relays; isinstance on each is slow in Pyodide
                 continue
             if isinstance(r, R.LaneStart):
                 lane.label = r.label or lane.label
@@ -300,9 +387,6 @@ class Rows(Steps):
                 lane.depth, lane.parent, lane.inferred = r.depth, r.parent_lane, r.inferred
             elif isinstance(r, R.LaneEnd):
                 lane.end_seq = r.seq
-                lane.end_error = r.is_error
-            elif isinstance(r, R.System):
-                lane.task_state = r.state or lane.task_state
             elif isinstance(r, R.Usage):
                 got = self._tally.add(r)
                 if got is not None:
@@ -312,6 +396,7 @@ class Rows(Steps):
                     lane.est_cost_usd, lane.unpriced = got.est_cost_usd, list(got.unpriced)
                 lane.model = lane.model or r.model
             elif isinstance(r, R.TurnComplete):
+                self._results.append(r)
                 self._tally.add_result(r)
                 if r.cost_usd is not None:
                     lane.cost_usd = (lane.cost_usd or 0.0) + float(r.cost_usd)
@@ -325,9 +410,8 @@ class Rows(Steps):
             lane.result_seq = self._by_tool_result.get(lane.id)
             if lane.id == MAIN:
                 lane.reported, lane.usage_note = self._tally.reported, self._tally.note()
-            else:
-                lane.state = lane_state(lane.task_state, lane.end_seq is not None, lane.end_error,
-                                               lane.spawn_seq is not None)
+            elif (st := self._states.lanes.get(lane.id)) is not None:
+                lane.state, lane.status = st.state, status_words(st)
             self._wall_time(lane)
         ordered = sorted(lanes.values(), key=lambda v: (v.id != MAIN,))  # main first, else by appearance
         return ordered
@@ -380,13 +464,3 @@ def detail(r: R.Relay) -> str:
         return f"{r.result}\n\n{json.dumps(fields, indent=2, ensure_ascii=False)}"
     return json.dumps(R.to_dict(r), indent=2, ensure_ascii=False)
 
-
-def lane_state(task_state: str | None, ended: bool, end_error: bool, spawned: bool) -> str | None:
-    """A sub-agent lane's state: its last task event's (a background agent's result may come long
-    after its spawning call's answer, even after the run's ``result``), else its end, else running
-    when its spawning call was seen; None for main and lanes no call spawned."""
-    if task_state is not None:
-        return task_state
-    if ended:
-        return "failed" if end_error else "completed"
-    return "running" if spawned else None

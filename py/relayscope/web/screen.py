@@ -129,8 +129,6 @@ class Screen:
             self.stepper.go_line(a.first_lost_file, a.first_lost_line)
             kind = "lost"
         elif ex.focus == "dup" and a.first_dup_seqs:
-            self.stepper.go_seq(a.first_dup_seqs[-1])
-            self.timeline.set_highlight(set(a.first_dup_seqs))
             kind = "duplicated"
         else:
             return
@@ -139,3 +137,6 @@ class Screen:
             note.classList.add("focus")
             if not self.embed:  # an embed shows it in place: its one scroll area stays at the top
                 note.scrollIntoView({"block": "center"})  # "nearest" can stop a fraction of a pixel short
+        if kind == "duplicated":  # its row selected and in view last, the one thing that must be seen
+            self.selection.select(a.first_dup_seqs[-1], expanded=False)  # the step follows
+            self.timeline.set_highlight(set(a.first_dup_seqs))

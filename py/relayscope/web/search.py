@@ -1,24 +1,92 @@
-"""search: which relays a filter, a text search or a lane selects.
+"""search: which relays a filter or a search selects, and where a search's words are found.
 
-Job: the text-search index (built in slices, on first need) and the selections the timeline
-shows: by words, types, lanes, with bookkeeping records hidden unless asked for.
-Must not: change the translation, draw, or decide the rows' layout (``rows`` does).
+Job: the search's grammar (``parse``: free words and the scoped terms of ``TERMS``), its index
+(built in slices, on first need: per relay what its row shows and what its detail shows, never
+its file name, seq or raw line, so that a word in a path no row shows matches nothing), and the
+selections the timeline shows: by words, scoped terms, types, lanes, with bookkeeping records
+hidden unless asked for.
+Must not: change the translation, draw, or decide the rows' layout or order (``rows`` does).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Final
 
+import msgspec
+
+from .. import meaning
 from .. import relay as R
-from ..present import summary
-from .workstate import Loaded
+from .rows import Rows
 
 SEARCH_SLICE: Final = 2000  # relays per slice of the search index
 
+# The scoped terms, ``key:value``; a value may be quoted (``lane:"Explore: search"``). A key not
+# here, or an ``is:`` value not in IS, is searched for as text ("http://x" stays a word).
+TERMS: Final = {
+    "tool": "a call of this tool or its result (the name, any case: tool:bash)",
+    "lane": "rows of the lanes whose id starts with, or whose label holds, the value",
+    "is": "error (error records, error results, failed lanes) or lost (blocks the strategy never emits)",
+}
+IS: Final = ("error", "lost")
+_TOKEN: Final = re.compile(r'(\w+):"([^"]*)"?|"([^"]*)"?|(\S+)')
+_encode: Final = msgspec.json.Encoder().encode
+_DETAIL_SKIP: Final = ("type", "seq", "line", "lane", "file")  # identity, not content: no row shows them as text
 
-class Search(Loaded):
-    """Selections of relays: filters and the text search."""
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """A search: its free words (lower-cased; a quoted phrase is one) and its scoped terms."""
+
+    words: tuple[str, ...] = ()
+    tools: tuple[str, ...] = ()
+    lanes: tuple[str, ...] = ()
+    flags: frozenset[str] = frozenset()
+
+    @property
+    def empty(self) -> bool:
+        return not (self.words or self.tools or self.lanes or self.flags)
+
+    @property
+    def lost(self) -> bool:
+        return "lost" in self.flags
+
+
+def parse(text: str) -> Query:
+    """The search ``text`` as a Query (see ``TERMS``)."""
+    words: list[str] = []
+    scoped: dict[str, list[str]] = {"tool": [], "lane": [], "is": []}
+    for m in _TOKEN.finditer(text):
+        key, quoted_value, phrase, bare = m.groups()
+        if key is None and bare is not None and ":" in bare:
+            key, _, value = bare.partition(":")
+        else:
+            value = quoted_value if key is not None else None
+        if key is not None and value is not None:
+            k = key.lower()
+            if k in scoped and value.strip() and (k != "is" or value.lower() in IS):
+                scoped[k].append(value.strip().lower())
+                continue
+            words.append(f"{key}:{value}".lower())
+            continue
+        word = phrase if phrase is not None else bare
+        if word and word.strip():
+            words.append(word.strip().lower())
+    return Query(tuple(words), tuple(scoped["tool"]), tuple(scoped["lane"]), frozenset(scoped["is"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Hay:
+    """Where a search looks, for one relay: what its row shows and what its detail shows."""
+
+    shown: str
+    detail: str
+
+
+class Search(Rows):
+    """Selections of relays: filters and the search."""
 
     __slots__ = ()
 
@@ -40,21 +108,71 @@ class Search(Loaded):
         return seqs
 
     def filter(self, text: str = "", types: Iterable[str] = (), lanes: Iterable[str] = ()) -> list[int]:
-        """Seqs of the relays that match: every word of ``text`` (case-insensitive, in the row's
-        summary or full content), one of ``types`` and one of ``lanes`` (empty: any)."""
+        """Seqs of the relays that match: the search ``text`` (every word in the row or its
+        detail, any case; every scoped term), one of ``types`` and one of ``lanes`` (empty: any)."""
+        q = parse(text)
+        if q.lost:
+            return []  # lost blocks are no relays: their rows are placed by ``lost_matching``
         wanted_types, wanted_lanes = set(types), set(lanes)
-        words = text.lower().split()
-        haystack = self._search_index() if words else None
+        if q.lanes:
+            named = self.lanes_named(q.lanes)
+            wanted_lanes = named if not wanted_lanes else wanted_lanes & named
+        words = q.words
+        hay = self._search_index() if words else None
+        tools = set(q.tools)
+        error = "error" in q.flags
+        relays = self.relays
         out = []
-        for r in self.relays:
+        for r in relays:
             if wanted_types and r.type not in wanted_types:
                 continue
-            if wanted_lanes and r.lane not in wanted_lanes:
+            if (wanted_lanes or q.lanes) and r.lane not in wanted_lanes:
                 continue
-            if haystack is not None and not all(w in haystack[r.seq] for w in words):
+            if tools and self._tool_name(r) not in tools:
                 continue
+            if error and not is_error(r):
+                continue
+            if hay is not None:
+                h = hay[r.seq]
+                if not all(w in h.shown or w in h.detail for w in words):
+                    continue
             out.append(r.seq)
         return out
+
+    def lost_matching(self, q: Query, lane: str = "") -> set[int] | None:
+        """The lost blocks' rows a search keeps (None: the search says nothing of them, they are
+        placed as ever): ``is:lost`` keeps those whose words and lane match, any other search none."""
+        if q.empty:
+            return None
+        if not q.lost or q.tools or "error" in q.flags or self.fates is None:
+            return set()
+        lanes = self.lanes_named(q.lanes) if q.lanes else None
+        return {b.row for b in self.fates.lost if (not lane or b.lane == lane) and (lanes is None or b.lane in lanes)
+                and all(w in b.words.lower() for w in q.words)}
+
+    def match_in(self, seq: int, q: Query) -> str:
+        """Where the search's words are found for row ``seq``: "row" (in what the row shows),
+        "detail" (one or more only in its detail), or "" (no words)."""
+        if not q.words or seq < 0:
+            return ""
+        h = self._search_index()[seq]
+        return "row" if all(w in h.shown for w in q.words) else "detail"
+
+    def lanes_named(self, names: Iterable[str]) -> set[str]:
+        """The lanes a ``lane:`` term names: by the start of their id, or a part of their label."""
+        out = set()
+        for name in names:
+            out |= {v.id for v in self.lanes if v.id.lower().startswith(name) or name in v.label.lower()}
+        return out
+
+    def _tool_name(self, r: R.Relay) -> str | None:
+        if isinstance(r, R.ToolUse):
+            return r.name.lower()
+        if isinstance(r, R.ToolResult):
+            use = self._by_tool_use.get(r.tool_use_id)
+            call = self.relays[use] if use is not None and use < len(self.relays) else None
+            return call.name.lower() if isinstance(call, R.ToolUse) else None
+        return None
 
     def lane_seqs(self, lane_id: str) -> list[int]:
         return [r.seq for r in self.relays if r.lane == lane_id]
@@ -64,16 +182,27 @@ class Search(Loaded):
         return self._haystack is not None
 
     def prepare_search(self) -> Iterator[float]:
-        """Build the text-search index in slices (the first text filter needs it)."""
+        """Build the search index in slices (the first search with words needs it)."""
         if self._haystack is not None:
             return
-        relays, hay = self.relays, list[str]()
+        relays, hay = self.relays, list[Hay]()
         for start in range(0, len(relays), SEARCH_SLICE):
-            hay.extend(searchable(r) for r in relays[start:start + SEARCH_SLICE])
+            hay.extend(self.searchable(q) for q in range(start, min(start + SEARCH_SLICE, len(relays))))
             yield start / max(len(relays), 1)
         self._haystack = hay
 
-    def _search_index(self) -> list[str]:
+    def grow_search(self, first: int) -> None:
+        """Relays from ``first`` on, added to the index if it is made (an input that grows)."""
+        if self._haystack is not None:
+            self._haystack.extend(self.searchable(q) for q in range(first, len(self.relays)))
+
+    def searchable(self, seq: int) -> Hay:
+        """Where the search looks for relay ``seq``, lower-cased: its row's type and line, and
+        its detail (the content; a record's fields but its file, line and seq)."""
+        r = self.relays[seq]
+        return Hay(f"{r.type} {self.shown_text(seq)}".lower(), searchable_detail(r).lower())
+
+    def _search_index(self) -> list[Hay]:
         if self._haystack is None:
             for _ in self.prepare_search():
                 pass
@@ -81,14 +210,19 @@ class Search(Loaded):
         return self._haystack
 
 
-def searchable(r: R.Relay) -> str:
-    """What the text search looks in, lower-cased: type, lane and the whole content."""
+def is_error(r: R.Relay) -> bool:
+    """What ``is:error`` finds: error records and results, lanes that ended failing, failed turns,
+    and the records the meaning table calls failures (a refused tool call, for one)."""
+    return r.type == "error" or bool(getattr(r, "is_error", False)) or meaning.is_error(r)
+
+
+def searchable_detail(r: R.Relay) -> str:
+    """A relay's detail as the search reads it: its content (a call's input and a result's output
+    as they came, not indented), without what says where it is."""
     if isinstance(r, R.TextDelta | R.ThinkingDelta | R.UserMessage):
-        body = r.text
-    elif isinstance(r, R.ToolUse):
-        body = f"{r.name} {r.id} {bytes(r.input).decode('utf-8', 'replace')}"
-    elif isinstance(r, R.ToolResult):
-        body = f"{r.tool_use_id} {bytes(r.content).decode('utf-8', 'replace')}"
-    else:
-        body = summary(r)
-    return f"{r.type} {r.lane} {body}".lower()
+        return r.text
+    if isinstance(r, R.ToolUse):
+        return f"{r.name} {r.id} {bytes(r.input).decode('utf-8', 'replace')}"
+    if isinstance(r, R.ToolResult):
+        return f"{'error result' if r.is_error else 'result'} {r.tool_use_id} {r.text}"  # the id: as its call's
+    return _encode({k: v for k, v in R.to_dict(r).items() if k not in _DETAIL_SKIP}).decode("utf-8", "replace")

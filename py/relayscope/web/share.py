@@ -13,22 +13,29 @@ transcript it is a view of, one of three ways:
 The view lives in the query string in all three, so a link follows view changes by rewriting
 the query alone, without compressing the transcript again.
 
-With "Redact" on, what leaves the page - the transcript in a link or an embed, its
-fingerprint, the downloads - is the redacted input (``Redacted``: ``redact.Redactor`` over the
-source, the same placeholders in every export of it).
+What leaves the page as an input - a link's files, the shareable file, the snapshot - is one
+``sharefile.Shared`` (``shared``): the input's files under their paths (a single text under its
+file name) and the view. With "Redact" on it is the redacted input (``Redacted``:
+``sharefile.prepare`` through one ``redact.Redactor``, so the page's shareable file is the CLI's
+``pack --redact``, and a secret has the same placeholder in every export of it); the preview
+lists that redactor's findings, so nothing leaves that the preview did not list.
 
 Must not: touch the DOM or fetch (embed.py and sources.py do); it only builds and reads strings.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final, Protocol
 from urllib.parse import parse_qs, urlencode
 
+from .. import sharefile
 from ..redact import Finding, Redactor, redact_bytes
+
+TRANSCRIPT_SUFFIXES: Final = (".jsonl", ".ndjson", ".sse", ".log", ".json")
 
 FINGERPRINT_HEX: Final = 32  # 128 bits of SHA-256: no two transcripts anyone shares collide
 FINGERPRINT_PREFIX: Final = "file="
@@ -102,6 +109,18 @@ def embed_params(params: dict[str, str], *, theme: str = "", panels: str = "") -
     return out
 
 
+def describe_view(params: dict[str, str]) -> str:
+    """A view's query in words: "strategy index, step 10, row 42 open, search “foo”"."""
+    said = [f"strategy {params.get('strategy') or 'lineage'}", f"step {params.get('step') or 1}"]
+    if params.get("row"):
+        said.append(f"row {params['row']} open")
+    if params.get("q"):
+        said.append(f"search “{params['q']}”")
+    if params.get("lane"):
+        said.append(f"lane {params['lane']}")
+    return ", ".join(said)
+
+
 def full_params(params: dict[str, str]) -> dict[str, str]:
     """The query of the same view in the full app (what "Open in Relayscope" opens)."""
     return {k: v for k, v in params.items() if k not in EMBED_PARAMS}
@@ -115,20 +134,46 @@ class Source(Protocol):
     def source_parts(self) -> list[tuple[str | None, bytes]]: ...
 
 
-class Redacted:
-    """One input as it is shared with "Redact" on: its files with their secrets replaced, what was
-    found, and the exports (relays, trace) through the same redactor, so that a secret has the
-    same placeholder in the link, the embed and every download."""
+def file_name(name: str | None) -> str:
+    """What a single text is called inside a shareable file: its own file name, or (a paste, a
+    link's transcript) that name made a ``.jsonl`` file's."""
+    base = (name or "").rstrip("/").rsplit("/", 1)[-1].strip() or "transcript"
+    base = "-".join(base.split())
+    return base if base.lower().endswith(TRANSCRIPT_SUFFIXES) else f"{base}.jsonl"
 
-    def __init__(self, ws: Source) -> None:
+
+def named(parts: list[tuple[str | None, bytes]], name: str | None) -> dict[str, bytes]:
+    """An input's parts as ``{path: bytes}`` (a single text under ``file_name(name)``)."""
+    return {file_name(name) if path is None else path: data for path, data in parts}
+
+
+def stem(paths: Iterable[str]) -> str:
+    """The name a download of an input (its paths, as ``named`` gives them) starts with: of
+    several files the main transcript's (the first that is no sub-agent's)."""
+    listed = list(paths)
+    main = next((p for p in listed if not p.rsplit("/", 1)[-1].startswith("agent-")), listed[0] if listed else "")
+    base = file_name(main)
+    for suffix in TRANSCRIPT_SUFFIXES:
+        if base.lower().endswith(suffix):
+            return base[:-len(suffix)] or "relayscope"
+    return base
+
+
+class Redacted:
+    """One input as it is shared with "Redact" on: its files with their secrets replaced (their
+    contents and their paths, as ``sharefile.prepare`` does), what was found, and the exports
+    (relays, trace) through the same redactor, so that a secret has the same placeholder in the
+    link, the embed, the shareable file, the snapshot and every download."""
+
+    def __init__(self, ws: Source, name: str | None = None) -> None:
         self.redactor = Redactor()
         parts = ws.source_parts()
-        self.parts = [(name, self._bytes(data)) for name, data in parts]
+        self.shared = sharefile.prepare(named(parts, name), None, self.redactor)
+        self.parts: list[tuple[str | None, bytes]] = [
+            (None if path is None else redacted_path, data)
+            for (path, _), (redacted_path, data) in zip(parts, self.shared.files.items(), strict=True)]
         single = ws.source_bytes()
         self.single = None if single is None else self.parts[0][1]
-
-    def _bytes(self, data: bytes) -> bytes:
-        return redact_bytes(data, self.redactor)
 
     @property
     def findings(self) -> list[Finding]:
@@ -139,10 +184,22 @@ class Redacted:
 
     def export(self, data: bytes) -> bytes:
         """An export of the input (NDJSON relays, the trace) with the input's placeholders."""
-        return self._bytes(data)
+        return redact_bytes(data, self.redactor)
+
+    def view(self, params: dict[str, str]) -> dict[str, str]:
+        """A view's values (a search for a key) with the input's placeholders."""
+        return {k: self.redactor.text(v) for k, v in params.items()}
 
     def summary(self) -> str:
         if not self.redactor.count:
-            return "Nothing to redact was found: links, embeds and downloads carry the transcript as it is."
-        return (f"Links, embeds and downloads leave out {self.redactor.summary()}; each reads "
-                "[redacted:KIND:N], the same N for the same secret.")
+            return ("Nothing to redact was found: links, embeds, the shareable file, the snapshot and downloads "
+                    "carry the transcript as it is.")
+        return (f"Links, embeds, the shareable file, the snapshot and downloads leave out {self.redactor.summary()}; "
+                "each reads [redacted:KIND:N], the same N for the same secret.")
+
+
+def shared(ws: Source, name: str | None, view: dict[str, str], redacted: Redacted | None) -> sharefile.Shared:
+    """The input as it leaves the page at ``view``: redacted when ``redacted`` is given."""
+    if redacted is None:
+        return sharefile.prepare(named(ws.source_parts(), name), view)
+    return dataclasses.replace(redacted.shared, view=redacted.view(view))

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Coroutine
 from typing import Final
 
+from .. import sharefile
 from .dom import On
 from .jobs import Jobs
 from .links import Links
@@ -61,6 +62,13 @@ class Sources:
             merged = view.over(view_from({k: str(v) for k, v in shared.items()}))
             name = str(shared.get("name") or "shared transcript")
             self.jobs.spawn(self.loads.open_text(text, name=name, source=Source("share"), view=merged))
+        elif fragment.startswith(sharefile.LINK_PREFIX):  # several files (a session, its sub-agents)
+            try:
+                files, carried = sharefile.decode_link(fragment)
+            except ValueError as exc:
+                self.jobs.fail(str(exc))
+                return
+            self.jobs.spawn(self.loads.open_in_memory(files, Source("share"), view.over(view_from(carried))))
         elif src := params.get("src"):
             self._src(src, view)
         elif params.get("example"):

@@ -12,7 +12,13 @@ only ever sets as ``textContent`` or ``fillText``), then ``lanes-ready``. The pa
 (``static/js/swimlanes.mjs``) draws them on a canvas per track and owns zoom, pan, hover and the
 keyboard: those never wait for the worker. What the reader picks comes back as messages: ``pick``
 (a span or mark: select its row in the timeline and its line in the stepper) and ``range`` (a
-dragged range: the timeline keeps the rows inside it, through ``Filters.restrict``). The view
+dragged range: the timeline keeps the rows inside it, through ``Filters.restrict``). The other
+way, a row selected anywhere is outlined on its span (``follow``, op ``lane-select``): its own
+span (a call, a sub-agent's start), its call's (a result), else the narrowest span of its lane
+else its agent's bar. On the wall-clock axis the header of ``lanes`` carries the run's folded axis (``folds.of_run``'s
+``to_json``: its breaks and segments), from which the page maps time to x; whether it folds is the
+view's (``ViewState.fold``, ``fold=off`` in the address), said to the page as the section's
+``data-fold`` and toggled by the "Fold idle" button beside Fit (or F on a track). The view
 shows only when it has something to show the rows do not (:func:`worth_showing`): lanes side by
 side (more than one), or tool calls in wall-clock time (their durations). One lane in line order
 is the rows again, drawn as bars, and one more Tab stop on the way to them.
@@ -30,18 +36,21 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final, Protocol
 
+from .. import folds as F
 from .. import spans as S
 from ..fates import Fates
-from .dom import Element, clear, fmt_int, h, show
+from . import newest
+from .dom import Element, On, clear, fmt_int, h, show
 from .model import Workspace
 from .protocol import Op, Pick, Range
 from .remote import DOCUMENT as document
 from .remote import PAGE
-from .view import Shown
+from .view import Shown, ViewState
 
 KINDS: Final = {"agent": 0, "tool": 1}
 MARKS: Final = {"model": 0, "lost": 1, "error": 2}
-IDS: Final = ("swimlanes", "swimlanes-axis", "swimlanes-figures", "swimlanes-tracks", "swimlanes-clear-range")
+IDS: Final = ("swimlanes", "swimlanes-axis", "swimlanes-figures", "swimlanes-tracks", "swimlanes-clear-range",
+              "swimlanes-fold")
 PART_NUMBERS: Final = 60_000  # numbers per part (10,000 spans; 12,000 marks)
 PART_CHARS: Final = 1 << 20  # part text per message to the page
 LABELS_UP_TO: Final = 20_000  # spans in all: past this, a span's tooltip gives its name, not its key input
@@ -76,19 +85,31 @@ class Narrowing(Protocol):
     def restrict(self, within: Callable[[list[int]], list[int]] | None) -> None: ...
 
 
+class Syncing(Protocol):
+    def sync(self) -> None: ...
+
+
 class Swimlanes:
-    def __init__(self, shown: Shown, selection: Selecting, stepper: Stepping, filters: Narrowing) -> None:
-        self.shown, self.selection, self.stepper, self.filters = shown, selection, stepper, filters
+    def __init__(self, view: ViewState, shown: Shown, selection: Selecting, stepper: Stepping, filters: Narrowing,
+                 address: Syncing) -> None:
+        self.view, self.shown, self.selection, self.stepper, self.filters = view, shown, selection, stepper, filters
+        self.address = address
         self.els = {name: document.element(name) for name in IDS}
         self.tl: S.Timeline | None = None
+        self.fold: F.Fold | None = None
         self.xs: list[float] = []
         self.range: tuple[float, float] | None = None
         self.version = 0
+        self.by_lane: dict[str, list[S.Span]] = {}  # each track's spans, for the row selected
+        self.outlined: tuple[str, int] | None = None  # the span outlined on the page
+        self.selected: int | None = None  # the row selected
 
-    def wire(self) -> None:
-        """What the reader picks and drags on the page's tracks comes as messages."""
+    def wire(self, on: On) -> None:
+        """What the reader picks and drags on the page's tracks comes as messages; the fold
+        toggle is a button of ours."""
         PAGE.subscribe(Pick, self.on_pick)
         PAGE.subscribe(Range, self.on_range)
+        on(self.els["swimlanes-fold"], "click", lambda _: self.toggle_fold())
 
     # -- drawing the data ---------------------------------------------------------------------
 
@@ -108,6 +129,7 @@ class Swimlanes:
         if tl is None:
             return  # another input came meanwhile: its own show() draws
         self.tl, self.xs = tl, S.positions(ws.relays, tl.axis, stamps)
+        self.fold = F.of_run(tl, ws.relays, stamps)
         box = self.els["swimlanes-tracks"]
         clear(box)
         if not worth_showing(tl):
@@ -120,16 +142,20 @@ class Swimlanes:
         marks: dict[str, list[S.Mark]] = {}
         for mk in tl.marks:
             marks.setdefault(mk.lane, []).append(mk)
+        self.by_lane, self.outlined = spans, None
         tracks = [self._track(tr, tl, fig, spans.get(tr.id, []), marks.get(tr.id, [])) for tr in tl.tracks]
-        box.append(*[t.element for t in tracks])
-        self.els["swimlanes-axis"].textContent = f"x: {tl.axis_words}" + (
-            f", from {_clock(tl.start)}" if tl.axis == S.TIME else " (the input has no timestamps)")
+        elements = {t.lane: t.element for t in tracks}
+        order = newest.placed([(tr.id, tr.depth, tr.agent.seq if tr.agent and tr.agent.tool_id else None)
+                               for tr in tl.tracks], newest.missing_agents(ws))
+        box.append(*[elements[x] if isinstance(x, str) else _missing_card(x) for x in order])
         self.els["swimlanes-figures"].textContent = _figures_line(fig)
+        self._say_fold()
         self.version += 1
         PAGE.op(Op.LANES, {
             "version": self.version, "axis": tl.axis, "span": _num(tl.end - tl.start),
             "origin": _num(tl.start),  # x of the run's start (its first line)
-            "unit": "s" if tl.axis == S.TIME else "line" if tl.axis == S.LINE else "relay"})
+            "unit": "s" if tl.axis == S.TIME else "line" if tl.axis == S.LINE else "relay",
+            "folds": self.fold.to_json()})
         for t in tracks:
             PAGE.op(Op.LANE_META, t.lane, t.spans_meta, t.marks_meta)
         # the worker's time for all of it: spans, figures, the data (bench/swimlanes_bench.py)
@@ -137,6 +163,8 @@ class Swimlanes:
         if await self._send(ws, tracks):
             show(section)
             PAGE.op(Op.LANES_READY)
+            self.outlined = None  # the page forgets its outline with its data: the selection's again
+            self.follow(self.selected)
 
     async def _build(self, ws: Workspace, stamps: S.Stamps) -> S.Timeline | None:
         """The core's timeline of ``ws``, a slice at a time (the worker answers the reader
@@ -207,6 +235,30 @@ class Swimlanes:
                             return False
         return True
 
+    def _say_fold(self) -> None:
+        """The fold as the view has it: the section's ``data-fold`` (the page draws by it), the
+        button's state (shown only when there is a gap to fold), the axis' caption."""
+        tl, fold = self.tl, self.fold
+        if tl is None or fold is None:
+            return
+        on = self.view.fold
+        self.els["swimlanes"].setAttribute("data-fold", "on" if on else "off")
+        button = self.els["swimlanes-fold"]
+        button.setAttribute("aria-pressed", "true" if on else "false")
+        show(button, bool(fold.breaks))
+        caption = f"x: {tl.axis_words}" + (
+            f", from {_clock(tl.start)}" if tl.axis == S.TIME else " (the input has no timestamps)")
+        if fold.breaks:
+            gaps = f"{len(fold.breaks)} idle gap(s) over {S.duration_words(fold.threshold_s, S.TIME)}"
+            caption += f"; {gaps} folded" if on else f"; {gaps} shown to scale"
+        self.els["swimlanes-axis"].textContent = caption
+
+    def toggle_fold(self) -> None:
+        """The axis folded or to scale; the address keeps the choice."""
+        self.view.fold = not self.view.fold
+        self._say_fold()
+        self.address.sync()
+
     # -- what the reader does -------------------------------------------------------------------
 
     def on_pick(self, pick: Pick) -> None:
@@ -220,6 +272,27 @@ class Swimlanes:
             marks = self.tl.marks if self.tl else []
             file = next((m.file for m in marks if m.line == pick.line and m.lane == pick.lane), None)
             self.stepper.go_line(file, pick.line)
+
+    def follow(self, seq: int | None, _follow_step: bool = True) -> None:
+        """A row was selected (anywhere): its span outlined and brought into the tracks' view."""
+        self.selected = seq
+        found = self.span_of(seq)
+        if found != self.outlined:
+            self.outlined = found
+            PAGE.op(Op.LANE_SELECT, *(found or (None, None)))
+
+    def span_of(self, seq: int | None) -> tuple[str, int] | None:
+        """The span of row ``seq`` as (its track, the seq that opens it), if the tracks hold one."""
+        ws = self.shown.ws
+        if seq is None or ws is None or self.tl is None or not 0 <= seq < len(ws.relays):
+            return None
+        lane = ws.relays[seq].lane
+        own = self.by_lane.get(lane, [])
+        exact = next((s for s in own if seq in (s.seq, s.end_seq)), None)  # a call, its result, a start
+        if exact is not None:
+            return lane, exact.seq
+        bar = next((s for s in own if s.kind == "agent"), None)  # any other row: its agent's bar
+        return (lane, bar.seq) if bar is not None else None
 
     def on_range(self, message: Range) -> None:
         """A range dragged (the timeline keeps the rows inside it), or cleared."""
@@ -237,6 +310,24 @@ class Swimlanes:
         a, b = self.range
         xs = self.xs
         return [q for q in seqs if q < len(xs) and a <= xs[q] <= b]
+
+
+def _missing_card(m: newest.MissingAgent) -> Element:
+    """A lane card with no track, under the track of the lane that started it (``newest.placed``):
+    the sub-agent ran, its transcript is not in the input."""
+    card = h("div", cls="sl-track sl-missing", attrs={
+        "data-testid": "missing-agent", "data-lane": m.lane, "data-file": m.file, "data-depth": min(m.depth, 6)})
+    head = h("div", cls="sl-head-cell")
+    head.append(h("div", m.label, cls="sl-label", attrs={"title": m.label}))
+    head.append(h("div", "transcript not in the input", cls="sl-lane-figures"))
+    note = h("div", cls="sl-missing-note")
+    note.append(h("span", f"look for {m.file}", attrs={"title": m.file}))
+    if m.spawn_seq is not None:
+        note.append(h("button", f"spawned by #{m.spawn_seq}", cls="link", attrs={
+            "type": "button", "data-action": "goto", "data-target": m.spawn_seq, "tabindex": -1,
+            "title": "the call that started this sub-agent"}))
+    card.append(head, note)
+    return card
 
 
 def worth_showing(tl: S.Timeline) -> bool:
@@ -286,5 +377,7 @@ def _lane_line(lane: dict[str, Any], fig: dict[str, Any]) -> str:
     parts = [_q(lane["wall"], fig), f"tools {_q(lane['tools'], fig)}", f"model {_q(lane['model_wait'], fig)}"]
     if lane["idle"]:
         parts.append(f"idle {_q(lane['idle'], fig)}")
+    if lane["status"]:  # a sub-agent's state, as the lanes panel says it ("running, 30 s")
+        parts.insert(0, lane["status"])
     return " · ".join(parts)
 

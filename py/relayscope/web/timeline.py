@@ -42,6 +42,7 @@ class Timeline:
         self.unmeasured = False  # the open row is drawn, and the page has not measured it yet
         self.highlight: set[int] = set()
         self.preview_ws: Workspace | None = None  # an input still being translated: its first rows
+        self.page_scroll = True  # a row selected is brought into the page's view too (not in an embed)
         self.draw = RowDraw(self, shown, view)
         self.wrap = True  # a narrow timeline wraps its rows over three lines (not in an embed: one line each)
 
@@ -185,7 +186,7 @@ class Timeline:
         self.expanded_h = self.row_h
         self.render()
         if scroll and seq is not None:
-            self.scroll_to(seq)
+            self.scroll_to(seq, into_view=True)
 
     def set_highlight(self, seqs: set[int]) -> None:
         old, self.highlight = self.highlight, seqs
@@ -194,7 +195,9 @@ class Timeline:
             if node is not None:
                 node.classList.toggle("emitted", seq in seqs)
 
-    def scroll_to(self, seq: int) -> None:
+    def scroll_to(self, seq: int, into_view: bool = False) -> None:
+        """Row ``seq`` scrolled into the rows' box; ``into_view``: into the page's view too (the
+        rows' box may be out of it: a row selected from the swimlanes, a link, the audit)."""
         i = self.index.get(seq)
         if i is None:
             return
@@ -204,6 +207,9 @@ class Timeline:
         if top < c.scrollTop or bottom > c.scrollTop + height:
             c.scrollTop = max(0, top - height // 3)
             self.render()
+        node = self.nodes.get(seq)
+        if into_view and self.page_scroll and node is not None:
+            node.scrollIntoView({"block": "nearest"})
 
     def neighbour(self, delta: int) -> int | None:
         """The seq ``delta`` rows away from the selected one (the first or last row if none)."""

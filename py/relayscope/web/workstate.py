@@ -19,6 +19,7 @@ from ..analysis import Analyzer
 from ..drift import Drift
 from ..lanes import Lane
 from ..live import LiveFiles
+from ..subagents import LaneStates
 from ..translator import DEFAULT_STRATEGY, StrategyName
 from ..usage import Tally
 from ..wire import split_lines
@@ -58,9 +59,8 @@ class LaneView:
     wall_s: float | None = None  # first to last timestamp, or the turns' duration_ms
     est_cost_usd: float | None = None  # from usage.PRICES, when the input gives no cost
     unpriced: list[str] = field(default_factory=list)  # models with no known price (not in est_cost_usd)
-    state: str | None = None  # running, completed, failed (rows.lane_state)
-    task_state: str | None = None  # the last task_* event's
-    end_error: bool = False
+    state: str | None = None  # running, completed, failed (subagents.LaneState.state)
+    status: str | None = None  # the state in words: "running, 30 s" while a heartbeat said so
     reported: Any = None  # main only: usage.Tally.reported, what the results' modelUsage says the run used
     usage_note: str | None = None  # main only: usage.Tally.note(), which totals to trust
     first_seq: int = -1
@@ -153,7 +153,7 @@ class Loaded:
     _by_tool_use: dict[str, int] = field(default_factory=dict)
     _by_tool_result: dict[str, int] = field(default_factory=dict)
     _lane_ids: set[str] = field(default_factory=set)
-    _haystack: list[str] | None = None
+    _haystack: list[Any] | None = None  # search.Hay of each relay, once a search needs them
     fates: F.Fates | None = None  # what became of each block, once the audit's inventory exists
     _items: dict[Any, Any] | None = None  # the audit's inventory of a single input
     _fp_order: dict[str, int] = field(default_factory=dict)  # fingerprint -> first-seen ordinal
@@ -164,7 +164,13 @@ class Loaded:
     _member_head: dict[int, int] = field(default_factory=dict)  # other seqs of a group -> head
     _group_open: tuple[tuple[Any, ...] | None, int] = (None, -1)  # the run the last relay is in
     _stamps: dict[tuple[str | None, int], str | None] = field(default_factory=dict)
+    _time_keys: list[float] = field(default_factory=list)  # each relay's place in time (rows.Rows.time_keys)
+    _time_last: dict[str | None, float] = field(default_factory=dict)  # per file: the last key given
+    _timed: bool = False  # some relay's line has a timestamp
     _lane_views: dict[str, LaneView] = field(default_factory=dict)
+    _states: LaneStates = field(default_factory=LaneStates)  # sub-agent lanes as the relays tell (subagents)
+    _results: list[R.TurnComplete] = field(default_factory=list)  # in order: the CLI's count, the timing
+    _refusals: dict[str, int] = field(default_factory=dict)  # a refused call's id -> the row that refused it
     _live: Analyzer | LiveFiles | None = None  # the translator a watched input is fed to
     _loading: Loading | None = None  # a single text coming a slice at a time (start_load)
     _live_rest: dict[str | None, bytes] = field(default_factory=dict)  # per file: a partial last line

@@ -1,4 +1,4 @@
-"""Issue 19: the newest Claude Code output (PROTOCOL.md section 6), with its meaning.
+"""The newest Claude Code output (PROTOCOL.md section 6), with its meaning.
 
 One test per shape, from the documented shapes (synthetic lines where no capture has them) and
 the five captures of CLI 2.1.143-2.1.233 in tests/fixtures/real/stream-json; the drift report on

@@ -1,6 +1,6 @@
-"""Issue 19 on the page, against the built site: the drift notice and its one-click filter to the
+"""The newest Claude Code output on the page, against the built site: the drift notice and its one-click filter to the
 rows of records new to this version, lane state from task events, retracted rows.
-The view data is unit-tested in tests/unit/test_newest.py."""
+The view data is unit-tested in tests/unit/test_meaning.py."""
 
 from __future__ import annotations
 
