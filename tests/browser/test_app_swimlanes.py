@@ -172,6 +172,8 @@ def test_dragging_a_range_filters_the_timeline_to_it(app, tmp_path: Path) -> Non
     open_session(app, tmp_path)
     page = app.page
     total = app.relay_count()
+    # the swimlanes are a few lines high over the rows: the track scrolled into their view first
+    page.locator('[data-testid=swimlane-track][data-lane="main"]').scroll_into_view_if_needed()
     box = page.locator('[data-testid=swimlane-track][data-lane="main"] .sl-lane').bounding_box()
     y = box["y"] + 4
     page.mouse.move(box["x"] + box["width"] * 0.20, y)
