@@ -316,6 +316,8 @@ def state_audit(pages: Pages) -> Shown:
         driver.page.wait_for_selector('[data-testid="audit"] tr[data-strategy="index"]')
 
     shown = on_app(pages, "audit", enter)
+    if shown.page.get_attribute("#tab-audit", "aria-selected") != "true":  # a tab of the detail panel
+        shown.page.click("#tab-audit")
     shown.page.locator('[data-testid="audit"]').scroll_into_view_if_needed()
     return shown
 
