@@ -16,6 +16,7 @@ export const MSG = Object.freeze({
   WATCH: "watch",
   PICK: "pick",
   RANGE: "range",
+  SIZE: "size",
 });
 
 // worker -> page: a JSON list of [op, ...args] per turn of the worker's event loop

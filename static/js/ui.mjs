@@ -19,6 +19,7 @@
 // Must not: parse markup, or wait for the worker (nothing here blocks on an answer).
 import { listenForDrops } from "./files.mjs";
 import { KEY_WHEN, MSG, OP, POST, WORK } from "./protocol.mjs";
+import * as split from "./split.mjs";
 import * as swimlanes from "./swimlanes.mjs";
 import { connectWatch, support as watchSupport } from "./watch.mjs";
 
@@ -60,6 +61,7 @@ const geometry = () => ({
   scrollTop: timeline.scrollTop,
   clientHeight: timeline.clientHeight,
   scrollHeight: timeline.scrollHeight,
+  clientWidth: timeline.clientWidth, // a narrow timeline has taller rows (rowdraw.NARROW_W)
 });
 
 function storage() {
@@ -146,6 +148,7 @@ listenForDrops((drop) => {
   act({ kind: MSG.DROP, files: drop.files, error: drop.error });
 });
 connectWatch((request) => act({ kind: MSG.WATCH, ...request }));
+split.connect((size) => act({ kind: MSG.SIZE, size }));
 swimlanes.connect({
   pick: (relay, line, lane) => act({ kind: MSG.PICK, relay, line, lane }),
   range: (range) => act({ kind: MSG.RANGE, from: range?.[0] ?? null, to: range?.[1] ?? null }),
@@ -177,7 +180,7 @@ const WHEN = {
   field: (t) => FORM.has(t?.tagName ?? "") || Boolean(t?.isContentEditable),
   "typing-ok": (t) => !WHEN.field(t),
   plain: (t, event) => !(event.ctrlKey || event.metaKey || event.altKey),
-  group: (t) => Boolean(t?.closest?.(".gallery, .chips")),
+  group: (t) => Boolean(t?.closest?.(".gallery, .chips, [role=tablist]")),
   view: () => !workspace.hidden && root.dataset.appState !== "analyzing",
   "not-body": (t) => (t?.tagName ?? "") !== "BODY",
   "not-button": (t) => !["BUTTON", "A", "SUMMARY"].includes(t?.tagName ?? ""),

@@ -88,7 +88,18 @@ class AppDriver:
     def step_position(self) -> str:
         return self.testid("step-position").text_content()
 
+    def tab(self, name: str) -> None:
+        """Show the detail panel's tab ``name`` (row, stepper, lanes, audit, share)."""
+        tab = self.page.locator(f'[data-testid="detail-tab"][data-tab="{name}"]')
+        if tab.get_attribute("aria-selected") != "true":
+            tab.click()
+
+    def reading(self, name: str) -> None:
+        """The run or the protocol reading."""
+        self.page.locator(f'[data-testid="reading"] label:has(input[value="{name}"])').click()
+
     def run_audit(self) -> None:
+        self.tab("audit")
         if self.testid("run-audit").is_visible():
             self.testid("run-audit").click()
             self.settle()

@@ -316,7 +316,64 @@ def state_audit(pages: Pages) -> Shown:
         driver.page.wait_for_selector('[data-testid="audit"] tr[data-strategy="index"]')
 
     shown = on_app(pages, "audit", enter)
+    if shown.page.get_attribute("#tab-audit", "aria-selected") != "true":  # a tab of the detail panel
+        shown.page.click("#tab-audit")
     shown.page.locator('[data-testid="audit"]').scroll_into_view_if_needed()
+    return shown
+
+
+def state_session_protocol(pages: Pages) -> Shown:
+    """The session folder in the protocol reading (it opens in the run reading)."""
+    def enter(driver: AppDriver) -> None:
+        state_session(pages)
+        driver.reading("protocol")
+        assert driver.page.locator('[data-testid="reading"] input:checked').get_attribute("value") == "protocol"
+
+    shown = on_app(pages, "session-protocol", enter)
+    assert shown.page.locator('[data-testid="stepper"]').is_visible()
+    return shown
+
+
+def state_row_tab(pages: Pages) -> Shown:
+    """The run reading with a row selected and shown in the detail panel's Row tab."""
+    def enter(driver: AppDriver) -> None:
+        state_session(pages)
+        driver.reading("run")
+        driver.tab("row")
+        driver.page.locator('[data-testid="timeline"] [role="row"][data-type="tool_use"]').first.click()
+
+    shown = on_app(pages, "row-tab", enter)
+    assert shown.page.locator('[data-testid="row-panel"]').is_visible()
+    return shown
+
+
+def state_lanes_tab(pages: Pages) -> Shown:
+    def enter(driver: AppDriver) -> None:
+        state_session(pages)
+        driver.tab("lanes")
+
+    shown = on_app(pages, "lanes-tab", enter)
+    assert shown.page.locator('[data-testid="lanes"]').is_visible()
+    return shown
+
+
+def state_share_tab(pages: Pages) -> Shown:
+    def enter(driver: AppDriver) -> None:
+        enter_lost(driver)
+        driver.testid("open-share").click()
+
+    shown = on_app(pages, "share-tab", enter)
+    assert shown.page.locator('[data-testid="share"]').is_visible()
+    return shown
+
+
+def state_detail_folded(pages: Pages) -> Shown:
+    def enter(driver: AppDriver) -> None:
+        enter_lost(driver)
+        driver.testid("detail-fold").click()
+
+    shown = on_app(pages, "detail-folded", enter)
+    assert shown.page.get_attribute("html", "data-detail") == "closed"
     return shown
 
 
@@ -408,6 +465,11 @@ STATES: dict[str, tuple[Callable[[Pages], Shown], tuple[int, ...]]] = {
     "row-expanded": (state_row_expanded, WIDTHS),
     "lost-block-step": (state_lost_step, WIDTHS),
     "audit": (state_audit, WIDTHS),
+    "session-protocol": (state_session_protocol, WIDTHS),
+    "row-tab": (state_row_tab, WIDTHS),
+    "lanes-tab": (state_lanes_tab, WIDTHS),
+    "share-tab": (state_share_tab, WIDTHS),
+    "detail-folded": (state_detail_folded, WIDTHS),
     "help": (state_help, WIDTHS),
     "swimlanes": (state_swimlanes, WIDTHS),
     "embed": (state_embed, (360,)),

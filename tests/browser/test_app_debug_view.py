@@ -75,7 +75,8 @@ def sub_agent_lines() -> list[str]:
 
 
 def open_session(app: AppDriver, tmp_path: Path) -> list[Path]:
-    """A session folder (main file and one sub-agent file), opened with the folder picker."""
+    """A session folder (main file and one sub-agent file), opened with the folder picker, read in
+    the protocol reading (chips and rows by relay type; a session opens in the run reading)."""
     folder = tmp_path / "-home-dev-shop"
     (folder / SID / "subagents").mkdir(parents=True)
     main = folder / f"{SID}.jsonl"
@@ -84,6 +85,7 @@ def open_session(app: AppDriver, tmp_path: Path) -> list[Path]:
     sub.write_text("\n".join(sub_agent_lines()) + "\n", encoding="utf-8")
     app.testid("folder-input").set_input_files(folder)
     app.settle()
+    app.reading("protocol")
     return [main, sub]
 
 
@@ -105,7 +107,7 @@ def test_the_filter_redraws_at_once_and_esc_clears_it_everywhere(app) -> None:
     # drawn at once, without a scroll: as many rows as the count (all fit), and a list that high
     assert len(row_seqs(app)) == shown
     height = page.evaluate("document.getElementById('timeline-sizer').offsetHeight")
-    assert height == shown * 30
+    assert height == shown * 26  # rowdraw.ROW_H
     assert "q=Glob" in page.url
     app.testid("filter").focus()
     page.keyboard.press("Escape")
@@ -350,6 +352,7 @@ def test_consecutive_partial_deltas_are_one_row_expandable_to_the_fragments(app)
     assert "emitted" in head.get_attribute("class").split()
     # the relays themselves are as they were
     assert app.relay_count() == len(relays)
+    app.tab("share")
     with page.expect_download() as download:
         app.testid("export-ndjson").click()
     assert Path(download.value.path()).read_bytes() == cli_ndjson(REAL_STREAMING)
@@ -398,10 +401,13 @@ def test_home_end_page_keys_and_a_skip_link_past_the_rows(app) -> None:
     assert down > 5
     page.keyboard.press("PageUp")
     assert page.locator(".row.selected").get_attribute("data-seq") == "0"
-    # Tab from the timeline goes to the stepper, not through the rows' links
+    # Tab from the timeline goes to the detail panel (its separator, then its tab: the
+    # step-through's), not through the rows' links
     app.testid("timeline").focus()
     page.keyboard.press("Tab")
-    assert page.evaluate("!!document.activeElement.closest('[data-testid=stepper]')"), page.evaluate(
+    assert page.evaluate("document.activeElement.id") == "detail-resizer"
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "tab-stepper", page.evaluate(
         "document.activeElement.outerHTML.slice(0, 200)")
     # a skip link before the timeline jumps to the stepper
     skip = app.testid("skip-to-stepper")

@@ -122,6 +122,7 @@ def test_a_model_with_no_known_price_is_named_in_its_lane_card(app: AppDriver) -
     assert "claude-opus-5" in card.locator('[data-testid="lane-model"]').text_content()
     out = Path(os.environ.get("SHOTS_DIR", "/work/shots/newest"))
     if out.is_dir():
+        app.tab("lanes")
         for scheme in ("light", "dark"):
             app.page.emulate_media(color_scheme=scheme)
             card.screenshot(path=str(out / f"lane-unpriced-{scheme}.png"))
@@ -144,6 +145,7 @@ def test_the_lanes_panel_sums_the_whole_run_once_per_api_message(app: AppDriver)
     assert "the results' totals are right" in app.testid("run-note").text_content()
     out = Path(os.environ.get("SHOTS_DIR", "/work/shots/newest"))
     if out.is_dir():
+        app.tab("lanes")
         for width in (1280, 390):
             app.page.set_viewport_size({"width": width, "height": 900})
             app.testid("run-tokens").scroll_into_view_if_needed()

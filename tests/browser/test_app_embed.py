@@ -139,6 +139,7 @@ def test_embed_this_view_gives_a_snippet_that_shows_the_same_view(app, browser, 
     app.example("index-bug", strategy="index")
     app.testid("step-next").click()
     position = app.step_position()
+    app.tab("share")
     app.testid("embed-view").click()
     snippet = app.testid("embed-snippet").input_value()
     assert snippet.startswith("<iframe src=\"") and "embed=1" in snippet and "example=index-bug" in snippet
@@ -374,6 +375,7 @@ def snippet_src(snippet: str) -> str:
 
 def test_the_embed_builder_makes_the_snippet_and_previews_it(app, browser, serve, site, tmp_path: Path) -> None:
     app.example("index-bug", strategy="index")
+    app.tab("share")
     app.testid("embed-view").click()
     builder = app.testid("embed-builder")
     assert builder.is_visible()
@@ -422,6 +424,7 @@ def test_the_embed_builder_makes_the_snippet_and_previews_it(app, browser, serve
 
 def test_the_builders_copy_falls_back_to_selecting_the_snippet(browser, site) -> None:
     with page_without_clipboard(browser, site, "?example=index-bug") as (page, log):
+        page.locator("#tab-share").click()
         by_id(page, "embed-view").click()
         by_id(page, "embed-copy").click()
         selected = page.evaluate(SELECTION)
@@ -438,6 +441,7 @@ def test_the_builders_copy_puts_the_snippet_on_the_clipboard(browser, site) -> N
         context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin(site.url))
         page.goto(site.url + "?example=index-bug")
         page.wait_for_selector(SETTLED_RUN, state="attached", timeout=BOOT_TIMEOUT_MS)
+        page.locator("#tab-share").click()
         by_id(page, "embed-view").click()
         by_id(page, "embed-copy").click()
         page.wait_for_selector('[data-testid="embed-copy"]:text("Copied")')

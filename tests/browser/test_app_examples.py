@@ -45,6 +45,7 @@ def test_index_bug_index_strategy_loses_sub_agent_b_and_the_audit_says_so(app, c
     note = app.page.locator('[data-testid="audit-notes"] li[data-strategy="index"][data-kind="lost"]')
     assert "Sub-agent B: running the tests" in note.text_content()
     # the link goes to the line where B's text was skipped, and says why
+    app.tab("audit")
     note.locator('[data-testid="audit-first-lost"]').click()
     assert app.step_position() == "4 / 6"
     assert app.testid("step-facts").locator('[data-fact="decision"]').text_content().startswith("lost")
@@ -64,6 +65,7 @@ def test_cumulative_dedup_none_repeats_blocks_that_index_emits_once(app, cli_cou
     app.strategy("index")
     assert app.relay_count() == cli_count(path, strategy="index") < cli_count(path, strategy="none")
     # the duplicate link of 'none' switches to 'none' and selects the repeated relay
+    app.tab("audit")
     app.page.click('[data-testid="audit-notes"] li[data-strategy="none"] [data-testid="audit-first-dup"]')
     app.settle()
     assert app.testid("strategy").input_value() == "none"

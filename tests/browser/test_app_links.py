@@ -51,10 +51,11 @@ def test_the_index_bug_card_opens_on_index_at_the_lost_block_with_the_audits_lin
     assert app.step_position() == "4 / 6"
     facts = app.page.text_content('[data-testid="step-facts"] dd[data-fact="decision"]')
     assert "lost" in facts  # the step names the lost block, not a mere skip
+    app.tab("audit")  # the audit's line is in its tab of the detail panel
     note = app.page.locator('[data-testid="audit-notes"] li.focus[data-strategy="index"][data-kind="lost"]')
     assert note.is_visible() and "Sub-agent B" in note.text_content()
     assert note.evaluate("e => { const r = e.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight }")
-    assert app.page.evaluate("document.getElementById('examples-box').open"), "the gallery stays open"
+    assert not app.page.evaluate("document.getElementById('examples-box').open"), "the gallery closes"
 
 
 def test_example_cards_speak_the_readers_language(app) -> None:
@@ -86,6 +87,7 @@ def test_cumulative_example_opens_on_its_first_repeat(app) -> None:
     app.settle()
     assert app.testid("strategy").input_value() == "none"
     assert app.step_position() != "1 / 7"
+    app.tab("audit")
     assert app.page.locator('[data-testid="audit-notes"] li.focus[data-kind="duplicated"]').is_visible()
 
 
@@ -93,11 +95,13 @@ def test_cumulative_example_opens_on_its_first_repeat(app) -> None:
 
 def test_a_link_to_a_hosted_transcript_follows_the_view(app, browser, site) -> None:
     app.example("index-bug", strategy="index")
+    app.tab("share")
     app.testid("share").click()
     link = app.testid("share-link")
     assert link.get_attribute("data-kind") == "url"
     assert "example=index-bug" in link.get_attribute("href") and "#" not in link.get_attribute("href")
-    app.testid("step-prev").click()
+    app.testid("timeline").focus()
+    app.page.keyboard.press("ArrowLeft")  # the step-through's key; the share tab stays shown
     href = link.get_attribute("href")
     assert link.is_visible() and "step=3" in href, "the link follows view changes"
     context, page, _ = fresh(browser, site, href)
@@ -111,11 +115,13 @@ def test_a_link_to_a_hosted_transcript_follows_the_view(app, browser, site) -> N
 def test_a_small_transcript_travels_in_the_link_and_the_view_follows(app, browser, site) -> None:
     app.paste((EXAMPLES_DIR / "interleaved-subagents.ndjson").read_text())
     app.strategy("fingerprint")
+    app.tab("share")
     app.testid("share").click()
     link = app.testid("share-link")
     assert link.get_attribute("data-kind") == "inline" and "#v1." in link.get_attribute("href")
-    app.testid("step-next").click()
-    app.testid("step-next").click()
+    app.testid("timeline").focus()
+    app.page.keyboard.press("ArrowRight")  # the step-through's keys; the share tab stays shown
+    app.page.keyboard.press("ArrowRight")
     href = link.get_attribute("href")
     assert "step=3" in href and "#v1." in href
     context, page, _ = fresh(browser, site, href)
@@ -134,6 +140,7 @@ def test_a_large_transcript_link_carries_a_fingerprint_and_applies_the_view_to_t
     app.open_files([payload], strategy="index")
     app.page.eval_on_selector('[data-testid="step-slider"]',
                               "s => { s.value = '9'; s.dispatchEvent(new Event('input')) }")
+    app.tab("share")
     app.testid("share").click()
     link = app.testid("share-link")
     href = link.get_attribute("href")
@@ -168,6 +175,7 @@ def test_a_large_transcript_link_carries_a_fingerprint_and_applies_the_view_to_t
 def test_copy_falls_back_to_selecting_the_link_without_a_clipboard_api(browser, site) -> None:
     with page_without_clipboard(browser, site, "?example=index-bug") as (page, log):
         assert page.evaluate("navigator.clipboard") is None
+        page.locator("#tab-share").click()
         by_id(page, "share").click()
         by_id(page, "copy-link").click()
         field = by_id(page, "share-link-text")

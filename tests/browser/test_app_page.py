@@ -179,12 +179,12 @@ def test_at_390_nothing_scrolls_sideways_and_every_panel_is_reachable(
     shoot(app, shots, f"layout-{which}-390")
     cut = [c for c in geometry(app)["cut"] if not (c["ellipsis"] and c["title"])]
     assert not cut, f"text cut without an ellipsis and a title: {cut[:5]}"
-    for name in ("stepper", "lanes", "audit"):
-        toggle = page.locator(f'[data-testid=panel-toggle][data-panel="{name}"]')
-        toggle.scroll_into_view_if_needed()
-        box = toggle.bounding_box()
+    for name, body_id in (("stepper", "stepper"), ("lanes", "lanes-panel"), ("audit", "audit")):
+        tab = page.locator(f'[data-testid=detail-tab][data-tab="{name}"]')
+        box = tab.bounding_box()
         assert box and box["x"] >= 0 and box["x"] + box["width"] <= NARROW["width"], (name, box)
-        body = page.locator(f'#panel-{name}')
+        tab.click()
+        body = page.locator(f'#{body_id}')
         assert body.is_visible()
         body_box = body.bounding_box()
         assert body_box["x"] >= 0 and body_box["x"] + body_box["width"] <= NARROW["width"] + 0.5, (name, body_box)
@@ -203,22 +203,25 @@ def test_badges_in_the_stepper_never_cover_the_fingerprint_text(sized, tmp_path:
     app.testid("stepper").screenshot(path=str(shots / "stepper-fingerprints-1280-light.png"))
 
 
-def test_panels_collapse_and_the_address_remembers_them(app: AppDriver, visit, site) -> None:
+def test_the_detail_panel_folds_and_the_address_remembers_its_tab_and_fold(app: AppDriver, visit, site) -> None:
     app.example("real-subagents")
-    lanes = app.page.locator('[data-testid=panel-toggle][data-panel="lanes"]')
-    assert lanes.get_attribute("aria-expanded") == "true" and app.testid("lanes").is_visible()
+    lanes = app.page.locator('[data-testid=detail-tab][data-tab="lanes"]')
+    fold = app.testid("detail-fold")
+    assert fold.get_attribute("aria-expanded") == "true" and app.testid("stepper").is_visible()
     lanes.click()
-    assert lanes.get_attribute("aria-expanded") == "false" and not app.testid("lanes").is_visible()
-    app.page.locator('[data-testid=panel-toggle][data-panel="audit"]').click()
-    assert "closed=lanes%2Caudit" in app.page.url or "closed=lanes,audit" in app.page.url, app.page.url
-    assert not app.testid("audit-notes").is_visible() and app.testid("stepper").is_visible()
-    # the same address, opened afresh: the same panels collapsed
+    assert lanes.get_attribute("aria-selected") == "true" and app.testid("lanes").is_visible()
+    assert not app.testid("stepper").is_visible()
+    fold.click()
+    assert fold.get_attribute("aria-expanded") == "false" and not app.testid("lanes").is_visible()
+    assert "tab=lanes" in app.page.url and "detail=closed" in app.page.url, app.page.url
+    # the same address, opened afresh: the same tab, folded
     page = visit(site, "?" + app.page.url.split("?", 1)[1])
-    assert page.locator('[data-testid=panel-toggle][data-panel="lanes"]').get_attribute("aria-expanded") == "false"
+    assert page.locator('[data-testid=detail-fold]').get_attribute("aria-expanded") == "false"
+    assert page.locator('[data-testid=detail-tab][data-tab="lanes"]').get_attribute("aria-selected") == "true"
     assert not page.locator("[data-testid=lanes]").is_visible()
-    assert page.locator("[data-testid=step-position]").is_visible()
-    lanes.click()  # and open again
-    assert app.testid("lanes").is_visible() and "lanes" not in app.page.url.split("closed=")[-1].split("&")[0]
+    assert page.locator("[data-testid=timeline]").is_visible()
+    fold.click()  # and open again
+    assert app.testid("lanes").is_visible() and "detail=closed" not in app.page.url
 
 
 def test_the_swimlanes_have_a_place_above_the_timeline(app: AppDriver) -> None:
@@ -341,17 +344,16 @@ def test_a_skip_link_chips_one_tab_stop_and_from_an_example_to_the_rows_in_five_
     card = page.locator('[data-testid=example][data-example="cumulative-dedup"]')
     card.click()
     app.settle()
-    assert page.evaluate("document.activeElement.dataset.example") == "cumulative-dedup"
-    tabs = 0
-    while tabs < 12 and not page.evaluate("document.activeElement.id === 'timeline'"):
-        page.keyboard.press("Tab")
-        tabs += 1
-    assert tabs <= 5, f"{tabs} Tabs from the card to the timeline"
-    # the chips: one Tab stop, arrows within
+    # the gallery folds away as the example opens: the focus goes to the rows, not to the page
+    assert page.evaluate("document.activeElement.id") == "timeline"
+    # the chips: one Tab stop, arrows within; a few Shift+Tabs back from the rows (the swimlanes between)
     chips = page.locator("[data-testid=type-filter] button")
     assert chips.count() > 2
-    page.keyboard.press("Shift+Tab")
-    assert page.evaluate("!!document.activeElement.closest('[data-testid=type-filter]')")
+    tabs = 0
+    while tabs < 5 and not page.evaluate("!!document.activeElement.closest('[data-testid=type-filter]')"):
+        page.keyboard.press("Shift+Tab")
+        tabs += 1
+    assert page.evaluate("!!document.activeElement.closest('[data-testid=type-filter]')"), f"{tabs} Shift+Tabs"
     first = page.evaluate("document.activeElement.textContent")
     page.keyboard.press("ArrowRight")
     assert page.evaluate("!!document.activeElement.closest('[data-testid=type-filter]')")

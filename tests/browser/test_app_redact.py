@@ -41,6 +41,7 @@ def download(app, testid: str, hidden: bool = False) -> bytes:
 
 def test_redact_switch_cleans_the_link_the_embed_and_the_downloads_and_previews_what_it_removes(app) -> None:
     app.paste(PLANTED.read_text())
+    app.tab("share")  # the link, the embed, the downloads and the switch: the detail panel's Share tab
     switch = app.testid("redact-switch")
     assert switch.get_attribute("aria-checked") == "false" and not app.testid("redact-preview").is_visible()
     app.testid("share").click()

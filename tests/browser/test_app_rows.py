@@ -42,8 +42,10 @@ def seq_of(path: Path, tool_id: str, kind: str = "tool_use") -> int:
 
 
 def open_call(app, path: Path, tool_id: str, kind: str = "tool_use"):
-    """Filter by the call's id (it matches the call and its result), open the call's row (or its result's)."""
+    """Filter by the call's id (it matches the call and its result), open the call's row (or its result's),
+    in the protocol reading (every relay its row: the run reading folds a result into its call's row)."""
     page = app.page
+    app.reading("protocol")
     seq = seq_of(path, tool_id, kind)
     c = "document.querySelector('[data-testid=relay-count]')"
     shown = f"+{c}.textContent.replace(/\\D/g, '') + +{c}.dataset.hidden"  # all rows but bookkeeping

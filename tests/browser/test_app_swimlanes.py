@@ -102,6 +102,8 @@ def test_a_click_selects_the_row_and_the_step_and_hover_says_name_and_duration(a
     open_session(app, tmp_path)
     lane = tracks(app)[1]
     span = max((s for s in spans_of(app, lane) if s["row"] == 1), key=lambda s: s["end"] - s["start"])
+    # the swimlanes are a few lines high over the rows: their track scrolled into their view first
+    app.page.locator(f'[data-testid=swimlane-track][data-lane="{lane}"]').scroll_into_view_if_needed()
     x, y = point_of(app, lane, span)
     app.page.mouse.move(x, y)
     tip = app.testid("swimlane-tip")
@@ -170,6 +172,8 @@ def test_dragging_a_range_filters_the_timeline_to_it(app, tmp_path: Path) -> Non
     open_session(app, tmp_path)
     page = app.page
     total = app.relay_count()
+    # the swimlanes are a few lines high over the rows: the track scrolled into their view first
+    page.locator('[data-testid=swimlane-track][data-lane="main"]').scroll_into_view_if_needed()
     box = page.locator('[data-testid=swimlane-track][data-lane="main"] .sl-lane').bounding_box()
     y = box["y"] + 4
     page.mouse.move(box["x"] + box["width"] * 0.20, y)
@@ -228,6 +232,7 @@ def test_the_view_shows_only_when_it_shows_more_than_the_rows(app, tmp_path: Pat
 @pytest.mark.parametrize("fmt", ["chrome-trace", "otlp"])
 def test_exports_are_byte_for_byte_the_cli_s(app, tmp_path: Path, fmt: str) -> None:
     folder = open_session(app, tmp_path)
+    app.tab("share")  # every download is in the detail panel's Share tab
     with app.page.expect_download() as download:
         app.testid(f"export-{fmt}").click()
     got = Path(download.value.path()).read_bytes()
@@ -237,6 +242,7 @@ def test_exports_are_byte_for_byte_the_cli_s(app, tmp_path: Path, fmt: str) -> N
     single = subprocess.run([sys.executable, "-m", "relayscope", "export", "--format", fmt, str(STREAM)],
                             capture_output=True, check=True).stdout
     app.open_files(str(STREAM))
+    app.tab("share")
     with app.page.expect_download() as download:
         app.testid(f"export-{fmt}").click()
     assert Path(download.value.path()).read_bytes() == single
@@ -249,6 +255,7 @@ def test_exports_honour_redact_secrets_as_the_cli_s_export_redact(app, fmt: str)
     button = app.page.locator(f'section.share [data-testid="export-{fmt}"]')  # with the other downloads
 
     def got() -> bytes:
+        app.tab("share")  # every download is in the detail panel's Share tab
         with app.page.expect_download() as download:
             button.click()
         return Path(download.value.path()).read_bytes()

@@ -40,6 +40,7 @@ def test_a_real_capture_with_sub_agents_shows_one_lane_per_agent_context(app) ->
     # the spawning tool_use links to its lane; the lane's end links back to the tool_result
     lane = expected[1]
     card = page.locator(f'[data-testid="lane"][data-lane="{lane}"]')
+    app.tab("lanes")
     card.locator('[data-testid="lane-spawn"]').click()
     spawn = page.locator(".row.selected")
     assert spawn.get_attribute("data-type") == "tool_use" and spawn.get_attribute("data-lane") == "main"
@@ -68,6 +69,7 @@ def test_relay_count_and_exports_equal_the_cli_for_every_strategy(app) -> None:
         expected = cli_ndjson(REAL_TASK, strategy=strategy)
         assert app.relay_count() == len(expected.splitlines()), strategy
         with app.page.expect_download() as download:
+            app.tab("share")
             app.testid("export-ndjson").click()
         assert Path(download.value.path()).read_bytes() == expected, strategy
     with app.page.expect_download() as download:
@@ -210,6 +212,7 @@ def test_a_share_link_reproduces_the_view_on_another_page(app, visit, site, requ
     page.click('[data-testid="step-first"]')
     for _ in range(3):
         app.testid("step-next").click()
+    app.tab("share")
     app.testid("share").click()
     link = app.testid("share-link").get_attribute("href")
     assert link.startswith(site.url) and "#v1." in link
@@ -225,8 +228,9 @@ def test_a_share_link_reproduces_the_view_on_another_page(app, visit, site, requ
     request_log.assert_same_origin()
     assert not [u for u in request_log.urls() if "v1." in u or "Sub-agent" in u]
     assert len(text) > 0
-    # a changed view: the link follows it
-    app.testid("step-next").click()
+    # a changed view: the link follows it; the step-through's key, the share tab shown
+    app.testid("timeline").focus()
+    app.page.keyboard.press("ArrowRight")
     assert app.testid("share-link").is_visible() and "step=5" in app.testid("share-link").get_attribute("href")
 
 
@@ -239,6 +243,7 @@ def test_a_transcript_too_large_for_a_link_is_offered_as_downloads(app) -> None:
     lines[2] = json.dumps(event)
     text = "\n".join(lines) + "\n"
     app.paste(text)
+    app.tab("share")
     app.testid("share").click()
     assert app.testid("share-too-large").is_visible()
     assert "too large to travel in a link" in app.testid("share-note").text_content().lower()
@@ -260,12 +265,14 @@ def test_no_request_leaves_the_origin_during_load_analysis_and_sharing(open_app,
     page.wait_for_selector(SETTLED_RUN, state="attached")
     page.fill('[data-testid="filter"]', "Agent")
     page.click('[data-testid="step-next"]')
+    page.click("#tab-share")
     page.click('[data-testid="share"]')
     with page.expect_download():
         page.click('[data-testid="export-ndjson"]')
     page.evaluate("document.getElementById('examples-box').open = true")
     page.click('[data-testid="example"][data-example="index-bug"]')
     page.wait_for_selector(SETTLED_RUN, state="attached")
+    page.click("#tab-share")
     page.click('[data-testid="share"]')
     link = page.get_attribute('[data-testid="share-link"]', "href")
     page.goto(link)

@@ -94,6 +94,7 @@ def test_every_kind_has_a_record_and_reaches_the_switch() -> None:
         protocol.Kind.WATCH: {"handle": "H", "options": {"intervalMs": 50}},
         protocol.Kind.PICK: {"relay": 3, "line": None, "lane": "main"},
         protocol.Kind.RANGE: {"from": 2, "to": 1},
+        protocol.Kind.SIZE: {"size": 42.4},
     }
     assert set(samples) == set(protocol.Kind) == set(protocol.KINDS)
     assert set(protocol.OPS) == set(protocol.Op)
@@ -103,6 +104,8 @@ def test_every_kind_has_a_record_and_reaches_the_switch() -> None:
         assert seq == 7 and type(record).__name__.lower().startswith(kind.value[:4])
         remote.receive(record, seq)  # no kind falls through the switch unhandled
     assert protocol.decode({"kind": "range"}, wrap)[0] == protocol.Range(None)
+    assert protocol.decode({"kind": "size", "size": 42.4}, wrap)[0] == protocol.Size(42)
+    assert protocol.decode({"kind": "size", "size": "wide"}, wrap)[0] == protocol.Size(None)
     with pytest.raises(ValueError):
         protocol.decode({"kind": "telepathy"}, wrap)
 

@@ -55,9 +55,9 @@ def test_embed_and_full_params_swap_only_how_the_view_is_shown() -> None:
 
 
 def test_an_embed_opens_every_panel_its_author_chose() -> None:
-    # the full app's folded panels (closed=) do not travel into an embed: its panels=
-    # is the author's choice, so a panel folded in the app is not shown folded in the page
-    view = {"example": "index-bug", "closed": "audit,lanes"}
+    # the full app's detail panel (its tab, size, fold) does not travel into an embed: its panels=
+    # is the author's choice, so a panel hidden in the app is not hidden in the page
+    view = {"example": "index-bug", "tab": "share", "size": "30", "detail": "closed"}
     assert embed_params(view, panels="audit,lanes") == {"example": "index-bug", "embed": "1", "panels": "audit,lanes"}
 
 

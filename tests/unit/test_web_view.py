@@ -35,13 +35,18 @@ def test_what_is_not_valid_is_left_out() -> None:
     assert view_from(query_dict("?step=2&step=5")) == Asked(step=5)  # the last value wins
 
 
-def test_collapsed_panels_and_the_step_scope_are_remembered() -> None:
-    st = ViewState(closed={"audit", "lanes"}, step_scope="shown")
+def test_the_detail_panel_its_tab_size_and_fold_and_the_step_scope_are_remembered() -> None:
+    st = ViewState(tab="audit", size=42, detail_open=False, step_scope="shown")
     query = query_of(st, {})
-    assert query == {"closed": "lanes,audit", "scope": "shown"}  # in the panels' order
-    assert view_from(query_dict("?" + urlencode(query))) == Asked(closed=["lanes", "audit"], scope="shown")
-    assert view_from(query_dict("closed=lanes,bogus,&scope=all")) == Asked(closed=["lanes"])
-    assert view_from(query_dict("closed=")) == Asked()  # every panel open: the default
+    assert query == {"tab": "audit", "size": "42", "detail": "closed", "scope": "shown"}
+    assert view_from(query_dict("?" + urlencode(query))) == Asked(tab="audit", size=42, detail_open=False,
+                                                                  scope="shown")
+    assert query_of(ViewState(), {}) == {}  # the reading's tab, the layout's size, open: the defaults
+    # a tab not known, a size out of bounds or not a number, any other fold: nothing asked
+    assert view_from(query_dict("tab=bogus&size=5&detail=open&scope=all")) == Asked()
+    assert view_from(query_dict("size=81")) == Asked()
+    assert view_from(query_dict("size=4x")) == Asked()
+    assert view_from(query_dict("size=80&tab=row")) == Asked(tab="row", size=80)
 
 
 def test_a_view_asked_for_wins_over_the_one_it_is_laid_over() -> None:

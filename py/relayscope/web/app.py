@@ -22,7 +22,8 @@ at, mirrored in the address) and ``Shown`` (the workspace on screen).
     actions     delegated clicks on data-action buttons and rows
     links, embed, redact_switch, exports   sharing and downloads
     watch       following a file or folder as it grows
-    chrome      the panels' folds, theme, help, skip links, legend
+    chrome      the detail panel's tabs, fold and size; theme, help, skip links, legend
+    reading     the two readings of one run (run, protocol), and the switch
 
 Every handler goes through one error path (``Jobs.safe``): a bug of ours is said on the page.
 
@@ -46,6 +47,7 @@ from .loads import Loads
 from .model import EXAMPLES
 from .notices import Notices
 from .protocol import Work
+from .reading import Reading
 from .redact_switch import RedactSwitch
 from .remote import DOCUMENT as document
 from .remote import WINDOW as window
@@ -72,13 +74,16 @@ class App:
         notices = self.notices = Notices(el("message"))
         address = self.address = Address(view, shown)
         timeline = self.timeline = Timeline(shown, view, jobs, el("timeline"), el("timeline-sizer"))
+        timeline.wrap = not embed_mode
         timeline.page_scroll = not embed_mode  # an embed's one scroll area stays where it opened
         filters = self.filters = Filters(view, shown, timeline, jobs, address)
         selection = self.selection = Selection(view, shown, timeline, filters, address)
         stepper = self.stepper = Stepper(view, shown, timeline, jobs, selection, address, embed=embed_mode)
         swimlanes = self.swimlanes = Swimlanes(view, shown, selection, stepper, filters, address)
-        self.panels = page_panels(view, address)
-        chrome = self.chrome = Chrome(shown)
+        self.panels = page_panels(view, address, embed=embed_mode)
+        reading = self.reading = Reading(view, shown, address)
+        filters.groups = reading.groups
+        chrome = self.chrome = Chrome(shown, self.panels)
         screen = self.screen = Screen(view, shown, jobs, timeline, filters, selection, stepper, swimlanes,
                                       self.panels, chrome, notices, address, embed=embed_mode)
         self.strategy = StrategySwitch(view, shown, jobs, screen, selection, stepper, timeline)
@@ -89,16 +94,16 @@ class App:
         loads = self.loads = Loads(view, shown, jobs, screen, links, notices, address, host)
         self.sources = Sources(shown, jobs, loads, links, notices)
         self.watcher = Watcher(view, shown, jobs, screen, filters, stepper, timeline, notices)
-        self.keyboard = Keyboard(view, shown, jobs, timeline, stepper, selection, filters)
+        self.keyboard = Keyboard(view, shown, jobs, timeline, stepper, selection, filters, self.panels)
         self.actions = Actions(shown, jobs, {
             "example": self.sources.example,
             "goto": lambda seq: selection.goto(int(seq)),
             "lane": selection.goto_lane,
             "fragments": lambda seq: filters.toggle_group(int(seq)),
             "lane-only": filters.only_lane,
-            "step-of": lambda seq: stepper.go_seq(int(seq)),
+            "step-of": lambda seq: self.step_of(int(seq)),
             "error": self.show_error,
-            "audit-lost": lambda name: self.strategy.follow_audit("audit-lost", name),
+            "audit-lost": self.follow_lost,
             "audit-dup": lambda name: self.strategy.follow_audit("audit-dup", name),
         }, selection, stepper)
         self._connect()
@@ -117,9 +122,41 @@ class App:
         self.redaction.changed.connect(self.links.remake)
         self.redaction.changed.connect(self.embed.remake)
         self.screen.presented.connect(self.strategy.update_compare)
+        self.screen.presented.connect(self.reading.draw)
+        self.reading.followers.append(self)
+        self.selection.changed.connect(lambda seq, _: self.draw_row_panel())
+        self.panels.chosen.connect(lambda _: self.draw_row_panel())
         for replaced in (self.links.reset, self.embed.reset, self.redaction.reset, self.strategy.forget_compare,
                          self.watcher.drop, self.filters.forget_saved):
             self.loads.replaced.connect(replaced)
+
+    def reading_changed(self) -> None:
+        """The other reading: its chips, its rows, its tab (unless one was chosen)."""
+        if self.shown.ws is None:
+            return
+        self.filters.draw_type_chips()
+        self.panels.draw()
+        self.filters.apply()
+        self.draw_row_panel()
+
+    def draw_row_panel(self) -> None:
+        """The row tab: the selected row's facts (drawn while the tab is shown only)."""
+        ws, el = self.shown.ws, document.element
+        if ws is None or self.panels.current() != "row":
+            return
+        seq = self.view.row
+        row = ws.row(seq) if seq is not None and 0 <= seq < len(ws.relays) else None
+        panels.row_facts(el("row-panel-body"), el("row-panel-empty"), ws, row, self.shown.labels)
+
+    def follow_lost(self, strategy: str) -> None:
+        """The audit's "first lost block" link: its step, in the step-through's tab."""
+        self.panels.choose("stepper")
+        self.strategy.follow_audit("audit-lost", strategy)
+
+    def step_of(self, seq: int) -> None:
+        """A row's "its step" link: the step-through shows the line that emitted it."""
+        self.panels.choose("stepper")
+        self.stepper.go_seq(seq)
 
     def show_error(self, index: str) -> None:
         """An unreadable line's link: its step, and the first row it emitted."""
@@ -138,10 +175,11 @@ class App:
     def start(self) -> None:
         el, on = document.element, self.listeners.on
         for controller in (self.sources, self.filters, self.stepper, self.strategy, self.links, self.embed,
-                           self.redaction, self.exports, self.panels, self.chrome):
+                           self.redaction, self.exports, self.panels, self.chrome, self.reading):
             controller.wire(on)
         self.swimlanes.wire(on)
-        self.actions.wire(on, [el(name) for name in ("examples", "lanes", "stepper", "audit", "errors", "swimlanes-tracks")],
+        self.actions.wire(on, [el(name) for name in ("examples", "lanes", "stepper", "audit", "errors", "panel-row",
+                                                     "swimlanes-tracks")],
                           el("timeline"))
         on(el("run-audit"), "click", lambda _: self.jobs.start_work(self.loads.audit()), work=Work.ALWAYS)
         on(el("timeline"), "scroll", lambda _: self.timeline.render())
@@ -151,7 +189,8 @@ class App:
         help_panel.draw(el("help"))
         self.chrome.apply_theme(url_theme() or stored_theme(), save=False)
         first = view_from(query_dict(str(window.location.search)))
-        self.view.closed = set(first.closed or ())
+        self.view.tab, self.view.size = first.tab or "", first.size or 0
+        self.view.detail_open = first.detail_open is not False
         self.view.step_scope = first.scope or "all"
         self.view.fold = first.fold is not False
         self.panels.draw()

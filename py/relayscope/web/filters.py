@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
-from . import newest, panels
+from . import newest, panels, reading
 from .dom import Element, On, fmt_int, option, show
 from .jobs import Jobs
 from .remote import DOCUMENT as document
@@ -52,6 +52,8 @@ class Filters:
         self.drift_only = False
         self.chip_focus = ""  # the chip that holds the chips' one Tab stop (Keyboard.rove)
         self._within: Callable[[list[int]], list[int]] | None = None
+        self.matching = False  # the status line says what a search matches
+        self.groups: Callable[[], list[str]] = list  # each relay's chip in the run reading (Reading.groups)
         self.match_moved: Signal[[int]] = Signal()  # a search's next or previous match: select it
         self.current: int | None = None  # the match last moved to (a lost block's row is never selected)
 
@@ -75,8 +77,9 @@ class Filters:
         st = self.view
         if st.lane and st.lane not in self.shown.labels:
             st.lane = ""
-        st.types &= set(self.shown.type_counts)
-        st.xtypes &= set(self.shown.type_counts)
+        known = set(self.chip_counts())
+        st.types &= known
+        st.xtypes &= known
         self.els["filter"].value = st.text
         self.els["order"].value = st.order
         self.draw_lane_filter()
@@ -98,7 +101,14 @@ class Filters:
         ws = self.shown.ws
         assert ws is not None
         st = self.view
-        seqs = ws.select(st.text, st.types, st.xtypes, st.lane, st.bookkeeping or self.drift_only)
+        if st.reading == "run":  # chips by meaning; a call's result is folded into the call's row
+            seqs = ws.select(st.text, (), (), st.lane, st.bookkeeping or self.drift_only)
+            groups = self.groups()
+            if st.types or st.xtypes:
+                seqs = [q for q in seqs if (not st.types or groups[q] in st.types) and groups[q] not in st.xtypes]
+            seqs = [q for q in seqs if ws.folded_into(q) is None]
+        else:
+            seqs = ws.select(st.text, st.types, st.xtypes, st.lane, st.bookkeeping or self.drift_only)
         if self._within is not None:
             seqs = self._within(seqs)
         if self.drift_only and self.drift is not None:
@@ -122,6 +132,7 @@ class Filters:
         if self.shown.ws is None:
             return
         rows = self.rows()
+        self._say_match()
         if scroll_top:
             self.els["timeline"].scrollTop = 0
         self.timeline.set_rows(rows)
@@ -130,6 +141,17 @@ class Filters:
             self.timeline.scroll_to(self.view.row)
         self.count_matches()
         self.address.sync()
+
+    def _say_match(self) -> None:
+        """The status line says what a search matches, and stops saying it once the search is gone."""
+        text, count = self.view.text.strip(), str(self.els["relay-count"].textContent)
+        if text:
+            self.jobs.status(f"{count} relay events match “{text}”")
+            self.matching = True
+        elif self.matching:
+            self.matching = False
+            total = self.shown.ws.relays if self.shown.ws is not None else []
+            self.jobs.status(f"{count} of {fmt_int(len(total))} relay events shown")
 
     # -- the search's matches -------------------------------------------------------------------
 
@@ -239,7 +261,7 @@ class Filters:
         self.jobs.busy = False  # rows are drawn only when not busy: draw them now, not at the next scroll
         self.view.text = str(self.els["filter"].value)  # what was typed while the index was built
         self.apply()
-        self.jobs.end(run, f"{self.els['relay-count'].textContent} relay events match")
+        self.jobs.end(run, f"{self.els['relay-count'].textContent} relay events match “{self.view.text.strip()}”")
 
     def clear_text(self) -> None:
         """Esc in the filter: the text goes, and so does everything it did (count, rows, URL)."""
@@ -291,10 +313,22 @@ class Filters:
 
     # -- types --------------------------------------------------------------------------------------
 
+    def chip_counts(self) -> dict[str, int]:
+        """The chips of the reading shown and how many relays each holds: relay types (protocol),
+        what an event means (run; bookkeeping has its own chip, below the others)."""
+        if self.view.reading != "run":
+            return self.shown.type_counts
+        counts = dict.fromkeys(reading.GROUPS, 0)
+        for g in self.groups():
+            counts[g] += 1
+        return {g: n for g, n in counts.items() if n and g != "bookkeeping"}
+
     def draw_type_chips(self) -> None:
         box = self.els["type-filter"]
         box.replaceChildren()
-        for kind, count in self.shown.type_counts.items():
+        box.setAttribute("aria-label", ("What the events are" if self.view.reading == "run" else "Relay types")
+                         + " (one Tab stop: arrow keys move between the chips)")
+        for kind, count in self.chip_counts().items():
             chip = self._chip(f"chip t-{kind}", f"{kind} {fmt_int(count)}")
             chip.dataset.type = kind
             not_chip = self._chip("chip chip-not", "⊘")

@@ -5,7 +5,7 @@ Listeners, op listen's ``keys``); each side tests the rule's conditions (protoco
 what it knows: the page on its DOM, this module on the view.
 
 The first rule whose key matches and whose conditions all hold takes the key. The chips and the
-examples gallery are one Tab stop each; arrows, Home and End move within them (``rove``).
+examples gallery and the detail panel's tabs are one Tab stop each; arrows, Home and End move within them (``rove``).
 
 Must not: step, select or filter itself (it asks the stepper, the selection, the filters).
 """
@@ -20,7 +20,7 @@ from .filters import chip_key
 from .jobs import Jobs
 from .remote import Event, Node
 from .timeline import Timeline
-from .view import Shown, ViewState
+from .view import TABS, Shown, ViewState
 
 ROVE: Final = ("ArrowRight", "ArrowLeft", "ArrowDown", "ArrowUp", "Home", "End")
 FIELDS: Final = ("INPUT", "TEXTAREA", "SELECT")
@@ -81,18 +81,22 @@ class Filtering(Protocol):
     def move_match(self, delta: int) -> None: ...
 
 
+class Tabbing(Protocol):
+    def choose(self, name: str, *, focus: bool = False) -> None: ...
+
+
 class Keyboard:
     def __init__(self, view: ViewState, shown: Shown, jobs: Jobs, timeline: Timeline, stepper: Stepping,
-                 selection: Selecting, filters: Filtering) -> None:
+                 selection: Selecting, filters: Filtering, tabs: Tabbing | None = None) -> None:
         self.view, self.shown, self.jobs, self.timeline = view, shown, jobs, timeline
-        self.stepper, self.selection, self.filters = stepper, selection, filters
+        self.stepper, self.selection, self.filters, self.tabs = stepper, selection, filters, tabs
         self.when: dict[str, Callable[[Event], bool]] = {
             "field": lambda e: e.tag in FIELDS or bool(getattr(e.target, "isContentEditable", False)),
             "search": lambda e: e.tag == "INPUT" and str(getattr(e.target, "id", "")) == SEARCH_BOX,
             "shift": lambda e: bool(e.shiftKey),
             "typing-ok": lambda e: not self.when["field"](e),
             "plain": lambda e: not (e.ctrlKey or e.metaKey or e.altKey),
-            "group": lambda e: self._group(e) is not None,
+            "group": lambda e: self._group(e) is not None or self._tab(e) is not None,
             "view": lambda _: self.shown.ws is not None and not self.jobs.busy,
             "not-body": lambda e: e.tag != "BODY",
             "not-button": lambda e: e.tag not in BUTTONS,
@@ -128,29 +132,46 @@ class Keyboard:
             self.actions[rule.action](event)
 
     def leave_field(self, event: Event) -> None:
-        """Esc in a text field: the filter's text goes (and all it did); the field is left."""
+        """Esc in a text field: the filter's text goes (and all it did); the field is left for the
+        rows (never for the page's body, where the keys would reach nothing)."""
         if event.tag != "INPUT":
             return
         if str(getattr(event.target, "id", "")) == SEARCH_BOX:
             self.filters.clear_text()
-        event.target.blur()
+        if self.shown.ws is not None:
+            self.timeline.container.focus()
+        else:
+            event.target.blur()
 
     @staticmethod
     def _group(event: Event) -> Node | None:
         return event.closest(".chips") or event.closest(".gallery")
 
+    def _tab(self, event: Event) -> str | None:
+        """The detail panel's tab the key was pressed on (the page's own buttons, ``tab-NAME``)."""
+        name = str(getattr(event.target, "id", "") or "").removeprefix("tab-")
+        return name if self.tabs is not None and name in TABS else None
+
+    @staticmethod
+    def _moved(k: int, n: int, key: str) -> int:
+        """Where Home, End or an arrow goes from item ``k`` of ``n``."""
+        return (0 if key == "Home" else n - 1 if key == "End"
+                else min(max(k + (1 if key in ("ArrowRight", "ArrowDown") else -1), 0), n - 1))
+
     def rove(self, event: Event) -> None:
-        """Arrow keys, Home and End on a chip or an example card: focus the next one, which takes
-        the group's one Tab stop."""
+        """Arrow keys, Home and End on a chip, an example card or a tab: focus the next one, which
+        takes the group's one Tab stop (a tab is shown as it takes the focus)."""
+        tab = self._tab(event)
+        if tab is not None and self.tabs is not None:
+            k = self._moved(TABS.index(tab), len(TABS), event.key)
+            self.tabs.choose(TABS[k], focus=True)  # shown as it takes the focus
+            return
         group = self._group(event)
         here = event.closest("button")
         buttons = group.querySelectorAll("button") if group is not None else []
         if here not in buttons:
             return
-        k = buttons.index(here)
-        key = event.key
-        k = (0 if key == "Home" else len(buttons) - 1 if key == "End"
-             else min(max(k + (1 if key in ("ArrowRight", "ArrowDown") else -1), 0), len(buttons) - 1))
+        k = self._moved(buttons.index(here), len(buttons), event.key)
         for i, b in enumerate(buttons):
             b.setAttribute("tabindex", "0" if i == k else "-1")
         buttons[k].focus()

@@ -33,8 +33,8 @@ from typing import Final
 
 from .. import sharefile
 from ..intake import binary_reason, read_in_folder
-from . import panels
-from .dom import fmt_int
+from . import panels, reading
+from .dom import fmt_int, show
 from .host import Host, PageFile, Slice, SliceReader
 from .jobs import Jobs
 from .links import Links
@@ -391,9 +391,15 @@ class Loads:
         self.notices.say(notes, error=bool(not_transcript or ws.audit_error or problem))
         fmt = "" if not_transcript else f" · {ws.format or '?'}"  # no format for what is not a transcript
         self.els["source"].textContent = f"{name} · {fmt_int(size)} bytes{fmt}"
-        if source.kind != "example":  # the gallery stays open for the next pick
-            self.els["examples-box"].open = False
+        if source.kind == "example" and self.els["examples-box"].open:
+            document.element("timeline").focus()  # the card clicked is folded away with the gallery: focus to the rows
+        self.els["examples-box"].open = False  # the rows, not the gallery, take the screen
         if not await self.screen.present(run, step=max(0, (view.step or 1) - 1), row=view.row):
+            return
+        if not_transcript:  # one message says it: no rows of errors, no count of "relay events"
+            show(document.element("errors"), False)
+            show(document.element("workspace"), False)
+            self.jobs.end(run, not_transcript)
             return
         if source.kind == "example" and view.step is None and view.row is None:
             self.screen.focus_example(source.example)
@@ -410,8 +416,12 @@ class Loads:
         st.xtypes = {t[1:] for t in types if t.startswith("-")}
         st.types = {t for t in types if not t.startswith("-")}
         st.bookkeeping = bool(view.bookkeeping)
-        if view.closed is not None:
-            st.closed = set(view.closed)
+        st.reading = view.reading or reading.default_for(ws.format, source.kind)
+        st.tab = view.tab or ""  # the reading's own tab, unless the address chose one
+        if view.size is not None:
+            st.size = view.size
+        if view.detail_open is not None:
+            st.detail_open = view.detail_open
         if view.scope is not None:
             st.step_scope = view.scope
         st.order = view.order or "time"

@@ -16,7 +16,7 @@ from .. import trace as T
 from .. import usage as prices
 from . import rowinfo
 from .dom import Element, clear, fmt_int, h
-from .model import AuditView, ErrorView, Example, LaneView, StepView
+from .model import AuditView, ErrorView, Example, LaneView, RowView, StepView, Workspace
 from .newest import LanesFacts, MissingAgent, placed
 
 DECISIONS = T.DECISION_LABELS
@@ -191,6 +191,39 @@ def run_total(container: Element, views: list[LaneView]) -> None:
     container.append(item)
 
 
+# -- the row tab -----------------------------------------------------------------------------
+
+def row_facts(container: Element, empty: Element, ws: Workspace, r: RowView | None, labels: dict[str, str]) -> None:
+    """The selected row in the detail panel: what it is, whose, when, from which input line, the
+    links to its pair, its step and its place in the rows; its raw input line."""
+    clear(container)
+    empty.hidden = r is not None
+    if r is None:
+        return
+    container.append(h("p", ws.shown(r), cls="row-panel-summary"))
+    facts = h("dl", cls="facts")
+
+    def fact(name: str, value: str) -> None:
+        facts.append(h("dt", name))
+        facts.append(h("dd", value, attrs={"data-fact": name}))
+
+    fact("event", f"#{r.seq} · {r.type}")
+    fact("lane", labels.get(r.lane, r.lane))
+    if r.time is not None:
+        fact("time", r.time)
+    fact("input", f"line {r.line}" + (f" of {r.file}" if r.file else ""))
+    if r.fp:
+        fact("fingerprint", r.fp)
+    container.append(facts)
+    links = h("p", cls="lane-links")
+    links.append(button("show in the rows, opened", "goto", r.seq))
+    if r.pair is not None:
+        links.append(button(f"{'its result' if r.type == 'tool_use' else 'its call'} #{r.pair}", "goto", r.pair))
+    links.append(button("its step", "step-of", r.seq))
+    container.append(links)
+    container.append(h("pre", r.raw, cls="raw-line", attrs={"tabindex": "0", "aria-label": "raw input line"}))
+
+
 # -- step-through -----------------------------------------------------------------------------
 
 def _fp_line(label: str, fp: str | None, mark: tuple[int, str] | None) -> Element:
@@ -300,8 +333,19 @@ def _content(container: Element, s: StepView) -> None:
     if n == 0 and pb is None and pa is None:
         container.append(h("li", "(no content array)", cls="muted"))
         return
-    for i in range(last + 1):
-        item = h("li", cls="block", attrs={"data-index": i})
+    pointed = {pb, pa}
+    i = -1
+    while i < last:
+        i += 1
+        if i >= n and i not in pointed:  # past the array's end: a run of such places is one item
+            run = next((j for j in range(i, last + 1) if j in pointed), last + 1) - i
+            if run > 1:
+                container.append(h("li", f"(end of the array) × {run}", cls="block end muted", attrs={
+                    "data-index": i, "data-count": run, "value": i,
+                    "title": f"places {i} to {i + run - 1}: past the end of this event's content array"}))
+                i += run - 1
+                continue
+        item = h("li", cls="block", attrs={"data-index": i, "value": i})
         if i < n:
             key = s.content[i]
             item.append(h("code", key, cls="key"))

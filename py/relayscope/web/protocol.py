@@ -35,6 +35,7 @@ class Kind(StrEnum):
     WATCH = "watch"
     PICK = "pick"
     RANGE = "range"
+    SIZE = "size"
 
 
 KINDS: Final[dict[Kind, str]] = {
@@ -53,6 +54,7 @@ KINDS: Final[dict[Kind, str]] = {
                "its input line",
     Kind.RANGE: "from, to (null: cleared), seq: a range dragged on the swimlanes, in the axis's unit "
                 "from the run's start",
+    Kind.SIZE: "size, seq: the detail panel's size in % (dragged, or moved by keys, on its separator)",
 }
 
 
@@ -237,7 +239,12 @@ class Range:
     bounds: tuple[float, float] | None  # None: cleared
 
 
-Message = Start | Sync | EventMsg | Measured | Reply | Drop | Watch | Pick | Range
+@dataclass(frozen=True, slots=True)
+class Size:
+    percent: int | None  # None: not a number
+
+
+Message = Start | Sync | EventMsg | Measured | Reply | Drop | Watch | Pick | Range | Size
 
 
 class Wrap:
@@ -339,7 +346,13 @@ def _range(d: Mapping[str, object], _: Wrap) -> Range:
     return Range(None)
 
 
+def _size(d: Mapping[str, object], _: Wrap) -> Size:
+    value = d.get("size")
+    return Size(round(value) if isinstance(value, int | float) and not isinstance(value, bool) else None)
+
+
 _DECODE: Final[dict[Kind, Callable[[Mapping[str, object], Wrap], Message]]] = {
     Kind.START: _start, Kind.SYNC: _sync, Kind.EVENT: _event, Kind.MEASURED: _measured, Kind.REPLY: _reply,
     Kind.DROP: _drop, Kind.WATCH: _watch, Kind.PICK: _pick, Kind.RANGE: _range,
+    Kind.SIZE: _size,
 }

@@ -49,6 +49,7 @@ from .protocol import (
     Pick,
     Range,
     Reply,
+    Size,
     Start,
     Sync,
     Watch,
@@ -56,8 +57,8 @@ from .protocol import (
 
 Handler = Callable[["Event"], object]
 Callback = Callable[[object], object]
-Passed = Drop | Watch | Pick | Range  # messages handed to whoever subscribed to their kind
-P = TypeVar("P", Drop, Watch, Pick, Range)
+Passed = Drop | Watch | Pick | Range | Size  # messages handed to whoever subscribed to their kind
+P = TypeVar("P", Drop, Watch, Pick, Range, Size)
 
 # Properties that are also attributes (the mirror keeps one copy: the attribute).
 BOOLEAN_ATTRS = frozenset({"hidden", "disabled", "open", "readonly", "multiple", "checked"})
@@ -742,7 +743,7 @@ def _receive(message: Message) -> None:
             fn = done if message.ok else failed
             if fn is not None:
                 fn(None)
-        case Drop() | Watch() | Pick() | Range():
+        case Drop() | Watch() | Pick() | Range() | Size():
             PAGE.pass_on(message)
 
 

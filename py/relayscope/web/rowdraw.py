@@ -23,7 +23,11 @@ from .model import RowView, Workspace
 from .search import Query, parse
 from .view import LaneLayout, Shown, ViewState
 
-ROW_H: Final = 30  # px: keep in step with --row-h in static/css/app.css
+ROW_H: Final = 26  # px: keep in step with --row-h in static/css/app.css
+# A timeline narrower than this (a phone) gives each row three lines, so that the summary wraps
+# over two of them rather than being cut: app.css's @container rule for .timeline says the same.
+NARROW_W: Final = 600
+ROW_H_NARROW: Final = 66
 
 
 class Drawn(Protocol):
@@ -82,7 +86,9 @@ class RowDraw:
         line = h("div", cls="line", attrs={"role": "gridcell"})
         line.append(self._gutter(seq, r.lane))
         line.append(h("span", f"#{seq}", cls="seq"))
-        line.append(h("span", r.type, cls="type", attrs={"title": r.type}))
+        groups = self.shown.groups  # the run reading names what a row is, not its relay type
+        kind = groups[seq].removesuffix("s") if self.view.reading == "run" and seq < len(groups) else r.type
+        line.append(h("span", kind, cls="type", attrs={"title": r.type}))
         if r.fp_color is not None:
             line.append(h("span", r.fp_label, cls=f"fp fp-{r.fp_color}" + (" numbered" if r.fp_label != "●" else ""),
                           attrs={"title": f"fingerprint: {r.fp}", "data-testid": "fp-badge"}))
@@ -129,7 +135,7 @@ class RowDraw:
     def _links(self, r: RowView) -> list[Element]:
         out = []
         tab = self._tab(r.seq)
-        if r.pair is not None:
+        if r.pair is not None and not (r.type == "tool_use" and self.view.reading == "run"):  # folded in
             text = f"→ result #{r.pair}" if r.type == "tool_use" else f"← call #{r.pair}"
             out.append(h("button", text, cls="link", attrs={
                 "type": "button", "data-action": "goto", "data-target": r.pair, "data-testid": "pair-link",

@@ -215,6 +215,12 @@ class Rows(Steps):
     def is_bookkeeping(self, seq: int) -> bool:
         return seq in self._bookkeeping
 
+    def folded_into(self, seq: int) -> int | None:
+        """The call a tool result belongs to, where the input holds it (the run reading shows the
+        result in the call's row); None for any other relay."""
+        r = self.relays[seq]
+        return self._by_tool_use.get(r.tool_use_id) if isinstance(r, R.ToolResult) else None
+
     def rows(self, seqs: list[int], open_groups: set[int] = frozenset(),  # type: ignore[assignment]
              lost: bool | set[int] = True, lane: str = "") -> list[int]:
         """The timeline's rows for these seqs: a group of partial deltas as its first seq only

@@ -55,7 +55,7 @@ class Screen:
         if run != self.jobs.run:
             return False
         shown, e = self.shown, self.els
-        shown.type_counts = ws.type_counts()
+        shown.type_counts, shown.groups = ws.type_counts(), []
         shown.layout = LaneLayout(ws.lane_spans(), [lane.id for lane in ws.lanes])
         shown.labels = {lane.id: lane.label for lane in ws.lanes}
         self.jobs.busy = False

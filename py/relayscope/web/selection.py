@@ -37,7 +37,10 @@ class Selection:
 
     def select(self, seq: int | None, expanded: bool | None = None, follow_step: bool = True) -> None:
         """Select row ``seq`` (None: none), open or closed (None: as it was)."""
-        st = self.view
+        st, ws = self.view, self.shown.ws
+        if seq is not None and seq >= 0 and ws is not None and st.reading == "run" and seq not in self.timeline.index:
+            call = ws.folded_into(seq)  # a result, shown in its call's row in this reading
+            seq = call if call is not None else seq
         st.row = seq
         if expanded is not None:
             st.expanded = expanded
@@ -55,8 +58,10 @@ class Selection:
         self.timeline.container.focus()
 
     def goto(self, seq: int) -> None:
-        """A link to a row (a pair, a spawn, an emitted relay): select it, open."""
+        """A link to a row (a pair, a spawn, an emitted relay): select it, open, and take the
+        focus to the rows (the link itself may be drawn anew, and focus must not fall to the page)."""
         self.select(seq, expanded=True)
+        self.timeline.container.focus()
 
     def move(self, delta: int) -> None:
         """The row ``delta`` rows from the selected one (the keys), open if the selected one was."""

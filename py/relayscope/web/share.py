@@ -98,9 +98,9 @@ def view_url(base: str, params: dict[str, str], fragment: str = "") -> str:
 
 
 def embed_params(params: dict[str, str], *, theme: str = "", panels: str = "") -> dict[str, str]:
-    """The query of the same view in embed mode. Panels the full app has folded (``closed``)
-    stay out: an embed shows the panels its author chose, open."""
-    out = {k: v for k, v in params.items() if k not in EMBED_PARAMS and k != "closed"}
+    """The query of the same view in embed mode. The full app's detail panel (its tab, size and
+    fold) stays out: an embed shows the panels its author chose, open."""
+    out = {k: v for k, v in params.items() if k not in EMBED_PARAMS and k not in ("tab", "size", "detail")}
     out["embed"] = "1"
     if theme in ("light", "dark"):
         out["theme"] = theme

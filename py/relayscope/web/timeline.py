@@ -19,7 +19,7 @@ from collections.abc import Callable
 from .dom import Element, clear, measure
 from .jobs import Jobs
 from .model import Workspace
-from .rowdraw import ROW_H, RowDraw
+from .rowdraw import NARROW_W, ROW_H, ROW_H_NARROW, RowDraw
 from .view import LaneLayout, Shown, ViewState
 
 OVERSCAN = 12  # rows made above and below the visible ones
@@ -44,8 +44,15 @@ class Timeline:
         self.preview_ws: Workspace | None = None  # an input still being translated: its first rows
         self.page_scroll = True  # a row selected is brought into the page's view too (not in an embed)
         self.draw = RowDraw(self, shown, view)
+        self.wrap = True  # a narrow timeline wraps its rows over three lines (not in an embed: one line each)
 
     # -- geometry ---------------------------------------------------------------------------
+
+    @property
+    def row_h(self) -> int:
+        """A row's height: three lines in a narrow timeline, where the summary wraps."""
+        width = int(self.container.clientWidth or 0)
+        return ROW_H_NARROW if self.wrap and 0 < width < NARROW_W else ROW_H
 
     def _open_pos(self) -> int | None:
         if self.expanded and self.selected is not None:
@@ -54,16 +61,16 @@ class Timeline:
 
     def top(self, i: int) -> int:
         e = self._open_pos()
-        extra = self.expanded_h - ROW_H if e is not None and i > e else 0
-        return i * ROW_H + extra
+        extra = self.expanded_h - self.row_h if e is not None and i > e else 0
+        return i * self.row_h + extra
 
     def pos_at(self, y: float) -> int:
         e = self._open_pos()
-        if e is None or y < e * ROW_H:
-            return int(y // ROW_H)
-        if y < e * ROW_H + self.expanded_h:
+        if e is None or y < e * self.row_h:
+            return int(y // self.row_h)
+        if y < e * self.row_h + self.expanded_h:
             return e
-        return int((y - (self.expanded_h - ROW_H)) // ROW_H)
+        return int((y - (self.expanded_h - self.row_h)) // self.row_h)
 
     def content_height(self) -> int:
         """The container's scrollHeight: all rows, or its own height if they are fewer."""
@@ -71,7 +78,7 @@ class Timeline:
 
     def _height(self) -> int:
         e = self._open_pos()
-        return len(self.seqs) * ROW_H + (self.expanded_h - ROW_H if e is not None else 0)
+        return len(self.seqs) * self.row_h + (self.expanded_h - self.row_h if e is not None else 0)
 
     # -- content ----------------------------------------------------------------------------
 
@@ -140,7 +147,7 @@ class Timeline:
                 c.append(node)
                 if seq == self.selected and self.expanded:
                     height = measure(node, self._measured(seq, node))
-                    self.expanded_h = max(ROW_H, height)
+                    self.expanded_h = max(self.row_h, height)
                     self.unmeasured = not height
         # Until the page has measured a newly opened row, the rows below it would sit over it
         # (placed as if it were one row high): they are hidden for that round trip.
@@ -157,7 +164,7 @@ class Timeline:
 
         def then(height: int) -> None:
             if self.nodes.get(seq) is node and seq == self.selected and self.expanded:
-                self.expanded_h = max(ROW_H, int(height))
+                self.expanded_h = max(self.row_h, int(height))
                 self.unmeasured = False
                 self.render()
 
@@ -176,7 +183,7 @@ class Timeline:
         for s in (old, seq):  # these two rows change shape: make them again
             if s is not None and s in self.nodes:
                 self.nodes.pop(s).remove()
-        self.expanded_h = ROW_H
+        self.expanded_h = self.row_h
         self.render()
         if scroll and seq is not None:
             self.scroll_to(seq, into_view=True)
@@ -196,7 +203,7 @@ class Timeline:
             return
         c = self.container
         top, height = self.top(i), c.clientHeight or 600
-        bottom = top + (self.expanded_h if seq == self.selected and self.expanded else ROW_H)
+        bottom = top + (self.expanded_h if seq == self.selected and self.expanded else self.row_h)
         if top < c.scrollTop or bottom > c.scrollTop + height:
             c.scrollTop = max(0, top - height // 3)
             self.render()
@@ -225,7 +232,7 @@ class Timeline:
 
     def page_rows(self) -> int:
         """How many rows one screen of the timeline holds (PageUp/PageDown)."""
-        return max(1, int((self.container.clientHeight or 600) // ROW_H) - 1)
+        return max(1, int((self.container.clientHeight or 600) // self.row_h) - 1)
 
     # -- one row ----------------------------------------------------------------------------
 

@@ -28,7 +28,8 @@ from .model import Workspace
 from .remote import WINDOW as window
 from .share import EMBED_PARAMS
 
-PANELS: Final = ("stepper", "lanes", "audit")  # the panels beside (or under) the timeline, each collapsible
+TABS: Final = ("row", "stepper", "lanes", "audit", "share")  # the detail panel's tabs, beside (or under) the rows
+SIZES: Final = (10, 80)  # the detail panel's size, in % of the workspace's width (beside) or height (under)
 READINGS: Final = ("run", "protocol")  # what happened (messages, tools, agents) / the relay events and de-dup
 ORDERS: Final = ("time", "lane")  # rows across lanes by their time, or grouped by lane
 SCOPES: Final = ("all", "shown")  # the stepper goes through every input line, or those of the rows shown
@@ -75,7 +76,9 @@ class ViewState:
     source: Source = field(default_factory=Source)
     xtypes: set[str] = field(default_factory=set)  # types excluded (chips clicked twice)
     bookkeeping: bool = False  # bookkeeping records shown
-    closed: set[str] = field(default_factory=set)  # panels collapsed (PANELS)
+    tab: str = ""  # TABS; "" until chosen: the reading's own (run: the row, protocol: the step-through)
+    size: int = 0  # the detail panel's size in % (SIZES); 0: the layout's default
+    detail_open: bool = True  # the detail panel shown (else its tab bar only)
     step_scope: str = "all"  # SCOPES
     reading: str = ""  # READINGS; "" until chosen: each input opens in the reading that fits it
     order: str = "time"  # ORDERS
@@ -92,6 +95,7 @@ class Shown:
     labels: dict[str, str] = field(default_factory=dict)  # lane id -> label
     type_counts: dict[str, int] = field(default_factory=dict)
     open_groups: set[int] = field(default_factory=set)  # groups of partial deltas shown fragment by fragment
+    groups: list[str] = field(default_factory=list)  # each relay's chip in the run reading (reading.group_of)
 
 
 class LaneLayout:
@@ -144,7 +148,9 @@ class Asked:
     types: list[str] | None = None  # "-type" excludes
     lane: str | None = None
     bookkeeping: bool | None = None
-    closed: list[str] | None = None
+    tab: str | None = None
+    size: int | None = None
+    detail_open: bool | None = None
     scope: str | None = None
     reading: str | None = None
     order: str | None = None
@@ -163,9 +169,9 @@ def query_dict(search: str) -> dict[str, str]:
 
 def view_from(params: dict[str, str]) -> Asked:
     """The view a query asks for (what is not valid is left out): strategy, step and row
-    (1-based step), q, types (``-type`` excludes), lane, bookkeeping, closed (panels collapsed),
-    scope (``shown``: step through the lines of the rows shown), reading (``run`` or
-    ``protocol``), order (``lane``: rows grouped by lane), fold (``off``: the axis unfolded)."""
+    (1-based step), q, types (``-type`` excludes), lane, bookkeeping, tab (the detail panel's),
+    size (its size in %), detail (``closed``: the panel folded to its tabs), scope (``shown``:
+    step through the lines of the rows shown), reading (``run`` or ``protocol``), order (``lane``: rows grouped by lane), fold (``off``: the axis unfolded)."""
     asked = Asked()
     with contextlib.suppress(ValueError):
         asked.strategy = strategy_named(params.get("strategy"))
@@ -181,8 +187,13 @@ def view_from(params: dict[str, str]) -> Asked:
         asked.lane = params["lane"]
     if params.get("bookkeeping") == "shown":
         asked.bookkeeping = True
-    if "closed" in params:
-        asked.closed = [p for p in params["closed"].split(",") if p in PANELS]
+    if params.get("tab") in TABS:
+        asked.tab = params["tab"]
+    size = params.get("size", "")
+    if size.isdigit() and SIZES[0] <= int(size) <= SIZES[1]:
+        asked.size = int(size)
+    if params.get("detail") == "closed":
+        asked.detail_open = False
     if params.get("scope") == "shown":
         asked.scope = "shown"
     if params.get("reading") in READINGS:
@@ -216,8 +227,12 @@ def query_of(st: ViewState, here: dict[str, str]) -> dict[str, str]:
         params["lane"] = st.lane
     if st.bookkeeping:
         params["bookkeeping"] = "shown"
-    if st.closed:
-        params["closed"] = ",".join(p for p in PANELS if p in st.closed)
+    if st.tab:
+        params["tab"] = st.tab
+    if st.size:
+        params["size"] = str(st.size)
+    if not st.detail_open:
+        params["detail"] = "closed"
     if st.step_scope == "shown":
         params["scope"] = "shown"
     if st.reading:
