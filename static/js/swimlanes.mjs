@@ -34,7 +34,7 @@ const tracksBox = document.getElementById("swimlanes-tracks");
 const clearRange = document.getElementById("swimlanes-clear-range");
 const tip = section.querySelector(".sl-tip");
 const ruler = section.querySelector(".sl-ruler canvas");
-const foldButton = document.getElementById("swimlanes-fold");
+const foldButton = document.getElementById("swimlanes-fold-idle");
 const gapLayer = document.createElement("div"); // the breaks' labels, over the ruler
 gapLayer.className = "sl-gaps";
 ruler.parentElement.append(gapLayer);
@@ -783,7 +783,8 @@ function showTip(text, clientX, clientY) {
   const x = clientX - r.left;
   tip.style.left = x < r.width / 2 ? `${Math.max(0, x + 12)}px` : "auto";
   tip.style.right = x < r.width / 2 ? "auto" : `${Math.max(0, r.width - x + 12)}px`;
-  tip.style.top = `${clientY - r.top + 14}px`;
+  // the section scrolls (its height is the reader's): its content, the tip included, moves with it
+  tip.style.top = `${clientY - r.top + section.scrollTop + 14}px`;
 }
 
 function hover(ev) {

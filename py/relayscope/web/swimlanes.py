@@ -51,7 +51,7 @@ from .view import Shown, ViewState
 KINDS: Final = {"agent": 0, "tool": 1}
 MARKS: Final = {"model": 0, "lost": 1, "error": 2}
 IDS: Final = ("swimlanes", "swimlanes-axis", "swimlanes-figures", "swimlanes-tracks", "swimlanes-clear-range",
-              "swimlanes-fold")
+              "swimlanes-fold-idle")
 PART_NUMBERS: Final = 60_000  # numbers per part (10,000 spans; 12,000 marks)
 PART_CHARS: Final = 1 << 20  # part text per message to the page
 LABELS_UP_TO: Final = 20_000  # spans in all: past this, a span's tooltip gives its name, not its key input
@@ -110,7 +110,7 @@ class Swimlanes:
         toggle is a button of ours."""
         PAGE.subscribe(Pick, self.on_pick)
         PAGE.subscribe(Range, self.on_range)
-        on(self.els["swimlanes-fold"], "click", lambda _: self.toggle_fold())
+        on(self.els["swimlanes-fold-idle"], "click", lambda _: self.toggle_fold())
 
     # -- drawing the data ---------------------------------------------------------------------
 
@@ -244,7 +244,7 @@ class Swimlanes:
             return
         on = self.view.fold
         self.els["swimlanes"].setAttribute("data-fold", "on" if on else "off")
-        button = self.els["swimlanes-fold"]
+        button = self.els["swimlanes-fold-idle"]
         button.setAttribute("aria-pressed", "true" if on else "false")
         show(button, bool(fold.breaks))
         caption = f"x: {tl.axis_words}" + (
