@@ -9,8 +9,9 @@ from datetime import datetime
 
 from _app import CORPUS, AppDriver
 
+from relayscope.web.rowdraw import ROW_H
+
 STREAM = CORPUS / "stream-json" / "ArturoKuang__sandbox_ai_compiler__.repomirror__claude_output.jsonl"
-ROW_H = 30  # web/rowdraw.py
 
 
 def all_rows(app: AppDriver) -> list[dict]:
@@ -41,6 +42,7 @@ def instants(rows: list[dict]) -> list[float]:
 
 def test_a_session_with_sub_agents_is_in_time_order_across_lanes(app) -> None:
     app.open_folder()
+    app.reading("protocol")  # a row for every relay (the run reading folds results into their calls)
     assert app.testid("order").input_value() == "time"
     rows = all_rows(app)
     times = instants(rows)
@@ -57,6 +59,7 @@ def test_a_session_with_sub_agents_is_in_time_order_across_lanes(app) -> None:
 
 def test_by_lane_puts_each_sub_agent_after_its_call_and_the_address_keeps_it(app) -> None:
     app.open_folder()
+    app.reading("protocol")  # a row for every relay (the run reading folds results into their calls)
     app.testid("order").select_option("lane")
     assert "order=lane" in app.page.url
     rows = all_rows(app)

@@ -53,6 +53,7 @@ def test_the_page_keeps_yielding_while_a_4mb_capture_is_analyzed(page, site, req
     page.wait_for_selector(SETTLED_RUN, state="attached", timeout=120_000)
     runs.append(("re-run", *slices(page)))
     assert_parts(page, ["translate", "draw"])
+    page.click('[data-testid="detail-tab"][data-tab="audit"]')  # the audit is a tab of the detail panel
     page.click('[data-testid="run-audit"]')
     page.wait_for_selector(SETTLED_RUN, state="attached", timeout=120_000)
     runs.append(("audit", *slices(page)))

@@ -12,6 +12,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from _app import AppDriver
 
+from relayscope.web.rowdraw import ROW_H
+
 HOSTILE = "<script>window.__pwned=1</script><img src=x onerror=\"window.__pwned=2\">"
 
 
@@ -67,7 +69,7 @@ def test_n_of_m_and_enter_shift_enter_move_between_matches(app) -> None:
     assert count(app) == (m, m)
     # a row clicked among the matches is where the count stands
     app.testid("timeline").evaluate("t => { t.scrollTop = 0; }")
-    third = '[data-testid=timeline] [role=row][style*="top: 60px"] [data-testid=row-summary]'
+    third = f'[data-testid=timeline] [role=row][style*="top: {2 * ROW_H}px"] [data-testid=row-summary]'
     app.page.wait_for_selector(third)
     app.page.locator(third).click()
     assert count(app) == (3, m)
@@ -89,7 +91,9 @@ def test_scoped_terms_alone_and_with_words(app) -> None:
     _, with_word = search(app, "tool:Bash git")
     assert 0 < with_word < bash
     assert search(app, "is:error") == (0, 1)  # one failed tool call in this run
-    assert [r["type"] for r in visible_rows(app)] == ["tool_result"]
+    # the run reading shows it as its call's row, which holds the result
+    assert [r["type"] for r in visible_rows(app)] == (["tool_use"] if app.page.get_attribute(
+        "html", "data-reading") == "run" else ["tool_result"])
     search(app, "is:lost")  # nothing lost under lineage: none, and saying so
     assert count(app) == (0, 0)
     app.testid("filter").fill("")

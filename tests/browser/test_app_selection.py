@@ -8,7 +8,7 @@ import pytest
 from _app import AppDriver
 from test_app_swimlanes import point_of, spans_of, tracks  # where the page draws a span
 
-TIMELINE_ROW_H = 30  # web/rowdraw.py
+from relayscope.web.rowdraw import ROW_H
 
 
 @pytest.fixture(autouse=True)
@@ -19,6 +19,7 @@ def laptop(app: AppDriver) -> None:
 def open_session(app: AppDriver) -> None:
     app.open_folder()
     app.page.wait_for_selector("[data-testid=swimlanes][data-view]", state="attached")
+    app.reading("protocol")  # results have rows of their own, and links to their calls, there
     app.page.evaluate("() => { window.scrollTo(0, 0); document.getElementById('timeline').scrollTop = 0; }")
 
 
@@ -34,9 +35,9 @@ def in_view(app: AppDriver, seq: int) -> None:
     box = row.bounding_box()
     rows = app.testid("timeline").bounding_box()
     height = app.page.viewport_size["height"]
-    assert box is not None and box["height"] >= TIMELINE_ROW_H - 1
-    assert box["y"] >= 0 and box["y"] + TIMELINE_ROW_H <= height, (box, height)
-    assert rows["y"] - 1 <= box["y"] and box["y"] + TIMELINE_ROW_H <= rows["y"] + rows["height"] + 1, (box, rows)
+    assert box is not None and box["height"] >= ROW_H - 1
+    assert box["y"] >= 0 and box["y"] + ROW_H <= height, (box, height)
+    assert rows["y"] - 1 <= box["y"] and box["y"] + ROW_H <= rows["y"] + rows["height"] + 1, (box, rows)
 
 
 def test_a_span_clicked_brings_its_row_into_view_selected(app) -> None:
@@ -97,6 +98,7 @@ def test_an_audit_link_and_an_example_select_their_row_in_view(app) -> None:
     assert selected.count() == 1  # the example opens on its first repeated block, selected
     in_view(app, int(selected.get_attribute("data-seq")))
     app.strategy("index")
+    app.tab("audit")  # the audit is a tab of the detail panel
     app.page.click('[data-testid="audit-notes"] li[data-strategy="none"] [data-testid="audit-first-dup"]')
     app.settle()
     in_view(app, int(app.page.locator(".row.selected").get_attribute("data-seq")))

@@ -98,8 +98,16 @@ def drop_from_disk(page, path: Path) -> None:
         document.body.dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true})); }""")
 
 
+def share_tab(page) -> None:
+    """The detail panel's Share tab, where the share section lives."""
+    tab = page.locator('[data-testid="detail-tab"][data-tab="share"]')
+    if tab.get_attribute("aria-selected") != "true":
+        tab.click()
+
+
 def save(page, testid: str, to: Path) -> tuple[Path, float]:
     """Click ``testid`` and keep what it downloads; the seconds from the click to the file."""
+    share_tab(page)
     start = time.perf_counter()
     with page.expect_download(timeout=BOOT_TIMEOUT_MS) as got:
         by_id(page, testid).click()
@@ -130,6 +138,7 @@ def set_view(app: AppDriver, strategy: str, step: int) -> dict[str, object]:
 
 
 def redact_on(page) -> None:
+    share_tab(page)
     if by_id(page, "redact-switch").get_attribute("aria-checked") != "true":
         by_id(page, "redact-switch").click()
     page.wait_for_selector('[data-testid="redact-switch"][aria-checked="true"]')
@@ -287,6 +296,7 @@ def test_a_session_travels_in_a_link_with_its_sub_agents(app, browser, site, ses
     small = {p.name: "".join(p.read_text(encoding="utf-8").splitlines(keepends=True)[:60]) for p in session}
     app.open_files([{"name": k, "mimeType": "application/x-ndjson", "buffer": v.encode()} for k, v in small.items()])
     before = set_view(app, "index", 5)
+    share_tab(app.page)
     app.testid("share").click()
     link = app.testid("share-link")
     href = link.get_attribute("href")
@@ -316,6 +326,7 @@ def test_too_large_for_a_link_names_the_file_to_send_and_the_embed_points_at_it(
     app.open_files(session)
     before = set_view(app, "index", 12)
     step = str(before["step"]).split(" /")[0]  # opening a row steps to it
+    share_tab(app.page)
     app.testid("share").click()
     assert app.testid("share-link").get_attribute("data-kind") == "fingerprint"
     note = app.testid("share-note").text_content()

@@ -137,6 +137,7 @@ def test_the_view_stays_where_the_reader_scrolled_to(app) -> None:
     read_up_to(page, len(head))
     step = app.step_position()
     page.eval_on_selector('[data-testid="timeline"]', "el => { el.scrollTop = 0; el.dispatchEvent(new Event('scroll')); }")
+    app.tab("stepper")  # the step-through is a tab of the detail panel
     page.click('[data-testid="step-first"]')
     write(page, name, more)
     read_up_to(page, len(head) + len(more))

@@ -106,7 +106,9 @@ class Filters:
             groups = self.groups()
             if st.types or st.xtypes:
                 seqs = [q for q in seqs if (not st.types or groups[q] in st.types) and groups[q] not in st.xtypes]
-            seqs = [q for q in seqs if ws.folded_into(q) is None]
+            # a result that matches shows as its call's row, which holds it (a failed call is found
+            # by is:error, a call by words of its output)
+            seqs = sorted({q if (call := ws.folded_into(q)) is None else call for q in seqs})
         else:
             seqs = ws.select(st.text, st.types, st.xtypes, st.lane, st.bookkeeping or self.drift_only)
         if self._within is not None:
