@@ -133,7 +133,8 @@ def set_view(app: AppDriver, strategy: str, step: int) -> dict[str, object]:
     app.page.eval_on_selector('[data-testid="step-slider"]',
                               f"s => {{ s.value = '{step - 1}'; s.dispatchEvent(new Event('input')) }}")
     app.page.locator(".row").nth(3).click()
-    app.page.wait_for_selector(".row.selected")
+    # selected (the step's line may since have scrolled the rows: the row need not be in view)
+    app.page.wait_for_selector(".row.selected", state="attached")
     return view_of(app.page)
 
 
