@@ -1,4 +1,4 @@
-"""Issue 18: a page people can read. The timeline is the main column and its summaries get the
+"""A page people can read. The timeline is the main column and its summaries get the
 room, badges never cover text, nothing is clipped without an ellipsis and a title, nothing scrolls
 sideways at 390 px, panels collapse (remembered in the URL), first contact explains the words,
 stepping follows the filter, the keyboard gets there in a few Tabs, a big file's first rows come
