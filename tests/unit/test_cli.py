@@ -411,7 +411,7 @@ def test_whatever_the_core_does_the_cli_never_prints_a_traceback(data: bytes) ->
 
 
 @pytest.mark.parametrize("data", [pytest.param(data, id=name) for name, data in CORE_REPRODUCERS.items()])
-def test_issue_7_reproducers_through_the_cli_are_input_not_bugs(data: bytes) -> None:
+def test_hostile_reproducers_through_the_cli_are_input_not_bugs(data: bytes) -> None:
     p = run("translate", "-", stdin=data + MULTI.read_bytes())
     assert p.returncode in (0, 1) and b"internal error" not in p.stderr
     assert len(p.stdout.splitlines()) > len(MULTI.read_bytes().splitlines())  # the good lines after it too
