@@ -132,9 +132,13 @@ def set_view(app: AppDriver, strategy: str, step: int) -> dict[str, object]:
     app.strategy(strategy)
     app.page.eval_on_selector('[data-testid="step-slider"]',
                               f"s => {{ s.value = '{step - 1}'; s.dispatchEvent(new Event('input')) }}")
-    app.page.locator(".row").nth(3).click()
+    # the step shown (and its rows scrolled to) before a row is clicked: a click while the rows
+    # still move could land on whatever row is drawn there next
+    app.page.wait_for_selector(f'[data-testid="step-position"][data-step="{step - 1}"]', state="attached")
+    seq = app.page.locator(".row").nth(3).get_attribute("data-seq")
+    app.page.locator(f'.row[data-seq="{seq}"]').click()
     # selected (the step's line may since have scrolled the rows: the row need not be in view)
-    app.page.wait_for_selector(".row.selected", state="attached")
+    app.page.wait_for_selector(f'.row.selected[data-seq="{seq}"]', state="attached")
     return view_of(app.page)
 
 
