@@ -38,8 +38,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Any, Final, TypeVar
+from typing import Any, Final, NamedTuple, TypeVar
 
 from .redact_rules import TOKEN_KINDS, choose, in_id_value, scan
 from .redact_stream import HOLD_BYTES, Streams
@@ -50,8 +49,7 @@ MAX_FINDINGS: Final = 2000  # listed for the preview; all are counted
 Line = TypeVar("Line", str, bytes)
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(NamedTuple):  # no dataclass: importing dataclasses (and inspect) cost every --redact run
     line: int
     kind: str
     placeholder: str
@@ -75,21 +73,24 @@ def _folder_form(name: bytes) -> bytes:
     return re.sub(rb"[^A-Za-z0-9\x80-\xff]", b"-", name)
 
 
-@dataclass(slots=True)
 class Redactor:
     """One run or one share: the same secret gets the same placeholder in every line fed."""
 
-    findings: list[Finding] = field(default_factory=list)  # the first MAX_FINDINGS
-    count: int = 0  # every replacement made
-    numbers: dict[tuple[str, str], int] = field(default_factory=dict)  # (kind, secret) -> N
-    users: dict[str, int] = field(default_factory=dict)  # user names seen in home paths -> N
-    hold_bytes: int = HOLD_BYTES  # streaming's memory bound (redact_stream)
-    known: tuple[bytes, ...] = ()  # user names seen, in the forms paths and folder names give them, longest first
-    _aliases: dict[bytes, str] = field(default_factory=dict)  # such a form -> the name it stands for
-    _placed: dict[tuple[str, bytes], tuple[str, bytes, str]] = field(default_factory=dict)  # as written -> placeholder, masked
-    _line: int = 0
-    _streams: Streams | None = None
-    _text: bool = False  # the lines fed are str (else bytes)
+    __slots__ = ("_aliases", "_line", "_placed", "_streams", "_text", "count", "findings", "hold_bytes", "known",
+                 "numbers", "users")
+
+    def __init__(self, hold_bytes: int = HOLD_BYTES) -> None:
+        self.findings: list[Finding] = []  # the first MAX_FINDINGS
+        self.count = 0  # every replacement made
+        self.numbers: dict[tuple[str, str], int] = {}  # (kind, secret) -> N
+        self.users: dict[str, int] = {}  # user names seen in home paths -> N
+        self.hold_bytes = hold_bytes  # streaming's memory bound (redact_stream)
+        self.known: tuple[bytes, ...] = ()  # user names seen, in the forms paths and folder names give them, longest first
+        self._aliases: dict[bytes, str] = {}  # such a form -> the name it stands for
+        self._placed: dict[tuple[str, bytes], tuple[str, bytes, str]] = {}  # as written -> placeholder, masked
+        self._line = 0
+        self._streams: Streams | None = None
+        self._text = False  # the lines fed are str (else bytes)
 
     # -- numbering ------------------------------------------------------------------------------
 

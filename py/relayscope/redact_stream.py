@@ -51,7 +51,6 @@ from __future__ import annotations
 import json
 import re
 from collections import deque
-from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
 import msgspec
@@ -76,22 +75,24 @@ class Sink(Protocol):
                     fill: bytes = b"") -> bytes: ...
 
 
-@dataclass(slots=True, eq=False)
 class _Field:
     """One streamed field. Positions are in its text with a quote before it (``"`` + the pieces):
     the opening quote of the string the final message has, which rules read as the text's start."""
 
-    key: tuple[Any, ...]
-    buf: bytearray = field(default_factory=lambda: bytearray(b'"'))  # the text from ``base`` on
-    base: int = 0
-    size: int = 1  # the text so far (with the quote)
-    settled: int = 1  # the text before this is final
-    spans: deque[tuple[int, int, str, bool]] = field(default_factory=deque)  # final: start, end, kind, placed
-    next_scan: int = 1 + 2 * WINDOW
-    cut: int = 0  # the last forced cut
-    carry: bool = False  # a secret ran to that cut: what follows of it is removed, not replaced again
-    ended: bool = False
-    waiting: int = 1  # the first piece not yet written starts here: the buffer keeps it
+    __slots__ = ("base", "buf", "carry", "cut", "ended", "key", "next_scan", "settled", "size", "spans", "waiting")
+
+    def __init__(self, key: tuple[Any, ...]) -> None:
+        self.key = key
+        self.buf = bytearray(b'"')  # the text from ``base`` on
+        self.base = 0
+        self.size = 1  # the text so far (with the quote)
+        self.settled = 1  # the text before this is final
+        self.spans: deque[tuple[int, int, str, bool]] = deque()  # final: start, end, kind, placed
+        self.next_scan = 1 + 2 * WINDOW
+        self.cut = 0  # the last forced cut
+        self.carry = False  # a secret ran to that cut: what follows of it is removed, not replaced again
+        self.ended = False
+        self.waiting = 1  # the first piece not yet written starts here: the buffer keeps it
 
     def add(self, text: bytes) -> tuple[int, int]:
         self.buf += text
@@ -189,14 +190,16 @@ class _Field:
 _WORD_END: Final = frozenset(b" \t\r\n\"'<>")
 
 
-@dataclass(slots=True)
 class _Held:
-    number: int
-    raw: bytes
-    field: _Field | None = None
-    lo: int = 0  # the piece's place in its field's text
-    hi: int = 0
-    hole: tuple[int, int] = (0, 0)  # and in the line
+    """A line held behind an open field, and where its piece (if it is one) is."""
+
+    __slots__ = ("field", "hi", "hole", "lo", "number", "raw")
+
+    def __init__(self, number: int, raw: bytes, field: _Field | None = None, lo: int = 0, hi: int = 0,
+                 hole: tuple[int, int] = (0, 0)) -> None:
+        self.number, self.raw, self.field = number, raw, field
+        self.lo, self.hi = lo, hi  # the piece's place in its field's text
+        self.hole = hole  # and in the line
 
 
 # -- what a line is: a piece of a field, the end of fields, or neither --------------------------------

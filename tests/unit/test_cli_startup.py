@@ -63,6 +63,15 @@ def test_redact_loads_no_translator() -> None:
     assert {"relayscope.translator", "relayscope.wire", "relayscope.export"} & loaded == set()
 
 
+@pytest.mark.parametrize("command", [["redact"], ["translate", "--redact"]], ids=["redact", "translate --redact"])
+def test_redaction_loads_no_dataclasses(command: list[str]) -> None:
+    """The redactor's records are plain classes and a NamedTuple: ``dataclasses`` (with the
+    ``inspect`` it imports) was a part of what ``--redact`` added to a one-session run."""
+    p, loaded = run(*command, ONE_SESSION)
+    assert p.returncode == 0 and p.stdout.count(b"\n") > 10
+    assert "dataclasses" not in loaded
+
+
 def test_choices_read_late_still_check_values_and_show_in_help() -> None:
     p, _ = run("translate", "-s", "bogus", ONE_SESSION)
     assert p.returncode == 2
