@@ -360,3 +360,27 @@ def test_a_megabyte_line_of_near_secrets_is_redacted() -> None:
         line = json.dumps({"t": unit * (1_000_000 // len(unit)) + " " + SECRETS["aws-key"]})
         out = Redactor().line(line)
         assert json.loads(out)["t"].endswith(" [redacted:aws-key:1]"), unit
+
+
+# name=value: a password word ending the name (any case, a digit in the value), or a .env line's
+# NAME in capitals holding KEY, TOKEN, SECRET, PASSWORD/PASSWD or CREDENTIAL(S) (any value); and
+# names that only look like one (the rule reads the word before "=" only when one of these can be it)
+ASSIGNMENTS = [
+    ("password=hunter2x9", True), ("db_passwd = s3cretvalue1", True), ("client-secret=abc123xyz", True),
+    ("api_key=abcd1234ef", True), ("apikey=abcd1234ef", True), ("access-key=abcd1234ef", True),
+    ("my_token=tok3n4567", True), ("Token=tok3n4567", True), ("secret=value99xx", True),
+    ("\nexport AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI", True), ("\nGITHUB_TOKEN=ghx1234", True),
+    ("\nDB_PASSWORD=hunter", True), ("\nSMTP_PASSWD=hunter", True), ("\nSTRIPE_API_KEY=abcd", True),
+    ("\nOPENAI_APIKEY=abcd", True), ("\nGOOGLE_CREDENTIALS=abcd", True), ("\nGCP_CREDENTIAL=abcd", True),
+    ("\nSSH_PRIVATE_KEY=abcd", True), ("\nMY_ACCESSKEY=abcd", True), ("\nTOKENS=abcd", True),
+    ("\nKEYCHAIN=abcd", False), ("key={index}", False), ("monkey=banana123", False), ("turkey=abc12345", False),
+    ("\nDONKEY=abcd", False), ("tokenizer=abc12345", False), ("x=1", False), ("\nPATH=/usr/bin", False),
+    ("passwordless=abc12345", False), ("\nNOT A KEY=abcd", False),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), ASSIGNMENTS, ids=[t.strip() for t, _ in ASSIGNMENTS])
+def test_an_assignment_is_redacted_by_its_name(text: str, secret: bool) -> None:
+    value = text.rsplit("=", 1)[1].strip()
+    out = json.loads(Redactor().line(json.dumps({"t": text})))["t"]
+    assert out == (text.replace(value, "[redacted:secret:1]") if secret else text)
