@@ -15,9 +15,10 @@ How, so that the translation of the redacted input is the original's but for the
 - Where the secrets are: ``redact_rules`` finds candidates in the raw line, JSON escapes and all:
   string values, object keys, text that is no JSON. Where two overlap the longer wins (a token in
   URL credentials goes with them, a key inside a private-key block with the block), then the rule
-  listed first. A key format's candidate in the value of an id-like key (``id``, ``uuid``,
-  ``*_id``, ``signature``, ``hash`` ...) is left: ids, hashes and signatures can look like keys,
-  and every de-dup decision is keyed on them.
+  listed first. A JWT, an assignment's value or URL credentials in the value of an id-like key
+  (``id``, ``uuid``, ``*_id``, ``signature``, ``hash`` ...) is left, and listed as left: ids,
+  hashes and signatures can look like them, and every de-dup decision is keyed on them. A key
+  with a provider's prefix is taken there too (no id starts with ``sk-ant-`` or ``AKIA``).
 - Only the secret's bytes change; a placeholder holds no character JSON escapes and a candidate
   never cuts an escape or holds an unescaped quote, so a line that was JSON stays JSON of the same
   structure, and every other byte is kept.
@@ -41,10 +42,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
-from .redact_rules import TOKEN_KINDS, choose, in_id_value, scan
+from .redact_rules import LEFT_IN_IDS, Candidate, choose, in_id_value, scan
 from .redact_stream import HOLD_BYTES, Streams
 
 PLACEHOLDER: Final = "[redacted:{kind}:{n}]"
+LEFT: Final = "left: id-like field"  # a finding not replaced (listed in place of its placeholder)
 MAX_FINDINGS: Final = 2000  # listed for the preview; all are counted
 
 Line = TypeVar("Line", str, bytes)
@@ -81,6 +83,7 @@ class Redactor:
 
     findings: list[Finding] = field(default_factory=list)  # the first MAX_FINDINGS
     count: int = 0  # every replacement made
+    left: int = 0  # every candidate left as it is (in an id-like value), listed with the findings
     numbers: dict[tuple[str, str], int] = field(default_factory=dict)  # (kind, secret) -> N
     users: dict[str, int] = field(default_factory=dict)  # user names seen in home paths -> N
     hold_bytes: int = HOLD_BYTES  # streaming's memory bound (redact_stream)
@@ -123,6 +126,14 @@ class Redactor:
                 self.findings.append(Finding(line, kind, seen[0], seen[2]))
         return seen[1]
 
+    def _leave(self, c: Candidate, raw: bytes, line: int, found: bool) -> None:
+        """A candidate left as it is (in an id-like value): listed, so the sharer sees it."""
+        if found:
+            self.left += 1
+            if len(self.findings) < MAX_FINDINGS:
+                kind = c[2]
+                self.findings.append(Finding(line, kind, LEFT, f"{mask(kind, _plain(raw[c[0]:c[1]]))}, {LEFT}"))
+
     def _learn(self, plain: str, raw: bytes) -> None:
         """A user name, once found, is also known whole where a path or folder name has it with a
         dash, dot or blank in it (``-Users-john-doe-app``: the folder rule alone takes ``john``)."""
@@ -140,8 +151,15 @@ class Redactor:
         candidates = scan(raw, 0, len(raw), self.known)
         if not candidates and hole is None:
             return raw
-        spans = choose([c for c in candidates if not (hole and c[0] < hole[1] and c[1] > hole[0])
-                        and (c[2] not in TOKEN_KINDS or not in_id_value(raw, c[0]))])
+        taken: list[Candidate] = []
+        for c in candidates:
+            if hole and c[0] < hole[1] and c[1] > hole[0]:
+                continue  # the streamed piece's, redacted with its field
+            if c[2] in LEFT_IN_IDS and in_id_value(raw, c[0]):
+                self._leave(c, raw, number, found)
+            else:
+                taken.append(c)
+        spans = choose(taken)
         if not spans and hole is None:
             return raw
         parts: list[bytes] = []
@@ -204,7 +222,7 @@ class Redactor:
         shown = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])))
         distinct = len(self.numbers)
         return (f"{distinct} secret{'s' if distinct != 1 else ''} in {self.count} place{'s' if self.count != 1 else ''}"
-                + (f": {shown}" if shown else ""))
+                + (f": {shown}" if shown else "") + (f"; {self.left} left in id-like fields" if self.left else ""))
 
 
 def mask(kind: str, secret: str) -> str:

@@ -52,12 +52,12 @@ BACK: Final = 640  # the farthest a matcher reads before its anchor (a URL's sch
 AHEAD: Final = 640  # ... and past the end of a match that is not a run ending the text (a look-ahead)
 RESCAN: Final = 64  # the farthest a candidate starts after its anchor ("Users/" ... the name)
 
-# Kinds whose rows never look into the value of an id-like key (a hash or signature can hold
-# "AKIA..." or "eyJ..."): the key formats. E-mail addresses and home-folder names are taken
-# wherever they are.
-TOKEN_KINDS: Final = frozenset({"private-key", "anthropic-key", "openai-key", "aws-key", "github-token",
-                                "gitlab-token", "slack-token", "google-key", "stripe-key", "jwt", "secret",
-                                "url-credentials"})
+# Kinds left in the value of an id-like key (a hash or signature can hold "eyJ..." or a "token="
+# look-alike, and every de-dup decision is keyed on ids): the caller lists them as left rather
+# than replacing them. A key with a provider's fixed prefix (``sk-ant-``, ``AKIA``, ``ghp_`` ...)
+# is taken there too: no id, uuid or signature starts with one at a token boundary, so one there
+# was planted. E-mail addresses and home-folder names are taken wherever they are.
+LEFT_IN_IDS: Final = frozenset({"jwt", "secret", "url-credentials"})
 
 # After a placeholder (":N]") a token is no more a token than after the text it replaced, and
 # before one ("[redacted:") no more ended: so a redacted text has no new candidate next to one.
@@ -228,6 +228,93 @@ def _assignment(text: bytes, at: int, end: int) -> Iterable[Candidate]:
     return ()
 
 
+# "password": "x" in JSON (in a line, or escaped in a JSON string), 'password': 'x' (a Python
+# dict's repr), and a YAML or config line's "password: x". Prose has such a colon too ("the
+# password: is required"): a YAML key is one at a line's start (blanks, a list's "- " before it),
+# its value unquoted one word that ends the line and holds a digit (as password= wants), or quoted,
+# or any value if the name is in capitals (DB_PASSWORD: x, as a .env line).
+_YAML_LEAD: Final = re.compile(rb"(?:^|(?<=\\[nr])|(?<=[\"\n\r]))" + _SPACE + rb"*(?:-" + _SPACE + rb"+)?\Z")
+_LINE_END: Final = rb"(?=\\[nr]|[\r\n]|\\*\"|\Z)"
+_YAML_VALUE: Final = re.compile(_SPACE + rb"+" + _NOT_A_VALUE + rb"(?P<s>(?=[^\s'\"\\\[]{0,255}[0-9])[^\s'\"\\\[]{6,256})"
+                                + _LINE_END)
+_YAML_ENV_VALUE: Final = re.compile(_SPACE + rb"+" + _NOT_A_VALUE + rb"(?P<s>[^\s'\"\\\[]{4,256})" + _LINE_END)
+_YAML_QUOTED: Final = re.compile(_SPACE + rb"+(?P<q>\\*[\"'])" + _NOT_A_VALUE + rb"(?P<s>[^\"'\\\[\r\n]{1,256})(?P=q)")
+_BLANKS: Final = re.compile(_SPACE + rb"*")
+_A_VALUE: Final = re.compile(_NOT_A_VALUE)
+
+
+def _key_value(text: bytes, at: int, end: int) -> Iterable[Candidate]:
+    """At a ``:`` after a word naming a secret: a quoted key's string value, or a YAML line's."""
+    if at == 0:
+        return ()
+    quote = text[at - 1]
+    if quote in b"\"'":
+        return _quoted_key_value(text, at, end, quote)
+    word = _WORD_BACK.match(text[max(at - 129, 0):at][::-1])
+    if word is None or word.end() > 128:
+        return ()
+    start = _past_escape(text, at - word.end())  # "\npassword:": the n is the escape's
+    name = text[start:at]
+    if not _YAML_LEAD.search(text, max(start - 40, 0), start):
+        return ()
+    if _ENV_WORD.match(name):
+        m = _YAML_QUOTED.match(text, at + 1, end) or _YAML_ENV_VALUE.match(text, at + 1, end)
+    elif _PASSWORD_WORD.search(name.lower()):
+        m = _YAML_QUOTED.match(text, at + 1, end) or _YAML_VALUE.match(text, at + 1, end)
+    else:
+        return ()
+    return ((m.start("s"), m.end("s"), "secret"),) if m else ()
+
+
+def _quoted_key_value(text: bytes, at: int, end: int, quote: int) -> Iterable[Candidate]:
+    """``"NAME": "value"``, its quotes bare (a JSON line) or escaped once (JSON in a JSON string),
+    or ``'NAME': 'value'``: the value up to its closing quote, escaped as the key's are."""
+    k = 0
+    while at - 2 - k >= 0 and text[at - 2 - k] == 0x5C:
+        k += 1
+    if k > 1 or (quote == 0x27 and k):
+        return ()
+    stop = at - 1 - k
+    word = _WORD_BACK.match(text[max(stop - 129, 0):stop][::-1])
+    if word is None or word.end() > 128:
+        return ()
+    start = stop - word.end()
+    lead = b"\\" * k + bytes((quote,))
+    if not text.startswith(lead, start - len(lead)) or (start - len(lead) > 0 and text[start - len(lead) - 1] == 0x5C):
+        return ()
+    if not _PASSWORD_WORD.search(text[start:stop].lower()):
+        return ()
+    i = _BLANKS.match(text, at + 1, end).end()  # type: ignore[union-attr]  # matches the empty string
+    if not text.startswith(lead, i):
+        return ()
+    value = i + len(lead)
+    j = value
+    limit = min(end, value + 257 + k)
+    while True:
+        j = text.find(quote, j, limit)
+        if j < 0:
+            return ()
+        n = 0
+        while j - n - 1 >= value and text[j - n - 1] == 0x5C:
+            n += 1
+        if quote == 0x27:
+            closes = n == 0
+        elif k == 0:
+            closes = n % 2 == 0  # an odd run of backslashes escapes the quote: in the value
+        elif n % 2 == 0:
+            return ()  # a bare quote ends the string the escaped JSON is in before the value ends
+        else:
+            closes = n % 4 == 1  # \" ends the value; \\\" is an escaped quote in it
+        if closes:
+            break
+        j += 1
+    stop = j - k
+    secret = text[value:stop]
+    if not secret or b"[redacted:" in secret or _A_VALUE.match(secret) is None:
+        return ()
+    return ((value, stop, "secret"),)
+
+
 # A home folder's user name: /Users/NAME/, /home/NAME/, C:\Users\NAME\ (any escaping), and the
 # same in Claude Code's project folder names, -Users-NAME-... (a path with its separators made
 # dashes, so a name holding a dash or dot is cut at it there unless the name was seen whole).
@@ -303,6 +390,7 @@ def _left(n: int, chars: bytes = rb"A-Za-z0-9+/_-") -> bytes:
 
 
 _KEYWORDS: Final = (b"password", b"passwd", b"secret", b"token", b"key")
+_COLON_GATE: Final = b"|".join(b"(?<=(?i:%s)%s:)" % (k, q) for k in _KEYWORDS for q in (b"", b'"', b"'", rb'\\"'))
 _EQ_GATE: Final = b"|".join([b"(?<=(?i:%s)=)" % k for k in _KEYWORDS] + [b"(?<=(?i:%s)[ \t]=)" % k for k in _KEYWORDS]
                             + [b"(?<=[A-Z0-9_]=)", b"(?<=[A-Z0-9_][ \t]=)"])
 
@@ -327,6 +415,7 @@ ANCHORS: Final[list[tuple[bytes, Matcher]]] = [
     (rb"J(?<=eyJ)" + _left(3), _rows(_regex_row("jwt", _JWT, 2))),
     (rb"@(?=[A-Za-z0-9-])", _at),
     (rb"=(?:" + _EQ_GATE + rb")", _rows(_assignment)),
+    (rb":(?:" + _COLON_GATE + rb")", _rows(_key_value)),
     (rb"U(?=sers)(?<=[/\\-]U)", _home),
     (rb"h(?:(?=ome)(?<=[/\\-]h)|ooks\.slack\.com)", _home_or_hook),
 ]
