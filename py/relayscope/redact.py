@@ -42,7 +42,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
-from .redact_rules import LEFT_IN_IDS, Candidate, choose, in_id_value, scan
+from .redact_rules import LEFT_IN_IDS, Candidate, choose, in_id_value, plain_ascii, scan
 from .redact_stream import HOLD_BYTES, Streams
 
 PLACEHOLDER: Final = "[redacted:{kind}:{n}]"
@@ -50,6 +50,7 @@ LEFT: Final = "left: id-like field"  # a finding not replaced (listed in place o
 MAX_FINDINGS: Final = 2000  # listed for the preview; all are counted
 
 Line = TypeVar("Line", str, bytes)
+_CWD: Final = re.compile(rb'"cwd" ?: ?"((?:[^"\\]|\\.){1,4096})"')  # a session's working folder, as its lines have it
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +64,7 @@ class Finding:
 def _plain(secret: bytes) -> str:
     """A secret as text, its JSON escapes read (the same secret, escaped or not, is one secret)."""
     if b"\\" in secret:
+        secret = plain_ascii(secret)
         try:
             value = json.loads(b'"' + secret + b'"')
             if isinstance(value, str):
@@ -134,6 +136,22 @@ class Redactor:
                 kind = c[2]
                 self.findings.append(Finding(line, kind, LEFT, f"{mask(kind, _plain(raw[c[0]:c[1]]))}, {LEFT}"))
 
+    def _learnt(self, raw: bytes, candidates: list[Candidate]) -> bool:
+        """Whether ``candidates`` hold user names not known before (now known)."""
+        new = False
+        for s, e, kind in candidates:
+            if kind == "user" and raw[s:e] not in self._aliases:
+                self._learn(_plain(raw[s:e]), raw[s:e])
+                new = True
+        return new
+
+    def prime(self, data: bytes) -> None:
+        """Learn the user names of a whole input's ``cwd`` fields (the session's working folder,
+        ``/Users/jane-doe/app``) before its lines are redacted: a project folder's name
+        (``-Users-jane-doe-app``) on a line before them then gives the name whole."""
+        for value in {m[1] for m in _CWD.finditer(data)}:
+            self._learnt(value, scan(value, 0, len(value), self.known))
+
     def _learn(self, plain: str, raw: bytes) -> None:
         """A user name, once found, is also known whole where a path or folder name has it with a
         dash, dot or blank in it (``-Users-john-doe-app``: the folder rule alone takes ``john``)."""
@@ -149,6 +167,8 @@ class Redactor:
         """One raw line with its secrets replaced; ``hole``: a part of it replaced by ``fill``
         instead (a streamed piece, redacted with its field); ``found``: as ``place``."""
         candidates = scan(raw, 0, len(raw), self.known)
+        if self._learnt(raw, candidates):  # a home path after the project folder's name: the name is whole there
+            candidates = scan(raw, 0, len(raw), self.known)
         if not candidates and hole is None:
             return raw
         taken: list[Candidate] = []
@@ -237,9 +257,11 @@ def mask(kind: str, secret: str) -> str:
 def redact_text(text: str, redactor: Redactor | None = None) -> str:
     """A whole input (lines split on ``\\n`` only, as the translators split them) redacted."""
     r = redactor if redactor is not None else Redactor()
+    r.prime(text.encode("utf-8", "surrogatepass"))
     return "\n".join(r.lines(text.split("\n")))
 
 
 def redact_bytes(data: bytes, redactor: Redactor | None = None) -> bytes:
     r = redactor if redactor is not None else Redactor()
+    r.prime(data)
     return b"\n".join(r.lines(data.split(b"\n")))

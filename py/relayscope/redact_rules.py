@@ -42,6 +42,7 @@ Must not: decide what replaces a span, keep anything between calls, or import th
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Collection, Iterable
 from typing import Final
@@ -435,6 +436,58 @@ def scan(text: bytes, start: int = 0, end: int | None = None, known: tuple[bytes
     context), in anchor order. ``known``: user names seen before, longest first, in the forms
     they take in paths (``john.doe``) and project folder names (``john-doe``)."""
     stop = len(text) if end is None else end
+    lo = max(start - 2 * BACK, 0)  # the context any matcher reads
+    if text.find(b"\\u00", lo, stop) >= 0 and _ASCII_ESCAPE.search(text, lo, stop):
+        return _scan_decoded(text, lo, start, stop, known)
+    return _scan(text, start, stop, known)
+
+
+# A \u escape of a printable ASCII character, at any depth of escaping (a run of backslashes).
+# JSON may write any character so, and "\u0041KIA..." is an AWS key: the rules read such text with
+# these escapes decoded. A quote or backslash is read as a blank: decoded it would change what is a
+# string or an escape, and as a blank it still ends a token ("\u0022AKIA...\u0022").
+_ASCII_ESCAPE: Final = re.compile(rb"\\+u00(?:[2-6][0-9a-fA-F]|7[0-9a-eA-E])")
+_DECODED: Final = {b"%02x" % c: bytes((c,)) for c in range(0x20, 0x7F)} | {b"22": b" ", b"5c": b" "}
+
+
+def _decoded(escape: bytes) -> bytes:
+    return _DECODED[escape[-2:].lower()]
+
+
+def _scan_decoded(text: bytes, lo: int, start: int, stop: int, known: tuple[bytes, ...]) -> list[Candidate]:
+    """``scan`` of ``text[lo:stop]`` with its ASCII escapes decoded, the candidates' places mapped
+    back: a candidate that takes a decoded character takes its whole escape."""
+    parts: list[bytes] = []
+    view_at: list[int] = []  # where each decoded character is in the decoded text
+    shift: list[int] = [0]  # the bytes the first i escapes lost in decoding
+    raw_end: list[int] = []  # where each escape ends in the text
+    at = lo
+    for m in _ASCII_ESCAPE.finditer(text, lo, stop):
+        parts.append(text[at:m.start()])
+        parts.append(_decoded(m[0]))
+        view_at.append(m.start() - lo - shift[-1])
+        shift.append(shift[-1] + m.end() - m.start() - 1)
+        raw_end.append(m.end())
+        at = m.end()
+    parts.append(text[at:stop])
+    view = b"".join(parts)
+    i = bisect.bisect_right(raw_end, start)  # the escapes wholly before start
+    first = start - lo - shift[i]
+    if i < len(view_at) and first > view_at[i]:  # start is inside an escape: from its character
+        first = view_at[i]
+
+    def raw(p: int) -> int:
+        return lo + p + shift[bisect.bisect_left(view_at, p)]
+    return [(raw(s), raw(e), kind) for s, e, kind in _scan(view, first, len(view), known)]
+
+
+def plain_ascii(secret: bytes) -> bytes:
+    """``secret`` with its ASCII escapes (but a quote's or backslash's) decoded."""
+    return _ASCII_ESCAPE.sub(lambda m: m[0] if m[0][-2:] in (b"22", b"5c", b"5C") else _decoded(m[0]), secret) \
+        if b"\\u00" in secret else secret
+
+
+def _scan(text: bytes, start: int, stop: int, known: tuple[bytes, ...]) -> list[Candidate]:
     out: list[Candidate] = []
     covered: dict[Matcher, int] = {}  # a row's candidate ends here: its anchors before are its own (a key's body, a value's "=")
     for m in _GATE.finditer(text, start, stop):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 from _corpus import ROOT
 
@@ -95,3 +96,80 @@ def test_redact_list_shows_what_is_left_in_an_id_like_value() -> None:
     assert len(rows) == 2 and "jwt" in rows[1] and LEFT in rows[1] and JWT not in p.stdout.decode()
     assert "1 left in id-like fields" in p.stderr.decode()
     assert redact_text(data) == data
+
+
+# --- \u escapes of plain letters --------------------------------------------------------------------
+
+def escaped(text: str, every: int = 2) -> str:
+    """``text`` with every ``every``-th letter or digit written as a ``\\u`` escape (as JSON may)."""
+    return "".join(f"\\u{ord(c):04x}" if c.isalnum() and i % every == 0 else c for i, c in enumerate(text))
+
+
+def test_a_secret_written_with_u_escapes_is_redacted_whole_and_numbered_as_itself() -> None:
+    r = Redactor()
+    for raw in ('{"t":"key ' + escaped(ANTHROPIC, 5) + ' ok"}', '{"t":"' + escaped(AWS, 1) + '"}',
+                '{"t":"mail \\u006aane@acme.io, \\u0022' + AWS + '\\u0022"}',
+                '{"t":"/Users/\\u006aanedoe/x ' + escaped("password=hunter22") + ' Bearer ' + escaped(GITHUB, 3) + '"}'):
+        out = r.line(raw)
+        assert json.loads(out)["t"].count("[redacted:") >= 1 and r.line(out) == out, out
+        decoded = json.loads(out)["t"]
+        assert not any(s in decoded for s in (ANTHROPIC, AWS, "jane", "hunter22", GITHUB)), out
+    assert [f.placeholder for f in r.findings if f.kind == "aws-key"] == ["[redacted:aws-key:1]"] * 2
+    assert r.line('{"t":"' + AWS + '"}') == '{"t":"[redacted:aws-key:1]"}'  # the same key, escaped or not
+    # escaped twice (JSON inside a JSON string): the same
+    line = json.dumps({"content": json.dumps({"key": "x"}).replace('"x"', '"' + escaped(AWS, 3) + '"')})
+    assert "\\\\u" in line and json.loads(json.loads(Redactor().line(line))["content"]) == {"key": "[redacted:aws-key:1]"}
+
+
+def test_escapes_of_quotes_and_other_characters_are_kept_around_a_placeholder() -> None:
+    line = '{"t":"caf\\u00e9 \\u001b[1m\\u003cb\\u003e \\u0022' + AWS + '\\u0022\\u005c"}'
+    out = Redactor().line(line)
+    assert out == line.replace(AWS, "[redacted:aws-key:1]") and json.loads(out)
+
+
+def test_a_key_streamed_in_pieces_with_u_escapes_is_redacted() -> None:
+    """The escapes may be cut between two deltas' raw text (JSON inside a tool input's pieces)."""
+    whole = json.dumps({"command": "export K=" + escaped(ANTHROPIC, 4)})
+    assert "\\u" in whole
+    def delta(text: str) -> str:
+        return json.dumps({"type": "stream_event", "event": {"type": "content_block_delta", "index": 0, "delta": {
+            "type": "input_json_delta", "partial_json": text}}, "parent_tool_use_id": None})
+    for step in (1, 4, 7):
+        lines = [delta(whole[i:i + step]) for i in range(0, len(whole), step)]
+        out = Redactor().lines([*lines, json.dumps({"type": "stream_event", "event": {
+            "type": "content_block_stop", "index": 0}, "parent_tool_use_id": None})])
+        joined = json.loads("".join(json.loads(line)["event"]["delta"]["partial_json"] for line in out[:-1]))
+        assert joined == {"command": "export K=[redacted:anthropic-key:1]"}, step
+
+
+# --- a dashed user name in a project folder's name ----------------------------------------------------
+
+def test_a_dashed_user_name_in_a_project_folder_is_taken_whole_from_the_sessions_cwd() -> None:
+    folder = '{"type":"user","message":{"content":"see ~/.claude/projects/-Users-jane-doe-src-app/1.jsonl"}}'
+    cwd = '{"type":"user","cwd":"/Users/jane-doe/src/app","message":{"content":"hi"}}'
+    # on the same line, before its cwd; on a line before the cwd's (a whole input learns it first)
+    assert "doe" not in Redactor().line(folder[:-1] + ',"cwd":"/Users/jane-doe/src/app"}')
+    out = redact_text(folder + "\n" + cwd)
+    assert "jane" not in out and "doe" not in out and out.count("[redacted:user:1]") == 2, out
+    assert "-Users-[redacted:user:1]-src-app" in out
+    for home, path in (("-home-jane-doe-src", "/home/jane-doe/src"), ("C--Users-jane-doe-x", "C:\\\\Users\\\\jane-doe\\\\x"),
+                       ("-Users-jane-doe-x", "/Users/jane.doe/x")):
+        out = redact_text(json.dumps({"f": home}) + "\n" + f'{{"cwd":"{path}"}}')
+        assert "doe" not in out, out
+    # no cwd and no home path anywhere: Claude Code made the name's dash a separator, the name is cut
+    assert Redactor().line(json.dumps({"f": "-Users-jane-doe-app"})) == '{"f": "-Users-[redacted:user:1]-doe-app"}'
+
+
+def test_redact_o_names_a_dashed_users_project_folder_whole(tmp_path: Path) -> None:
+    folder = tmp_path / "projects" / "-Users-jane-doe-src-app"
+    folder.mkdir(parents=True)
+    (folder / "s.jsonl").write_text(json.dumps({"type": "user", "cwd": "/Users/jane-doe/src/app", "sessionId": "s",
+                                                "uuid": "u1", "message": {"role": "user", "content": "hi"}}) + "\n")
+    for args in (["redact", str(tmp_path / "projects"), "-o", str(tmp_path / "out")],
+                 ["translate", "--redact", str(tmp_path / "projects")]):
+        p = subprocess.run([sys.executable, "-m", "relayscope", *args], capture_output=True, env=ENV, timeout=60,
+                           check=False)
+        assert p.returncode == 0, p.stderr.decode()
+        assert b"doe" not in p.stdout + p.stderr, p.stdout
+    written = [q.relative_to(tmp_path / "out").as_posix() for q in (tmp_path / "out").rglob("*.jsonl")]
+    assert written == ["-Users-[redacted:user:1]-src-app/s.jsonl"]
