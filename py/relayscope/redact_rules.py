@@ -174,6 +174,15 @@ def _past_escape(text: bytes, i: int) -> int:
     return i
 
 
+def _name_start(text: bytes, i: int) -> int:
+    """Where a name read back to ``i`` starts: past an escape's letter (``\\ntoken=``), also of an
+    escape escaped again (``\\\\ntoken=``: a newline in JSON inside a JSON string)."""
+    start = _past_escape(text, i)
+    if start == i and i > 0 and text[i - 1] == 0x5C and text[i] in b"nrt":
+        return i + 1
+    return start
+
+
 def _at(text: bytes, at: int, end: int, known: tuple[bytes, ...]) -> Iterable[Candidate]:
     """An @ ends URL credentials (``scheme://user:password@host``), else it may be an e-mail's."""
     return _url_credentials(text, at, end) or _email(text, at, end)
@@ -216,7 +225,7 @@ def _assignment(text: bytes, at: int, end: int) -> Iterable[Candidate]:
     word = _WORD_BACK.match(text[max(j - 129, 0):j][::-1])
     if word is None or word.end() > 128:
         return ()
-    start = _past_escape(text, j - word.end())  # "\ntoken=": the n is the escape's
+    start = _name_start(text, j - word.end())
     name = text[start:j]
     if _PASSWORD_WORD.search(name.lower()):
         m = _PASSWORD_VALUE.match(text, at + 1, end)
@@ -235,11 +244,12 @@ def _assignment(text: bytes, at: int, end: int) -> Iterable[Candidate]:
 # its value unquoted one word that ends the line and holds a digit (as password= wants), or quoted,
 # or any value if the name is in capitals (DB_PASSWORD: x, as a .env line).
 _YAML_LEAD: Final = re.compile(rb"(?:^|(?<=\\[nr])|(?<=[\"\n\r]))" + _SPACE + rb"*(?:-" + _SPACE + rb"+)?\Z")
-_LINE_END: Final = rb"(?=\\[nr]|[\r\n]|\\*\"|\Z)"
+_LINE_END: Final = rb"(?=\\+[nr]|[\r\n]|\\*\"|\Z)"
 _YAML_VALUE: Final = re.compile(_SPACE + rb"+" + _NOT_A_VALUE + rb"(?P<s>(?=[^\s'\"\\\[]{0,255}[0-9])[^\s'\"\\\[]{6,256})"
                                 + _LINE_END)
 _YAML_ENV_VALUE: Final = re.compile(_SPACE + rb"+" + _NOT_A_VALUE + rb"(?P<s>[^\s'\"\\\[]{4,256})" + _LINE_END)
-_YAML_QUOTED: Final = re.compile(_SPACE + rb"+(?P<q>\\*[\"'])" + _NOT_A_VALUE + rb"(?P<s>[^\"'\\\[\r\n]{1,256})(?P=q)")
+# (a bare " would be a JSON string's end)
+_YAML_QUOTED: Final = re.compile(_SPACE + rb"+(?P<q>\\+\"|')" + _NOT_A_VALUE + rb"(?P<s>[^\"'\\\[\r\n]{1,256})(?P=q)")
 _BLANKS: Final = re.compile(_SPACE + rb"*")
 _A_VALUE: Final = re.compile(_NOT_A_VALUE)
 
@@ -254,7 +264,7 @@ def _key_value(text: bytes, at: int, end: int) -> Iterable[Candidate]:
     word = _WORD_BACK.match(text[max(at - 129, 0):at][::-1])
     if word is None or word.end() > 128:
         return ()
-    start = _past_escape(text, at - word.end())  # "\npassword:": the n is the escape's
+    start = _name_start(text, at - word.end())
     name = text[start:at]
     if not _YAML_LEAD.search(text, max(start - 40, 0), start):
         return ()
@@ -268,12 +278,13 @@ def _key_value(text: bytes, at: int, end: int) -> Iterable[Candidate]:
 
 
 def _quoted_key_value(text: bytes, at: int, end: int, quote: int) -> Iterable[Candidate]:
-    """``"NAME": "value"``, its quotes bare (a JSON line) or escaped once (JSON in a JSON string),
-    or ``'NAME': 'value'``: the value up to its closing quote, escaped as the key's are."""
+    """``"NAME": "value"``, its quotes bare (a JSON line) or escaped (JSON in a JSON string, once
+    or twice: a tool's input streamed as JSON text), or ``'NAME': 'value'``: the value up to its
+    closing quote, escaped as the key's are."""
     k = 0
     while at - 2 - k >= 0 and text[at - 2 - k] == 0x5C:
         k += 1
-    if k > 1 or (quote == 0x27 and k):
+    if k not in (0, 1, 3) or (quote == 0x27 and k):
         return ()
     stop = at - 1 - k
     word = _WORD_BACK.match(text[max(stop - 129, 0):stop][::-1])
@@ -298,21 +309,18 @@ def _quoted_key_value(text: bytes, at: int, end: int, quote: int) -> Iterable[Ca
         n = 0
         while j - n - 1 >= value and text[j - n - 1] == 0x5C:
             n += 1
-        if quote == 0x27:
-            closes = n == 0
-        elif k == 0:
-            closes = n % 2 == 0  # an odd run of backslashes escapes the quote: in the value
-        elif n % 2 == 0:
-            return ()  # a bare quote ends the string the escaped JSON is in before the value ends
-        else:
-            closes = n % 4 == 1  # \" ends the value; \\\" is an escaped quote in it
-        if closes:
+        # the quote as the key's closes the value; one escaped once more is a quote in the value;
+        # one escaped less ends the string the JSON is in before the value ends
+        level = n % (2 * k + 2)
+        if (quote == 0x27 and n == 0) or (quote == 0x22 and level == k):
             break
+        if quote == 0x22 and level != 2 * k + 1:
+            return ()
         j += 1
     stop = j - k
     secret = text[value:stop]
-    if not secret or b"[redacted:" in secret or _A_VALUE.match(secret) is None:
-        return ()
+    if not secret or b"[redacted:" in secret or _A_VALUE.match(secret) is None or (quote == 0x27 and b'"' in secret):
+        return ()  # (a quote in a '...' value may end the string it is in)
     return ((value, stop, "secret"),)
 
 
@@ -391,7 +399,7 @@ def _left(n: int, chars: bytes = rb"A-Za-z0-9+/_-") -> bytes:
 
 
 _KEYWORDS: Final = (b"password", b"passwd", b"secret", b"token", b"key")
-_COLON_GATE: Final = b"|".join(b"(?<=(?i:%s)%s:)" % (k, q) for k in _KEYWORDS for q in (b"", b'"', b"'", rb'\\"'))
+_COLON_GATE: Final = b"|".join(b"(?<=(?i:%s)%s:)" % (k, q) for k in _KEYWORDS for q in (b"", b'"', b"'", rb'\\"', rb'\\\\\\"'))
 _EQ_GATE: Final = b"|".join([b"(?<=(?i:%s)=)" % k for k in _KEYWORDS] + [b"(?<=(?i:%s)[ \t]=)" % k for k in _KEYWORDS]
                             + [b"(?<=[A-Z0-9_]=)", b"(?<=[A-Z0-9_][ \t]=)"])
 
@@ -454,6 +462,14 @@ def _decoded(escape: bytes) -> bytes:
     return _DECODED[escape[-2:].lower()]
 
 
+def _escaped_backslashes(escape: bytes) -> int:
+    """How many of the backslashes before a ``u00XX`` are escaped backslashes, not the escape's
+    own: the escape has as many as the depth it is at needs (1, 2, 4 ...), the largest power of
+    two that divides the run (``\\\\\\u006e``: an escaped backslash, then ``\\u006e``)."""
+    n = len(escape) - 5
+    return n - (n & -n)
+
+
 def _scan_decoded(text: bytes, lo: int, start: int, stop: int, known: tuple[bytes, ...]) -> list[Candidate]:
     """``scan`` of ``text[lo:stop]`` with its ASCII escapes decoded, the candidates' places mapped
     back: a candidate that takes a decoded character takes its whole escape."""
@@ -463,10 +479,11 @@ def _scan_decoded(text: bytes, lo: int, start: int, stop: int, known: tuple[byte
     raw_end: list[int] = []  # where each escape ends in the text
     at = lo
     for m in _ASCII_ESCAPE.finditer(text, lo, stop):
-        parts.append(text[at:m.start()])
+        begin = m.start() + _escaped_backslashes(m[0])
+        parts.append(text[at:begin])
         parts.append(_decoded(m[0]))
-        view_at.append(m.start() - lo - shift[-1])
-        shift.append(shift[-1] + m.end() - m.start() - 1)
+        view_at.append(begin - lo - shift[-1])
+        shift.append(shift[-1] + m.end() - begin - 1)
         raw_end.append(m.end())
         at = m.end()
     parts.append(text[at:stop])
@@ -483,8 +500,10 @@ def _scan_decoded(text: bytes, lo: int, start: int, stop: int, known: tuple[byte
 
 def plain_ascii(secret: bytes) -> bytes:
     """``secret`` with its ASCII escapes (but a quote's or backslash's) decoded."""
-    return _ASCII_ESCAPE.sub(lambda m: m[0] if m[0][-2:] in (b"22", b"5c", b"5C") else _decoded(m[0]), secret) \
-        if b"\\u00" in secret else secret
+    def one(m: re.Match[bytes]) -> bytes:
+        keep = _escaped_backslashes(m[0])
+        return m[0] if m[0][-2:].lower() in (b"22", b"5c") else m[0][:keep] + _decoded(m[0])
+    return _ASCII_ESCAPE.sub(one, secret) if b"\\u00" in secret else secret
 
 
 def _scan(text: bytes, start: int, stop: int, known: tuple[bytes, ...]) -> list[Candidate]:
