@@ -167,10 +167,10 @@ class Redactor:
         """One raw line with its secrets replaced; ``hole``: a part of it replaced by ``fill``
         instead (a streamed piece, redacted with its field); ``found``: as ``place``."""
         candidates = scan(raw, 0, len(raw), self.known)
-        if self._learnt(raw, candidates):  # a home path after the project folder's name: the name is whole there
-            candidates = scan(raw, 0, len(raw), self.known)
         if not candidates and hole is None:
             return raw
+        if self._learnt(raw, candidates):  # a home path after the project folder's name: the name is whole there
+            candidates = scan(raw, 0, len(raw), self.known)
         taken: list[Candidate] = []
         for c in candidates:
             if hole and c[0] < hole[1] and c[1] > hole[0]:
