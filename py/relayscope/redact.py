@@ -42,7 +42,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
-from .redact_rules import LEFT_IN_IDS, Candidate, choose, in_id_value, plain_ascii, scan
+from .redact_rules import LEFT_IN_IDS, Candidate, IdValues, choose, plain_ascii, scan
 from .redact_stream import HOLD_BYTES, Streams
 
 PLACEHOLDER: Final = "[redacted:{kind}:{n}]"
@@ -172,10 +172,11 @@ class Redactor:
         if self._learnt(raw, candidates):  # a home path after the project folder's name: the name is whole there
             candidates = scan(raw, 0, len(raw), self.known)
         taken: list[Candidate] = []
+        ids: IdValues | None = None
         for c in candidates:
             if hole and c[0] < hole[1] and c[1] > hole[0]:
                 continue  # the streamed piece's, redacted with its field
-            if c[2] in LEFT_IN_IDS and in_id_value(raw, c[0]):
+            if c[2] in LEFT_IN_IDS and (ids := ids or IdValues(raw))(c[0]):
                 self._leave(c, raw, number, found)
             else:
                 taken.append(c)

@@ -558,24 +558,49 @@ _ID_KEY: Final = re.compile(rb"(?:id|Id|ID|uuid|UUID|.*[_-]id|.*[a-z]Id|.*[a-z]I
 
 def in_id_value(text: bytes, at: int) -> bool:
     """Whether ``at`` is inside the string value of an id-like key (``"id": "..."``, ``uuid``,
-    ``*_id``, ``signature``, ``hash`` ...), read back from ``at``: the last unescaped quote
-    opens the string (true of any place inside a string of a JSON line), and a key and a colon
-    come before it."""
-    q = _last_quote(text, at)
-    if q < 0:
-        return False
-    j = q - 1
-    while j >= 0 and text[j] in b" \t":
+    ``*_id``, ``signature``, ``hash`` ...): ``IdValues`` asked once."""
+    return IdValues(text)(at)
+
+
+class IdValues:
+    """Whether places of one text are inside the string value of an id-like key, read back from
+    each: the last unescaped quote opens the string (true of any place inside a string of a JSON
+    line), and a key and a colon come before it. Asked in increasing order (as candidates come),
+    the places cost one reading of the text in all, however many escaped quotes it holds."""
+
+    __slots__ = ("quote", "text", "upto")
+
+    def __init__(self, text: bytes) -> None:
+        self.text, self.upto, self.quote = text, 0, -1  # the last unescaped quote before upto
+
+    def __call__(self, at: int) -> bool:
+        text = self.text
+        q = self._last_quote(at)
+        if q < 0:
+            return False
+        j = q - 1
+        while j >= 0 and text[j] in b" \t":
+            j -= 1
+        if j < 0 or text[j] != 0x3A:  # ':'
+            return False
         j -= 1
-    if j < 0 or text[j] != 0x3A:  # ':'
-        return False
-    j -= 1
-    while j >= 0 and text[j] in b" \t":
-        j -= 1
-    if j < 0 or text[j] != 0x22 or _escaped(text, j):
-        return False
-    k = _last_quote(text, j)
-    return k >= 0 and _ID_KEY.match(text, k + 1, j) is not None
+        while j >= 0 and text[j] in b" \t":
+            j -= 1
+        if j < 0 or text[j] != 0x22 or _escaped(text, j):
+            return False
+        k = _last_quote(text, j)
+        return k >= 0 and _ID_KEY.match(text, k + 1, j) is not None
+
+    def _last_quote(self, at: int) -> int:
+        if at < self.upto:  # behind the last place asked: from the last quote known, if it is before
+            return self.quote if self.quote < at else _last_quote(self.text, at)
+        q = self.text.rfind(b'"', self.upto, at)
+        while q >= self.upto and _escaped(self.text, q):
+            q = self.text.rfind(b'"', self.upto, q)
+        if q >= self.upto:
+            self.quote = q
+        self.upto = at
+        return self.quote
 
 
 def _last_quote(text: bytes, before: int) -> int:

@@ -357,7 +357,8 @@ def test_a_megabyte_line_of_near_secrets_is_redacted() -> None:
     rule rescanned from each, and such a line did not finish in minutes) are redacted in full:
     each anchor is matched where it is. The time per megabyte, flat in the line's length, is
     bench/redact_bench.py's."""
-    for unit in ("password=password=", "-Users-", "a@b.", "sk-ant-", "AKIA" * 4 + "-", "/home/", "x=" * 3):
+    for unit in ("password=password=", "-Users-", "a@b.", "sk-ant-", "AKIA" * 4 + "-", "/home/", "x=" * 3,
+                 '"api_key": "ab', "\npassword: a1b2c3", "\\u0041KIA", "/Users/a-b/-Users-a-b-"):
         line = json.dumps({"t": unit * (1_000_000 // len(unit)) + " " + SECRETS["aws-key"]})
         out = Redactor().line(line)
         assert json.loads(out)["t"].endswith(" [redacted:aws-key:1]"), unit
