@@ -6,9 +6,10 @@ replaced by a stable placeholder, ``[redacted:KIND:N]``: the same secret always 
 (per redactor: one run, one share), so a reader can still tell that two places held the same key.
 Kinds: ``anthropic-key``, ``openai-key``, ``aws-key``, ``github-token``, ``gitlab-token``,
 ``slack-token``, ``google-key``, ``stripe-key``, ``jwt``, ``private-key``, ``secret``
-(``password=``/``token=``, ``.env``-style assignments, bearer tokens), ``url-credentials``,
-``email``, ``user`` (the user name in ``/Users/NAME/``, ``/home/NAME/``, ``C:\\Users\\NAME\\``,
-and in Claude Code's project folder names, ``-Users-NAME-``).
+(``password=``/``token=``, ``.env``-style assignments, ``"password": "..."`` and YAML's
+``password: ...``, bearer tokens), ``url-credentials``, ``email``, ``user`` (the user name in
+``/Users/NAME/``, ``/home/NAME/``, ``C:\\Users\\NAME\\``, and in Claude Code's project folder
+names, ``-Users-NAME-``, whole where the session's ``cwd`` or a home path has shown it).
 
 How, so that the translation of the redacted input is the original's but for the secrets:
 

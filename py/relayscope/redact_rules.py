@@ -10,13 +10,14 @@ imported.
 How it reads the text (the theory of operation):
 
 - **One pass.** A gate regex finds *anchors*: the fixed start of a key format (``AKIA``, ``eyJ``,
-  ``sk-``, ``ghp_``, ``-----BEGIN`` ...), an ``@``, an ``=`` after a word that names a secret,
-  ``Users`` or ``home`` after a path separator. Every alternative of the gate starts with a literal
+  ``sk-``, ``ghp_``, ``-----BEGIN`` ...), an ``@``, an ``=`` after a word that names a secret, a
+  ``:`` after a name ending as one does (``"password":``, ``password:``), ``Users`` or ``home``
+  after a path separator. Every alternative of the gate starts with a literal
   byte, so Python's ``re`` skips to the next possible anchor by a character set; the text is read
   once by the gate and then only around the anchors (``ANCHORS``: anchor, rows it runs).
 - **Anchored rows.** A row's matcher runs at its anchor (a regex ``match`` at a fixed offset, or a
   few lines of Python for the rows that read backwards: an e-mail's local part before ``@``, the
-  word before ``=``, the scheme before ``user:password@``). Nothing rescans from every start, and
+  word before ``=`` or ``:``, the scheme before ``user:password@``). Nothing rescans from every start, and
   each matcher reads a bounded distance around its anchor (``BACK`` before it, ``AHEAD`` past its
   match) except for a run of one character class, which ends its match: so scanning is linear in
   the text, and a window ``AHEAD`` short of a streamed field's end already has its final
@@ -25,7 +26,9 @@ How it reads the text (the theory of operation):
   ``\\t`` before a token separates it as a newline would, a slash may be written ``\\/``, a
   Windows path separator is a run of backslashes, a quote in a value may be ``\\"``. A candidate
   never starts or ends inside an escape and never holds an unescaped quote, so replacing it keeps
-  a JSON line JSON with the same structure.
+  a JSON line JSON with the same structure. A ``\\u`` escape of printable ASCII (``\\u0041KIA``)
+  is read as its character: a text that has one is scanned with them decoded, and a candidate
+  takes its escapes whole (``_scan_decoded``).
 - **Nothing of a placeholder** (``[redacted:KIND:N]``) can be taken for a secret: no row's
   characters include ``[`` and the value rows refuse a value starting with one; redacting twice is
   redacting once.
@@ -37,7 +40,8 @@ in TOML with entropy thresholds and allowlists, several with ``(?i)`` mid-patter
 ``re`` refuses; neither reads JSON-escaped text. Neither runs as it is in the browser worker; the
 tests use detect-secrets as an independent check on our output instead (tests/unit/test_redact.py).
 
-Must not: decide what replaces a span, keep anything between calls, or import the package.
+Must not: decide what replaces a span, keep anything between calls (``IdValues`` holds one
+text's reading while its candidates are asked about), or import the package.
 """
 
 from __future__ import annotations
