@@ -389,6 +389,7 @@ function draw() {
     drawLane(li, w);
     if (performance.now() - t1 > slowest[0]) slowest = [performance.now() - t1, li];
   }
+  writeGapLabels(); // the frame's writes to elements, after its canvases (see placeGapLabels)
   section.dataset.view = `${round(view[0])} ${round(view[1])}`;
   // the last frame's cost, and its slowest track (bench/swimlanes_bench.py)
   section.dataset.drawMs = (performance.now() - t).toFixed(1);
@@ -536,29 +537,33 @@ function drawLane(li, w) {
 }
 
 // The breaks in view, on a track or the ruler: a band the colour of the borders, a zigzag at
-// each edge (the axis is cut there).
+// each edge (the axis is cut there). All bands in one colour, all zigzags in one path and one
+// stroke: a stroke per break, on every track, cost a frame at Fit many times the spans' drawing
+// (bench/swimlanes_bench.py --folded).
 function drawBreaks(ctx, u0, k, height) {
   const w = ctx.canvas.width;
+  const shown = [];
   for (const b of breaks) {
     const a = (b.x0 - u0) * k;
     const z = Math.max((b.x1 - u0) * k, a + 3);
-    if (z < -4 || a > w + 4) continue;
-    ctx.globalAlpha = 0.45;
-    ctx.fillStyle = colors.border;
-    ctx.fillRect(a, 0, z - a, height);
-    ctx.globalAlpha = 1;
-    ctx.strokeStyle = colors.muted;
-    ctx.lineWidth = 1;
-    ctx.beginPath();
-    for (const x of [a, z]) {
-      for (let y = 0; y <= height; y += 4) {
-        const dx = (y / 4) % 2 ? 1.5 : -1.5;
-        if (y === 0) ctx.moveTo(x + dx, y);
-        else ctx.lineTo(x + dx, y);
-      }
-    }
-    ctx.stroke();
+    if (z >= -4 && a <= w + 4) shown.push(a, z);
   }
+  if (!shown.length) return;
+  ctx.globalAlpha = 0.45;
+  ctx.fillStyle = colors.border;
+  for (let q = 0; q < shown.length; q += 2) ctx.fillRect(shown[q], 0, shown[q + 1] - shown[q], height);
+  ctx.globalAlpha = 1;
+  ctx.strokeStyle = colors.muted;
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  for (const x of shown) {
+    for (let y = 0; y <= height; y += 4) {
+      const dx = (y / 4) % 2 ? 1.5 : -1.5;
+      if (y === 0) ctx.moveTo(x + dx, y);
+      else ctx.lineTo(x + dx, y);
+    }
+  }
+  ctx.stroke();
 }
 
 function niceStep(range, px) {
@@ -614,6 +619,9 @@ function pieces(a, b) {
 
 // Each break's label on the ruler, over its break, where it fits beside the one before; else
 // shortened to the time ("4h 07m"), else only its title says it. Returns where the shown ones are.
+// Placed here, written to the elements by writeGapLabels once the frame's canvases are drawn: a
+// canvas' font set after a write to the page's elements makes the browser compute the page's
+// styles then and there, which cost a folded frame ten times its drawing (bench/swimlanes_bench.py --folded).
 function placeGapLabels(u0, k, w) {
   const taken = [];
   let free = -Infinity;
@@ -621,15 +629,14 @@ function placeGapLabels(u0, k, w) {
     const a = (b.x0 - u0) * k;
     const z = (b.x1 - u0) * k;
     const visible = z >= 0 && a <= w;
-    b.el.hidden = !visible;
-    if (!visible) continue;
+    if (!visible) {
+      b.next = null;
+      continue;
+    }
     const mid = (a + z) / 2;
     const short = b.label.replace(/ idle$/, "");
     const fit = [b.label, short].find((text) => mid - (text.length * 5.5 + 6) / 2 >= free + 2);
-    b.el.textContent = fit ?? short;
-    b.el.classList.toggle("sl-gap-quiet", fit === undefined);
-    b.el.style.left = `${a}px`;
-    b.el.style.width = `${Math.max(z - a, 3)}px`;
+    b.next = { text: fit ?? short, quiet: fit === undefined, left: `${a}px`, width: `${Math.max(z - a, 3)}px` };
     if (fit !== undefined) {
       const half = (fit.length * 5.5 + 6) / 2;
       taken.push([mid - half, mid + half]);
@@ -637,6 +644,22 @@ function placeGapLabels(u0, k, w) {
     }
   }
   return taken;
+}
+
+// The breaks' labels as placed, written where they changed (none, a frame that only redraws).
+function writeGapLabels() {
+  for (const b of breaks) {
+    const n = b.next;
+    const o = b.shown;
+    if (o === n || (o && n && o.text === n.text && o.quiet === n.quiet && o.left === n.left && o.width === n.width)) continue;
+    b.shown = n;
+    b.el.hidden = !n;
+    if (!n) continue;
+    b.el.textContent = n.text;
+    b.el.classList.toggle("sl-gap-quiet", n.quiet);
+    b.el.style.left = n.left;
+    b.el.style.width = n.width;
+  }
 }
 
 function fmtDur(x, at = false) {
@@ -1033,3 +1056,15 @@ export const range = () => (brush ? [round(brush[0]), round(brush[1])] : null);
 
 // For scripts and tests: where row r of a track is drawn at the current density, [top, height] in px.
 export const rowBox = (r) => [rowY(r), rowH(r)];
+
+// For scripts and benchmarks: how many spans and marks the tracks hold.
+export function counts() {
+  let spans = 0;
+  let marks = 0;
+  for (let li = 0; li < lanes.length; li++) {
+    const lane = get(li);
+    spans += lane.s.length;
+    marks += lane.mat.length;
+  }
+  return { spans, marks };
+}
