@@ -222,14 +222,21 @@ def compare(browser, n: int) -> dict[str, float]:
     return out
 
 
-def run(browser, url: str, path: Path) -> dict[str, Any]:
+def opened(browser, url: str, path: Path, picker: str = "file-input") -> Any:
+    """A page of the app with ``path`` opened (a file, or a folder through the folder picker) and
+    its swimlanes drawn; its long tasks recorded from the start."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.add_init_script(LONG_TASKS)
     page.goto(url)
     page.wait_for_selector("html[data-app-state=ready]", state="attached", timeout=600_000)
-    page.set_input_files('[data-testid="file-input"]', str(path))
+    page.set_input_files(f'[data-testid="{picker}"]', str(path))
     page.wait_for_selector("html[data-app-state=done]", state="attached", timeout=3_600_000)
     page.wait_for_selector("[data-testid=swimlanes][data-view]", state="attached", timeout=600_000)
+    return page
+
+
+def run(browser, url: str, path: Path) -> dict[str, Any]:
+    page = opened(browser, url, path)
     spans, marks = counts(page)
     tracks = page.locator("[data-testid=swimlane-track]").count()
     load_ms = float(page.get_attribute("[data-testid=swimlanes]", "data-load-ms") or 0)
@@ -256,13 +263,7 @@ def fit_frames(page, n: int = 20) -> list[float]:
 
 def folded(browser, url: str, folder: Path) -> dict[str, Any]:
     """The same moves on one run, its axis folded and to scale, twice each, alternating."""
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.add_init_script(LONG_TASKS)
-    page.goto(url)
-    page.wait_for_selector("html[data-app-state=ready]", state="attached", timeout=600_000)
-    page.set_input_files('[data-testid="folder-input"]', str(folder))
-    page.wait_for_selector("html[data-app-state=done]", state="attached", timeout=3_600_000)
-    page.wait_for_selector("[data-testid=swimlanes][data-view]", state="attached", timeout=600_000)
+    page = opened(browser, url, folder, "folder-input")
     section = "[data-testid=swimlanes]"
     out: dict[str, Any] = {
         "mb": sum(f.stat().st_size for f in folder.rglob("*.jsonl")) / 2**20,
