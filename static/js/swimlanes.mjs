@@ -334,7 +334,9 @@ function load() {
     lane.box.addEventListener("keydown", (ev) => onKey(ev, li));
     lane.box.addEventListener("focus", () => {
       for (const other of lanes) other.box.tabIndex = other === lane ? 0 : -1;
-      if (!cursor || cursor.lane !== li) moveTo(li, nearest(get(li), toTime((view[0] + view[1]) / 2)));
+      // from the keyboard: the span nearest the view's middle; from a press (drag is set on
+      // pointerdown, before the focus), what the pointer picks and says
+      if (!drag && (!cursor || cursor.lane !== li)) moveTo(li, nearest(get(li), toTime((view[0] + view[1]) / 2)));
     });
   });
   section.dataset.loadMs = (performance.now() - t).toFixed(1);

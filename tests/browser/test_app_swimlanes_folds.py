@@ -141,6 +141,8 @@ def check_sub_agents_drawn_wide_enough_to_click(app: AppDriver) -> int:
         seq = next(s for s in spans_of(app, lane) if not s["flags"] & 1)["seq"]
         app.page.mouse.click(left + CLICKABLE_PX - 1, y)
         app.page.wait_for_selector(f'[data-testid=timeline] .row.selected[data-seq="{seq}"]', state="attached")
+        # the track took the focus from the click: its tip still names what was clicked
+        assert tip.text_content().startswith(f"{label} · "), tip.text_content()
     return squeezed
 
 
