@@ -22,6 +22,9 @@ and repeated up to --mb megabytes, written once to bench/out/. Measured in the s
              hand-over of the file comes before `change` and is not counted), then a re-run
              with the 'none' strategy, a text filter over every row, then (--audit) the audit
              of every strategy.
+--against DIR (a `make dist` folder of another build) loads the same file in that build too, in
+the same rounds (each run divided by a CLI run just before it), and prints its line beside this
+build's: a before and after in one run, on a machine whose speed drifts.
 With --first-rows SIZES (MB, comma-separated), only the load, per size: the file chosen to its
 first screen of rows (<html data-first-rows-ms> appears: drawn while the rest is translated) and
 to done, each as a ratio to the CLI run just before it on the same file.
@@ -34,6 +37,7 @@ Times are ratios against the CLI.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import subprocess
@@ -273,6 +277,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--audit", action="store_true", help="also time the audit (4 strategies)")
     parser.add_argument("--first-rows", metavar="SIZES", help="MB, comma-separated: first rows and done per size")
+    parser.add_argument("--against", type=Path, help="a `make dist` folder of another build, loaded in the same rounds")
     args = parser.parse_args()
     if not (ROOT / "static" / "vendor" / "pyodide" / "pyodide.mjs").is_file():
         raise SystemExit("static/vendor/ is empty: run `make site` first")
@@ -286,13 +291,18 @@ def main() -> None:
 
     from playwright.sync_api import sync_playwright
 
-    runs = []
-    with serving(ROOT) as url, sync_playwright() as playwright:
+    runs, other = [], []
+    with contextlib.ExitStack() as stack, sync_playwright() as playwright:
+        url = stack.enter_context(serving(ROOT))
+        other_url = stack.enter_context(serving(args.against.resolve())) if args.against else None
         browser = launch(playwright)
         for _ in range(args.runs):
             cli = cli_seconds(path)
             runs.append(browser_run(browser, url, path, args.audit) | {"cli": cli * 1000,
                                                                      "worker": worker_run(browser, url, path)})
+            if other_url is not None:
+                cli = cli_seconds(path)
+                other.append(browser_run(browser, other_url, path, args.audit) | {"cli": cli * 1000})
         browser.close()
 
     def med(key: str) -> float:
@@ -317,6 +327,15 @@ def main() -> None:
     parts = {k: statistics.median(r["parts"].get(k, 0.0) for r in runs) for k in runs[0]["parts"]}
     print(f"           {'':8}      (the page's own account, medians: "
           + ", ".join(f"{k} {v:.0f}" for k, v in parts.items()) + " ms)")
+    if other:
+        pairs = ", ".join(f"{r['load'] / r['cli']:.2f}" for r in other)
+        load = statistics.median(r["load"] for r in other)
+        x = statistics.median(r["load"] / r["cli"] for r in other)
+        print(f"  against  {load:8.0f} ms   x{x:.2f}   ({args.against}: file chosen -> done; each run over the CLI "
+              f"run before it: {pairs})")
+        parts = {k: statistics.median(r["parts"].get(k, 0.0) for r in other) for k in other[0]["parts"]}
+        print(f"           {'':8}      (its own account, medians: "
+              + ", ".join(f"{k} {v:.0f}" for k, v in parts.items()) + " ms)")
     print(f"  rerun    {med('rerun'):8.0f} ms   x{ratio('rerun'):.2f}   (strategy 'none', in the page)")
     print(f"  filter   {med('filter'):8.0f} ms            (text 'error' over every row, typed -> shown; "
           f"longest task {med('filter_longest'):.0f} ms)")
