@@ -24,7 +24,8 @@ and repeated up to --mb megabytes, written once to bench/out/. Measured in the s
              of every strategy.
 --against DIR (a `make dist` folder of another build) loads the same file in that build too, in
 the same rounds (each run divided by a CLI run just before it), and prints its line beside this
-build's: a before and after in one run, on a machine whose speed drifts.
+build's: a before and after in one run, on a machine whose speed drifts (with --first-rows too: each
+load in a browser of its own, so that each renderer's peak is its own).
 With --first-rows SIZES (MB, comma-separated), only the load, per size: the file chosen to its
 first screen of rows (<html data-first-rows-ms> appears: drawn while the rest is translated) and
 to done, each as a ratio to the CLI run just before it on the same file.
@@ -254,21 +255,25 @@ def renderer_peak_mb() -> float:
     return peak / 1024
 
 
-def first_rows(sizes: list[int]) -> None:
+def first_rows(sizes: list[int], against: Path | None = None) -> None:
     from playwright.sync_api import sync_playwright
 
     print("asked   file MB   cli ms   first rows ms (x cli)   done ms (x cli)   (first rows: after the first 256 KiB)")
-    with serving(ROOT) as url, sync_playwright() as playwright:
-        browser = launch(playwright)
+    with contextlib.ExitStack() as stack, sync_playwright() as playwright:
+        builds = [("", stack.enter_context(serving(ROOT)))]
+        if against is not None:
+            builds.append((f" {against}", stack.enter_context(serving(against.resolve()))))
         for mb in sizes:
             path = make_input(mb)  # whole copies of the corpus: the file may be larger than asked
             cli_seconds(path)  # bytecode and file cache
-            cli = cli_seconds(path) * 1000
-            r = first_rows_run(browser, url, path)
-            print(f"{mb:4d} MB {path.stat().st_size / 2**20:8.1f} {cli:8.0f}   {r['first']:8.0f} (x{r['first'] / cli:.3f})"
-                  f"      {r['done']:8.0f} (x{r['done'] / cli:.2f})   (page's data-first-rows-ms {r['first_attr']:.0f}; "
-                  f"renderer peak RSS {r['peak_mb']:.0f} MB)")
-        browser.close()
+            for name, url in builds:
+                cli = cli_seconds(path) * 1000
+                browser = launch(playwright)  # a browser of its own: the renderer's peak is this load's
+                r = first_rows_run(browser, url, path)
+                browser.close()
+                print(f"{mb:4d} MB {path.stat().st_size / 2**20:8.1f} {cli:8.0f}   {r['first']:8.0f} "
+                      f"(x{r['first'] / cli:.3f})      {r['done']:8.0f} (x{r['done'] / cli:.2f})   (page's "
+                      f"data-first-rows-ms {r['first_attr']:.0f}; renderer peak RSS {r['peak_mb']:.0f} MB){name}")
 
 
 def main() -> None:
@@ -282,7 +287,7 @@ def main() -> None:
     if not (ROOT / "static" / "vendor" / "pyodide" / "pyodide.mjs").is_file():
         raise SystemExit("static/vendor/ is empty: run `make site` first")
     if args.first_rows:
-        first_rows([int(x) for x in args.first_rows.split(",")])
+        first_rows([int(x) for x in args.first_rows.split(",")], args.against)
         return
     path = make_input(args.mb)
     size = path.stat().st_size
