@@ -50,6 +50,13 @@ _NUMBERED: Final = re.compile(r"^\s*\d+[→\t]")  # a line of Read's output (cat
 
 def clip(text: str, width: int = WIDTH) -> str:
     """One line: whitespace runs become one space; past ``width``, cut with an ellipsis."""
+    if width > 0 and len(text) > 4 * width:
+        # A long text (a result, a file written) shows only its start: a start of it made one line
+        # is the start of the whole made one line, so when that is past ``width`` it is cut the same
+        # without the rest being split (the rows and the search index clip every result this way).
+        head = " ".join(text[: 4 * width].split())
+        if len(head) > width:
+            return head[: width - 1] + "…"
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
 
