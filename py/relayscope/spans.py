@@ -1232,6 +1232,11 @@ def _top(by_tool: Mapping[str, list[float]], top: int) -> list[dict[str, Any]]:
     return out
 
 
+def counted(n: int, noun: str) -> str:
+    """``1 sub-agent``, ``3 sub-agents``: a count in words."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def duration_words(seconds: float, axis: str) -> str:
     """A span's length for people: ``4.2 s``, ``2m 05s``; ``12 lines`` off the time axis."""
     if axis == LINE:
@@ -1293,11 +1298,11 @@ def render_figures(fig: Mapping[str, Any]) -> str:
     out = [f"axis: {fig['axis_words']}" + (f" · session {fig['session_id']}" if fig.get("session_id") else ""),
            f"run: wall {q(run['wall'])} = in tools {q(run['tools'])} ({run['tool_calls']} calls) + "
            f"waiting on the model {q(run['model_wait'])} + idle {q(run['idle'])}{overlaps(run['overlap'])} · "
-           f"{run['agents']} sub-agent(s)",
+           f"{counted(run['agents'], 'sub-agent')}",
            f"     tokens {run['tokens']['input_tokens']} in · {run['tokens']['output_tokens']} out · "
            f"{run['tokens']['cache_read_tokens']} cache read · {run['tokens']['cache_creation_tokens']} cache write"
-           + (f" · {run['lost_blocks']} lost block(s)" if run["lost_blocks"] else "")
-           + (f" · {run['errors']} error(s)" if run["errors"] else "")]
+           + (f" · {counted(run['lost_blocks'], 'lost block')}" if run["lost_blocks"] else "")
+           + (f" · {counted(run['errors'], 'error')}" if run["errors"] else "")]
     out += [f"     {t['tool']:<16} {t['calls']:>5} calls  {q(t['time'])}" for t in run["by_tool"]]
     for ln in fig["lanes"]:
         out.append(f"{'  ' * ln['depth']}{ln['label']}: wall {q(ln['wall'])} = tools {q(ln['tools'])} + "

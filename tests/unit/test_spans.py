@@ -331,6 +331,7 @@ def test_cli_stats(capsys: pytest.CaptureFixture[str]) -> None:
     text = capsys.readouterr().out
     assert text.startswith("axis: input line order · session sess-demo-1")
     assert "\n  Explore: Search for usages: wall 6 lines" in text and "main agent: wall 9 lines" in text
+    assert " · 2 sub-agents\n" in text  # counted in words, not "2 sub-agent(s)"
     assert cli.main(["stats", "--json", str(src)]) == 0
     (fig,) = json.loads(capsys.readouterr().out)
     assert fig["run"]["agents"] == 2 and fig["lanes"][0]["lane"] == MAIN
