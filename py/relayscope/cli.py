@@ -894,9 +894,15 @@ class Table:
 
 
 def _write_out(data: bytes) -> None:
+    _write_pieces((data,))
+
+
+def _write_pieces(pieces: Iterable[bytes]) -> None:
+    """Output made as it is written, each piece let go once written."""
     out = stdout()
     try:
-        out.write(data)
+        for piece in pieces:
+            out.write(piece)
         out.flush()
     except OSError as exc:
         raise OutputError(exc) from exc
@@ -906,20 +912,37 @@ def cmd_audit(args: argparse.Namespace) -> int:
     items = named(args.file)
     if _many(items):
         return _audit_many(args, items)
-    import msgspec
-
-    from .audit import render
+    from .audit import json_pieces, render
     from .multifile import audit_input
 
-    lines = _lines_of(_one(items[0]), args)
+    source = _one(items[0])
+    again = _again(source, args)
+    lines = _lines_of(source, args)
     name = _run.name or ""
-    (result,) = audit_input(lines, fmt=args.input_format, name=name, items=False)
+    (result,) = audit_input(lines, fmt=args.input_format, name=name, items=False, again=again)
     if not result.comparable:
         raise UsageError(f"{name}: audit compares de-dup strategies; an Arbiter SSE stream has no duplicates to compare")
-    _write_out(json_out(msgspec.json.encode(result.audits) + b"\n") if args.json else render(result.audits).encode())
+    if args.json:
+        _write_pieces(json_out(piece) for piece in json_pieces(result.audits, end=b"\n"))
+    else:
+        _write_out(render(result.audits).encode())
     report_redaction(args)
     report_files(result.errors)
     return INPUT_ERRORS if result.errors else OK
+
+
+def _again(source: Input, args: argparse.Namespace) -> Callable[[], Iterator[bytes]] | None:
+    """``source``'s lines read again from the first, for a command that reads a file more than
+    once to hold less: a regular file named on the command line, not redacted (redacting each pass
+    would cost more than the memory saved); None for a pipe or stdin, read once."""
+    if source.path == STDIN or source.live or redactor_of(args) is not None:
+        return None
+
+    def lines() -> Iterator[bytes]:
+        _run.line = 0
+        return _lines_of(Input(source.path), args)
+
+    return lines
 
 
 def _audit_many(args: argparse.Namespace, items: list[Named]) -> int:

@@ -1,7 +1,8 @@
 """``trace`` and ``audit`` of one input in constant memory: the trace written as its lines come (the
 same bytes as the whole input rendered at once), the audit in one pass with every strategy fed
-each line in turn and of each block only a digest kept (its words only while a strategy has not
-emitted it). Peak memory itself is measured by bench/memory_bench.py, never asserted here."""
+each line in turn (or, of a file read again, a few strategies a pass) and of each block only a
+digest, its line, first seqs and deflated words kept in flat arrays. Peak memory itself is measured
+by bench/memory_bench.py, never asserted here."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from relayscope import relay as R
 from relayscope._bounded import WITHDRAW_WINDOW
 from relayscope.analysis import Analyzer
 from relayscope.audit import Audit, Inventory, StrategyAudit, digest
-from relayscope.multifile import audit_input
+from relayscope.multifile import PER_PASS, audit_input
 from relayscope.textout import Names
 from relayscope.translator import STRATEGIES
 from relayscope.wire import split_lines
@@ -114,16 +115,43 @@ def one_pass(path: Path, strategies: list[str]) -> tuple[Audit, Inventory, list[
     return audit, inv, audit.finish()
 
 
-def test_audit_keeps_a_digest_per_block_and_words_only_while_a_strategy_has_not_emitted_it() -> None:
+def test_audit_keeps_of_each_block_a_digest_a_line_and_first_seqs_in_flat_arrays() -> None:
     audit, inv, (none, lineage) = one_pass(SEEDS / "cumulative-dedup.ndjson", ["none", "lineage"])
     assert none.lost == lineage.lost == 0 and none.duplicated == 2 and lineage.duplicated == 0
-    assert all(type(d) is bytes and len(d) == 16 for d in audit.blocks)
-    assert all(type(v) is int for v in audit.blocks.values())
-    assert audit.words == {}  # every block emitted by both: no words left to report
+    n = len(audit.blocks)
+    assert n == none.blocks and len(audit.blocks.digests) == 16 * n and len(audit.lines) == len(audit.words) == n
+    assert all(len(firsts) == n and all(firsts) for firsts in audit.firsts)  # every block emitted by both
     assert inv.items == {}
     audit, _, (index, lineage) = one_pass(SEEDS / "gotchas.ndjson", ["index", "lineage"])
     assert index.lost == 3 and lineage.lost == 0
-    assert sorted(audit.words.values()) == sorted(index.lost_keys)
+    assert sorted(audit.words[b] for b, first in enumerate(audit.firsts[0]) if not first) == sorted(index.lost_keys)
+
+
+def test_audit_of_a_file_read_again_is_the_audit_of_one_pass() -> None:
+    """A file the audit may read again is translated a few strategies a pass (only their windows
+    held at once), the inventory along the first pass: the same audit as one pass over a pipe."""
+    for path in [*REAL_FILES[:8], STREAMING, SEEDS / "gotchas.ndjson"]:
+        data = path.read_bytes()
+        reads: list[int] = []
+
+        def again(data: bytes = data, reads: list[int] = reads) -> Iterator[bytes]:
+            reads.append(1)
+            yield from split_lines(data)
+
+        (passes,) = audit_input(iter(split_lines(data)), name=path.name, items=False, again=again)
+        (once,) = audit_input(iter(split_lines(data)), name=path.name, items=False)
+        assert passes.audits == once.audits and passes.errors == once.errors, path.name
+        assert len(reads) == -(-len(STRATEGIES) // PER_PASS) - 1
+
+
+def test_a_file_read_again_is_read_as_far_as_the_first_pass_read_it() -> None:
+    """A file that grows while it is audited (a session still written) is audited as it was when
+    the first pass reached its end: the later passes read no further."""
+    data = STREAMING.read_bytes()
+    grown = data + b"".join(split_lines((SEEDS / "gotchas.ndjson").read_bytes()))
+    (passes,) = audit_input(iter(split_lines(data)), items=False, again=lambda: iter(split_lines(grown)))
+    (once,) = audit_input(data, items=False)
+    assert passes.audits == once.audits
 
 
 def test_a_streamed_block_is_found_when_its_message_ends_not_at_the_end_of_the_input() -> None:
@@ -132,7 +160,7 @@ def test_a_streamed_block_is_found_when_its_message_ends_not_at_the_end_of_the_i
     found_at: dict[bytes, int] = {}
     for n, line in enumerate(lines, 1):
         inv.add_line(n, line)
-        for key, _ in inv.fresh:
+        for key, _, _ in inv.fresh:
             found_at.setdefault(digest(key), n)
         inv.fresh.clear()
         if b'"type":"result"' in line:
