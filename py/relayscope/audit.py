@@ -238,6 +238,8 @@ class Inventory:
 
     def finish(self) -> dict[Key, Item]:
         self._end_streams()
+        self.by_message.clear()  # the input ended: no fallback can withdraw them now
+        self.uuid_message.clear()
         for key, item in self.items.items():
             if self.withdrawn and digest(key) in self.withdrawn:
                 item.retracted = True
@@ -368,10 +370,13 @@ class Audit:
         self.strategies = list(strategies)
         n = len(self.strategies)
         # of block b (numbered as found): its digest's number is b; the line it was found on; the
-        # first seq + 1 each strategy emitted it with (0: not yet); its words (deflated)
+        # first seq + 1 each strategy emitted it with (0: not yet), from its first relay to its end,
+        # then only whether it did (a byte); its words (deflated)
         self.blocks = DigestIndex()
         self.lines = array("I")
         self.firsts = [array("I") for _ in range(n)]
+        self.emitted: list[bytes | None] = [None] * n
+        self._growing: dict[int, array[int]] = {}  # the firsts of the strategies fed and not ended
         self.words = Texts()
         self.files: dict[int, str] = {}  # the file of a block found in one of several
         self.withdrawn: set[Digest] = set()
@@ -383,6 +388,7 @@ class Audit:
         self._states = [LaneStates() for _ in range(n)]  # sub-agent lanes as the relays tell (subagents)
         self._results: list[list[R.TurnComplete]] = [[] for _ in range(n)]  # with the CLI's sub-agent count
         self._ended: list[tuple[dict[str, Any], dict[str, Any]] | None] = [None] * n  # (tokens, subagents)
+        self._unmatched = [0] * n
 
     def take(self, inventory: Inventory) -> None:
         """The blocks ``inventory`` found since the last take (and those its lines withdrew)."""
@@ -404,13 +410,23 @@ class Audit:
         n = len(blocks)
         if blocks.add(d) == n:
             self.lines.append(line)
-            for firsts in self.firsts:
+            for firsts in self._growing.values():
                 firsts.append(0)
             self.words.append(describe(key))
             if file is not None:
                 self.files[n] = file
 
+    def _start(self, k: int) -> None:
+        """Strategy ``k``'s first relays: its firsts kept from now (a strategy translated in a later
+        pass holds none while the first pass runs)."""
+        firsts = self.firsts[k]
+        if k not in self._growing:
+            firsts.frombytes(bytes(firsts.itemsize * (len(self.blocks) - len(firsts))))
+            self._growing[k] = firsts
+
     def feed(self, k: int, relays: Sequence[R.Relay]) -> None:
+        if k not in self._growing:
+            self._start(k)
         keys, count = self._keys[k], self._count
         self._relays[k] += len(relays)
         self._tokens[k].feed(relays)
@@ -444,15 +460,25 @@ class Audit:
             dup[2].append(seq)
 
     def end(self, k: int, lanes: Mapping[str, Lane] | None = None) -> None:
-        """No relay of strategy ``k`` follows: its last streamed blocks are whole, its tokens and
-        sub-agents (``lanes``: as in ``finish``) are counted, and what counted them is let go."""
+        """No relay of strategy ``k`` follows and no block is found after (the inventories taken and
+        finished): its last streamed blocks are whole, its relays whose blocks were found late counted,
+        its tokens and sub-agents (``lanes``: as in ``finish``) too, and what counted them let go."""
         if self._ended[k] is not None:
             return
+        self._start(k)
         keys = self._keys[k]
         keys.end()
         for key, first in keys.ended:
             self._count(k, key, first)
         keys.ended.clear()
+        waiting, self._waiting[k] = self._waiting[k], []
+        for key, seq in waiting:  # found after its relays came, or never
+            if self.blocks.find(digest(key)) >= 0:
+                self._count(k, key, seq)
+            else:
+                self._unmatched[k] += 1
+        firsts = self._growing.pop(k)
+        self.emitted[k], self.firsts[k] = bytes(map(bool, firsts)), array("I")
         found = check_states(self._states[k], self._results[k], lanes)
         self._ended[k] = (msgspec.to_builtins(self._tokens[k].report()),
                           msgspec.to_builtins(found) if found is not None else {})
@@ -462,26 +488,16 @@ class Audit:
         """End of the input (the inventories taken and finished before); ``lanes``: each strategy's
         translator's, whose sub-agent transcripts the input lacks (a session's) are named (of a
         strategy not ended yet: see ``end``)."""
-        out = []
         for k in range(len(self.strategies)):
             self.end(k, lanes[k] if k < len(lanes) else None)
         withdrawn = {b for b in map(self.blocks.find, self.withdrawn) if b >= 0}
-        for k, strategy in enumerate(self.strategies):
-            waiting, self._waiting[k] = self._waiting[k], []
-            unmatched = 0
-            for key, seq in waiting:  # found after its relays came, or never
-                if self.blocks.find(digest(key)) >= 0:
-                    self._count(k, key, seq)
-                else:
-                    unmatched += 1
-            out.append(self._audit(k, strategy, unmatched, withdrawn))
-        return out
+        return [self._audit(k, strategy, withdrawn) for k, strategy in enumerate(self.strategies)]
 
-    def _audit(self, k: int, strategy: str, unmatched: int, withdrawn: set[int]) -> StrategyAudit:
-        lines, words = self.lines, self.words
+    def _audit(self, k: int, strategy: str, withdrawn: set[int]) -> StrategyAudit:
+        lines, words, emitted = self.lines, self.words, self.emitted[k] or b""
         # by line, else in the order found (near that order: each deflated chunk of words read once)
-        lost = sorted((b for b, first in enumerate(self.firsts[k]) if not first and b not in withdrawn),
-                      key=lines.__getitem__)
+        lost = sorted((b for b in range(len(self.blocks)) if (b >= len(emitted) or not emitted[b])
+                       and b not in withdrawn), key=lines.__getitem__)
         dups = [dup for b, dup in self._dups[k].items() if b not in withdrawn]
         for dup in dups:
             dup[2].sort()
@@ -496,7 +512,7 @@ class Audit:
             lost=len(lost),
             duplicated=len(dups),
             extra_emissions=sum(len(dup[2]) - 1 for dup in dups),
-            unmatched=unmatched,
+            unmatched=self._unmatched[k],
             first_lost=None if not lost else {"block": words[lost[0]], "line": lines[lost[0]],
                                                "file": self.files.get(lost[0])},
             first_duplicated=None if first_dup is None else {

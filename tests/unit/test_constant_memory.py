@@ -120,11 +120,12 @@ def test_audit_keeps_of_each_block_a_digest_a_line_and_first_seqs_in_flat_arrays
     assert none.lost == lineage.lost == 0 and none.duplicated == 2 and lineage.duplicated == 0
     n = len(audit.blocks)
     assert n == none.blocks and len(audit.blocks.digests) == 16 * n and len(audit.lines) == len(audit.words) == n
-    assert all(len(firsts) == n and all(firsts) for firsts in audit.firsts)  # every block emitted by both
+    assert audit.emitted == [b"\x01" * n] * 2  # every block emitted by both: of an ended strategy, a byte a block
     assert inv.items == {}
     audit, _, (index, lineage) = one_pass(SEEDS / "gotchas.ndjson", ["index", "lineage"])
     assert index.lost == 3 and lineage.lost == 0
-    assert sorted(audit.words[b] for b, first in enumerate(audit.firsts[0]) if not first) == sorted(index.lost_keys)
+    assert audit.emitted[0] is not None
+    assert sorted(audit.words[b] for b, done in enumerate(audit.emitted[0]) if not done) == sorted(index.lost_keys)
 
 
 def test_audit_of_a_file_read_again_is_the_audit_of_one_pass() -> None:
