@@ -20,19 +20,20 @@ and the page share) and, where the CLI counted its sub-agents or a session's sub
 transcripts are missing, that count held against the lanes found (``subagents.check``).
 
 An :class:`Audit` counts every strategy's relays against one inventory as the lines and the
-relays come (one pass over the input, all strategies at once): of each block it keeps a 16-byte
-digest of its key, its line and the first seq each strategy emitted it with, packed in one int;
-its words only until every strategy has emitted it (a lost block's words are its report). Memory
-therefore grows with the number of distinct blocks (about a hundred bytes each), never with their
-text or with the input's size; ``Inventory(keep=True)`` also keeps each block by its whole key
-(the page and the exports show lost blocks from it).
+relays come (all strategies in one pass, or a few a pass over a file read again: ``end`` closes a
+strategy): of each block it keeps, in flat arrays (``_compact``), a 16-byte digest of its key, its
+line, the first seq of each strategy counting it (a byte once the strategy has ended) and its
+words deflated (a lost block's words are its report): about 60 bytes a block, never its text or
+the input's size; ``Inventory(keep=True)`` also keeps each block by its whole key (the page and
+the exports show lost blocks from it). ``json_pieces`` writes the audits' JSON a few thousand
+lost blocks at a time.
 
 This module compares; it does not translate. Which translation is audited (the one shown) is
 decided by the one audit entry point, ``multifile.audit_steps``, which the CLI and the web model
 both call. State: an :class:`Inventory` holds the blocks of one input (with ``keep``), the
 streamed blocks still open, and which recent messages' blocks are which (a bounded window, as the
-translator's); an :class:`Audit` what the paragraph above says. Must not import the translator,
-the formats or anything above this layer.
+translator's, let go at ``finish``); an :class:`Audit` what the paragraph above says. Must not
+import the translator, the formats or anything above this layer.
 """
 
 from __future__ import annotations

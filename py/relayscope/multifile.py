@@ -24,8 +24,10 @@ The audit has one entry point, :func:`audit_steps` (:func:`audit_input` without 
 the CLI and the web model both call it, and it audits each group exactly as it is translated
 for display (one text: through an ``Analyzer``, as the CLI and the page read it; a set of files:
 group by group as :func:`translate_files` does), every strategy against one inventory. One text
-is read once, line by line, every strategy's translator fed each line in turn (``audit.Audit``
-counts as they go): given its lines lazily, its audit holds no line it has passed.
+is read line by line, every strategy's translator fed each line in turn (``audit.Audit``
+counts as they go): given its lines lazily, its audit holds no line it has passed. Given also a
+way to read them again (``again``: a file), it translates one strategy a pass, so that only one
+translator's windows are held at once (the inventory is built along the first pass).
 
 State: none between calls; each call builds its own translators. No I/O: callers pass file
 contents. Must not import the CLI or the web package.
@@ -467,9 +469,6 @@ def translate_groups(files: Mapping[str, Text], strategy: str = "lineage", *, tr
 # --- the audit: one entry point -----------------------------------------------------------------
 
 INVENTORY_SHARE: Final = 0.1  # of a group's progress: building its inventory
-# Strategies translated in one pass over an input that can be read again (a file): each holds its
-# translator's bounded windows, so a pass of fewer holds less at once, at a decode of each line a pass.
-PER_PASS: Final = 1
 
 
 @dataclass
@@ -515,7 +514,7 @@ def audit_steps(source: Text | Iterable[bytes] | Mapping[str, Text], strategies:
     files together, any other file on its own). ``name`` names the one text in errors. Without
     ``items`` the inventory is not kept (``InputAudit.items`` is empty): what the CLI needs. ``again``
     (with lines read once): the same lines read again from the first (a file), so that the strategies
-    are translated ``PER_PASS`` at a time over the whole input, the same audit in less memory."""
+    are translated one at a time over the whole input, the same audit in less memory."""
     names = list(strategies if strategies is not None else STRATEGIES)
     if not isinstance(source, Mapping):
         lines: Iterable[bytes] = split_lines(source) if isinstance(source, str | bytes) else source
@@ -566,8 +565,8 @@ def _audit_stream(name: str | None, fmt: str, lines: Iterable[bytes], names: lis
                   *, grouped: bool, items: bool = True,
                   again: Callable[[], Iterable[bytes]] | None = None) -> Generator[float, None, InputAudit]:
     """One stream: each line to the inventory, then to each strategy's translator; all of them in
-    one pass, or (``again``: the lines read again from the first) ``PER_PASS`` strategies a pass, the
-    inventory along the first. Relays and inventory carry no file name (a stream is one file), so
+    one pass, or (``again``: the lines read again from the first) one a pass, the inventory along
+    the first. Relays and inventory carry no file name (a stream is one file), so
     user text matches."""
     files = [name] if name is not None and grouped else []
     total = sum(map(len, lines)) if isinstance(lines, Sequence) else 0
@@ -582,9 +581,11 @@ def _audit_stream(name: str | None, fmt: str, lines: Iterable[bytes], names: lis
     inv = Inventory(keep=items)
     audit = Audit(names)
     drift = Drift()  # counted once, as the first pass decodes each line
-    every = list(range(len(names)))
-    per = PER_PASS if again is not None else len(names)
-    passes = [every[at:at + per] for at in range(0, len(names), per)] or [every]
+    # A file read again is read once per strategy, the inventory built along the first pass: a
+    # translator holds its bounded windows (~15 MB at 400 MB), so one a pass holds least, at a read
+    # and decode of every line a pass. (Two in a pass, even with the index strategy, whose windows
+    # are a third of the others', peaked at 63-67 MB at 406 MB against 58-60.)
+    passes = [[k] for k in range(len(names))] if again is not None and names else [list(range(len(names)))]
     shown = names.index("lineage") if "lineage" in names else 0  # the translation whose errors are said
     progress = _Progress(start, share, total * (len(names) + 1))  # a line's work: the inventory's and each translator's
     errors: Errors = []

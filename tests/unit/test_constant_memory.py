@@ -1,6 +1,6 @@
 """``trace`` and ``audit`` of one input in constant memory: the trace written as its lines come (the
 same bytes as the whole input rendered at once), the audit in one pass with every strategy fed
-each line in turn (or, of a file read again, a few strategies a pass) and of each block only a
+each line in turn (or, of a file read again, a strategy a pass) and of each block only a
 digest, its line, first seqs and deflated words kept in flat arrays. Peak memory itself is measured
 by bench/memory_bench.py, never asserted here."""
 
@@ -24,7 +24,7 @@ from relayscope import relay as R
 from relayscope._bounded import WITHDRAW_WINDOW
 from relayscope.analysis import Analyzer
 from relayscope.audit import Audit, Inventory, StrategyAudit, digest
-from relayscope.multifile import PER_PASS, audit_input
+from relayscope.multifile import audit_input
 from relayscope.textout import Names
 from relayscope.translator import STRATEGIES
 from relayscope.wire import split_lines
@@ -129,7 +129,7 @@ def test_audit_keeps_of_each_block_a_digest_a_line_and_first_seqs_in_flat_arrays
 
 
 def test_audit_of_a_file_read_again_is_the_audit_of_one_pass() -> None:
-    """A file the audit may read again is translated a few strategies a pass (only their windows
+    """A file the audit may read again is translated a strategy a pass (only its translator's windows
     held at once), the inventory along the first pass: the same audit as one pass over a pipe."""
     for path in [*REAL_FILES[:8], STREAMING, SEEDS / "gotchas.ndjson"]:
         data = path.read_bytes()
@@ -142,7 +142,7 @@ def test_audit_of_a_file_read_again_is_the_audit_of_one_pass() -> None:
         (passes,) = audit_input(iter(split_lines(data)), name=path.name, items=False, again=again)
         (once,) = audit_input(iter(split_lines(data)), name=path.name, items=False)
         assert passes.audits == once.audits and passes.errors == once.errors, path.name
-        assert len(reads) == -(-len(STRATEGIES) // PER_PASS) - 1
+        assert len(reads) == len(STRATEGIES) - 1  # a pass a strategy
 
 
 def test_a_file_read_again_is_read_as_far_as_the_first_pass_read_it() -> None:
