@@ -1,7 +1,7 @@
 """The package's layers: every import points down, no cycles, no imports hidden in functions.
 Read from the source with ``ast``, so a new module or import is checked as it lands.
 
-    wire, relay, _bounded, redact, intake -> trace, lanes, describe, present, meaning, drift, usage, subagents -> emitter,
+    wire, relay, _bounded, _compact, redact, intake -> trace, lanes, describe, present, meaning, drift, usage, subagents -> emitter,
     translator -> formats -> analysis, audit -> multifile, live, fates, textout, spans, folds, export
     -> cli (and its inputs, follow), web
 
@@ -23,6 +23,7 @@ PACKAGE = ROOT / "py" / "relayscope"
 LAYERS: dict[str, int] = {
     "relayscope": 0,
     "relayscope._bounded": 0,
+    "relayscope._compact": 0,
     "relayscope.wire": 0,
     "relayscope.relay": 0,
     "relayscope.intake": 0,  # which files of a folder are read, whether bytes are text: for the CLI and the page
