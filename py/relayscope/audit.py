@@ -485,16 +485,17 @@ class Audit:
                           msgspec.to_builtins(found) if found is not None else {})
         self._tokens[k], self._states[k], self._results[k] = Tally(), LaneStates(), []
 
-    def finish(self, lanes: Sequence[Mapping[str, Lane] | None] = ()) -> list[StrategyAudit]:
+    def finish(self, lanes: Sequence[Mapping[str, Lane] | None] = (), keys: bool = True) -> list[StrategyAudit]:
         """End of the input (the inventories taken and finished before); ``lanes``: each strategy's
         translator's, whose sub-agent transcripts the input lacks (a session's) are named (of a
-        strategy not ended yet: see ``end``)."""
+        strategy not ended yet: see ``end``). Without ``keys``, ``lost_keys`` and ``duplicated_keys``
+        are left empty (a table prints only the first of each)."""
         for k in range(len(self.strategies)):
             self.end(k, lanes[k] if k < len(lanes) else None)
         withdrawn = {b for b in map(self.blocks.find, self.withdrawn) if b >= 0}
-        return [self._audit(k, strategy, withdrawn) for k, strategy in enumerate(self.strategies)]
+        return [self._audit(k, strategy, withdrawn, keys) for k, strategy in enumerate(self.strategies)]
 
-    def _audit(self, k: int, strategy: str, withdrawn: set[int]) -> StrategyAudit:
+    def _audit(self, k: int, strategy: str, withdrawn: set[int], keys: bool) -> StrategyAudit:
         lines, words, emitted = self.lines, self.words, self.emitted[k] or b""
         # by line, else in the order found (near that order: each deflated chunk of words read once)
         lost = sorted((b for b in range(len(self.blocks)) if (b >= len(emitted) or not emitted[b])
@@ -518,8 +519,8 @@ class Audit:
                                                "file": self.files.get(lost[0])},
             first_duplicated=None if first_dup is None else {
                 "block": first_dup[0], "line": first_dup[1], "seqs": first_dup[2]},
-            lost_keys=[words[b] for b in lost],
-            duplicated_keys=[dup[0] for dup in dups],
+            lost_keys=[words[b] for b in lost] if keys else [],
+            duplicated_keys=[dup[0] for dup in dups] if keys else [],
             retracted=len(withdrawn),
             tokens=tokens,
             subagents=subagents,

@@ -919,7 +919,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     again = _again(source, args)
     lines = _lines_of(source, args)
     name = _run.name or ""
-    (result,) = audit_input(lines, fmt=args.input_format, name=name, items=False, again=again)
+    (result,) = audit_input(lines, fmt=args.input_format, name=name, items=False, again=again, keys=args.json)
     if not result.comparable:
         raise UsageError(f"{name}: audit compares de-dup strategies; an Arbiter SSE stream has no duplicates to compare")
     if args.json:

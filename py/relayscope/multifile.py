@@ -491,9 +491,9 @@ class InputAudit:
 
 def audit_input(source: Text | Iterable[bytes] | Mapping[str, Text], strategies: Iterable[str] | None = None,
                 fmt: str = AUTO, *, name: str | None = None, items: bool = True,
-                again: Callable[[], Iterable[bytes]] | None = None) -> list[InputAudit]:
+                again: Callable[[], Iterable[bytes]] | None = None, keys: bool = True) -> list[InputAudit]:
     """:func:`audit_steps` run to the end (the CLI's way in)."""
-    steps = audit_steps(source, strategies, fmt, name=name, items=items, again=again)
+    steps = audit_steps(source, strategies, fmt, name=name, items=items, again=again, keys=keys)
     while True:
         try:
             next(steps)
@@ -504,7 +504,8 @@ def audit_input(source: Text | Iterable[bytes] | Mapping[str, Text], strategies:
 
 def audit_steps(source: Text | Iterable[bytes] | Mapping[str, Text], strategies: Iterable[str] | None = None,
                 fmt: str = AUTO, *, name: str | None = None, items: bool = True,
-                again: Callable[[], Iterable[bytes]] | None = None) -> Generator[float, None, list[InputAudit]]:
+                again: Callable[[], Iterable[bytes]] | None = None,
+                keys: bool = True) -> Generator[float, None, list[InputAudit]]:
     """Audit an input exactly as it is translated for display; yields progress in [0, 1] and
     returns one :class:`InputAudit` per group (``results = yield from audit_steps(...)``).
 
@@ -514,13 +515,15 @@ def audit_steps(source: Text | Iterable[bytes] | Mapping[str, Text], strategies:
     files together, any other file on its own). ``name`` names the one text in errors. Without
     ``items`` the inventory is not kept (``InputAudit.items`` is empty): what the CLI needs. ``again``
     (with lines read once): the same lines read again from the first (a file), so that the strategies
-    are translated one at a time over the whole input, the same audit in less memory."""
+    are translated one at a time over the whole input, the same audit in less memory. Without
+    ``keys`` (one text), each audit's ``lost_keys`` and ``duplicated_keys`` are left empty: what a
+    table, which prints only the first of each, needs."""
     names = list(strategies if strategies is not None else STRATEGIES)
     if not isinstance(source, Mapping):
         lines: Iterable[bytes] = split_lines(source) if isinstance(source, str | bytes) else source
         found, lines = _format_of(lines, fmt)
         result = yield from _audit_stream(name, found, lines, names, 0.0, 1.0, grouped=False, items=items,
-                                          again=again)
+                                          again=again, keys=keys)
         yield 1.0
         return [result]
     cache: _Prepared = {}
@@ -562,8 +565,8 @@ def _format_of(lines: Iterable[bytes], fmt: str) -> tuple[str, Iterable[bytes]]:
 
 
 def _audit_stream(name: str | None, fmt: str, lines: Iterable[bytes], names: list[str], start: float, share: float,
-                  *, grouped: bool, items: bool = True,
-                  again: Callable[[], Iterable[bytes]] | None = None) -> Generator[float, None, InputAudit]:
+                  *, grouped: bool, items: bool = True, again: Callable[[], Iterable[bytes]] | None = None,
+                  keys: bool = True) -> Generator[float, None, InputAudit]:
     """One stream: each line to the inventory, then to each strategy's translator; all of them in
     one pass, or (``again``: the lines read again from the first) one a pass, the inventory along
     the first. Relays and inventory carry no file name (a stream is one file), so
@@ -599,7 +602,7 @@ def _audit_stream(name: str | None, fmt: str, lines: Iterable[bytes], names: lis
         read = read or ran.lines
         if ran.errors is not None:
             errors = [(name, line, message) for line, message in ran.errors]
-    audits = audit.finish()
+    audits = audit.finish(keys=keys)
     _with_drift(audits, drift)
     return InputAudit(name, fmt, files, audits, errors, {a.strategy: a.relays for a in audits}, inv.items)
 
