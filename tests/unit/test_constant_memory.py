@@ -258,3 +258,16 @@ def test_an_audit_for_a_table_keeps_no_list_of_lost_blocks_and_counts_the_same()
         blank = [msgspec.structs.replace(a, lost_keys=[], duplicated_keys=[]) for a in whole.audits]
         assert table.audits == blank
     assert lists  # the seeds have lost and duplicated blocks to leave out
+
+
+def test_only_a_file_over_the_one_pass_size_is_read_again(tmp_path: Path) -> None:
+    """Under ``cli.ONE_PASS_BYTES`` one pass holds little and a second read would only cost time;
+    above it the audit reads the file a strategy a pass (a sparse file: no bytes written)."""
+    args = argparse.Namespace(redact=False)
+    small, big = tmp_path / "small.jsonl", tmp_path / "big.jsonl"
+    small.write_bytes((SEEDS / "gotchas.ndjson").read_bytes())
+    with big.open("wb") as f:
+        f.truncate(cli.ONE_PASS_BYTES)
+    assert cli._again(cli.Input(str(small)), args) is None
+    assert callable(cli._again(cli.Input(str(big)), args))
+    assert cli._again(cli.Input(str(big)), argparse.Namespace(redact=True)) is None
