@@ -102,7 +102,7 @@ class RowDraw:
                 "title": "streamed deltas of one block, shown joined: show each fragment"}))
         elif r.partial:
             line.append(h("span", "partial", cls="badge"))
-        text = ws.shown(r)
+        text = without_link(ws.shown(r), link_of(r.relay))
         q = self.query
         summary = h("span", None if q.words else text, cls="summary",
                     attrs={"title": text[:300], "data-testid": "row-summary"})
@@ -280,6 +280,13 @@ class RowDraw:
             line.append(self._where(b.file, b.line))
         row.append(line)
         return row
+
+
+def without_link(text: str, url: str | None) -> str:
+    """A row's line without the address its link shows at its end (the link says it once)."""
+    if url is None or not text.endswith(url):
+        return text
+    return text[: -len(url)].removesuffix(" · ") or text
 
 
 def marked(text: str, words: tuple[str, ...]) -> list[Element]:
