@@ -17,11 +17,12 @@ URL = "https://github.com/acme/app/pull/42"
 class Drawn:
     """The timeline as a row sees it: nothing selected, no lanes drawn."""
 
-    selected: int | None = None
-    expanded = False
-    highlight: set[int] = set()
-    layout = LaneLayout({}, [])
-    labels: dict[str, str] = {}
+    def __init__(self, layout: LaneLayout | None = None) -> None:
+        self.selected: int | None = None
+        self.expanded = False
+        self.highlight: set[int] = set()
+        self.layout = layout or LaneLayout({}, [])
+        self.labels: dict[str, str] = {}
 
 
 def loaded(data: bytes) -> Workspace:
