@@ -176,7 +176,7 @@ class Rows(Steps):
         if first == 0:
             self._bookkeeping, self._group_end, self._member_head, self.retracted = set(), {}, {}, set()
             self._group_open = (None, -1)
-            self._by_tool_use, self._by_tool_result, self._refusals = {}, {}, {}
+            self._by_tool_use, self._by_tool_result, self._refusals, self._sessions = {}, {}, {}, []
         book, ends, members = self._bookkeeping, self._group_end, self._member_head
         uses, results = self._by_tool_use, self._by_tool_result
         slot, head = self._group_open
@@ -199,6 +199,8 @@ class Rows(Steps):
             elif t is R.Passthrough:
                 if r.event_type in BOOKKEEPING:  # type: ignore[attr-defined]
                     book.add(r.seq)
+            elif t is R.SessionMeta:
+                self._sessions.append(r.seq)
             elif t is R.System:
                 if r.subtype in BOOKKEEPING:  # type: ignore[attr-defined]
                     book.add(r.seq)
