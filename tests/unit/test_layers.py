@@ -67,7 +67,7 @@ LAYERS: dict[str, int] = {
 # purpose: a new web module needs an entry here):
 WEB_LAYERS: dict[str, int] = {
     # 0: plain records and strings: what the host offers, the messages, links, line facts, checkpoints
-    "host": 0, "protocol": 0, "share": 0, "rowinfo": 0, "checkpoints": 0,
+    "host": 0, "protocol": 0, "share": 0, "rowinfo": 0, "checkpoints": 0, "gutter": 0,
     # 1: the view model (the workspace and its parts): plain Python, no page
     "workstate": 1, "search": 1, "stepping": 1, "rows": 1, "loading": 1, "growing": 1, "model": 1,
     # 2: the page as the worker sees it (the DOM mirror, its helpers), and the view state

@@ -4,8 +4,8 @@ detail" where they are in the row's detail only), links to its pair and its lane
 input line; open, its detail (detail_view.py) and raw input line; a lost block's faint placeholder.
 
 A gutter at the start of each row draws the lanes as vertical tracks, one column per lane that
-is open at the same time (view.LaneLayout), with a dot on the row's own lane, so that parallel
-sub-agents read as parallel lines.
+is open at the same time in the rows as drawn (gutter.Gutter), with a dot on the row's own lane,
+so that parallel sub-agents read as parallel lines.
 
 Must not: put transcript text anywhere but textContent and title attributes, or place rows
 (timeline.py does).
@@ -19,6 +19,7 @@ from .. import relay as R
 from ..meaning import is_error, link_of
 from . import detail_view, newest, rowinfo
 from .dom import Element, h
+from .gutter import Gutter
 from .model import RowView, Workspace
 from .search import Query, parse
 from .view import LaneLayout, Shown, ViewState
@@ -36,6 +37,8 @@ class Drawn(Protocol):
     selected: int | None
     expanded: bool
     highlight: set[int]
+    index: dict[int, int]  # seq -> its row's place as drawn
+    gutter: Gutter
 
     @property
     def layout(self) -> LaneLayout: ...
@@ -184,20 +187,21 @@ class RowDraw:
         return out
 
     def _gutter(self, seq: int, own: str) -> Element:
+        """The lanes' tracks beside row ``seq``, at its place as drawn."""
         g = h("span", cls="gutter", attrs={"aria-hidden": "true"})
-        layout = self.tl.layout
-        for col in range(layout.columns):
-            lane = layout.at(col, seq)
+        gutter, color, pos = self.tl.gutter, self.tl.layout.color, self.tl.index.get(seq, -1)
+        for col in range(gutter.columns):
+            lane = gutter.at(col, pos)
             if lane is None:
                 g.append(h("span", cls="track"))
                 continue
-            first, last = layout.spans[lane]
-            cls = f"track on lane-c{layout.color.get(lane, 0)}"
+            first, last = gutter.spans[lane]
+            cls = f"track on lane-c{color.get(lane, 0)}"
             if lane == own:
                 cls += " dot"
-            if seq == first:
+            if pos == first:
                 cls += " start"
-            if seq == last:
+            if pos == last:
                 cls += " end"
             g.append(h("span", cls=cls))
         return g
@@ -268,7 +272,7 @@ class RowDraw:
             "role": "row", "data-seq": row_id, "data-type": "lost", "data-lane": lane or "",
             "aria-selected": "false", "data-line": b.line if b is not None else None})
         line = h("div", cls="line", attrs={"role": "gridcell"})
-        line.append(self._gutter(b.before_seq if b is not None else 0, lane or ""))
+        line.append(self._gutter(row_id, lane or ""))
         line.append(h("span", "lost", cls="seq"))
         line.append(h("span", "never emitted", cls="type"))
         line.append(h("span", "", cls="fp none"))

@@ -430,9 +430,10 @@ class Rows(Steps):
             view.parent, view.depth = MAIN, 1
         return view
 
-    def lane_spans(self) -> dict[str, tuple[int, int]]:
-        """Each lane's first and last seq, in the order lanes first appear."""
-        return {v.id: (v.first_seq, v.last_seq) for v in sorted(self.lanes, key=lambda v: v.first_seq)}
+    def lanes_of(self, rows: list[int]) -> list[str]:
+        """The lane of each of ``rows`` (a lost block's placeholder: its block's)."""
+        relays = self.relays
+        return [relays[q].lane if q >= 0 else ((b.lane if (b := self.lost_block(q)) else None) or "") for q in rows]
 
     def type_counts(self) -> dict[str, int]:
         """How many relays of each type, in the order types first appear."""
