@@ -69,7 +69,7 @@ WEB_LAYERS: dict[str, int] = {
     # 0: plain records and strings: what the host offers, the messages, links, line facts, checkpoints
     "host": 0, "protocol": 0, "share": 0, "rowinfo": 0, "checkpoints": 0, "gutter": 0,
     # 1: the view model (the workspace and its parts): plain Python, no page
-    "workstate": 1, "search": 1, "stepping": 1, "rows": 1, "loading": 1, "growing": 1, "model": 1,
+    "workstate": 1, "search": 1, "stepping": 1, "rowtext": 1, "rows": 1, "loading": 1, "growing": 1, "model": 1,
     # 2: the page as the worker sees it (the DOM mirror, its helpers), and the view state
     "remote": 2, "dom": 2, "view": 2,
     # 3: drawing from the view model (functions, no state)
