@@ -75,7 +75,7 @@ WEB_LAYERS: dict[str, int] = {
     # 3: drawing from the view model (functions, no state)
     "panels": 3, "detail_view": 3, "rowdraw": 3, "legend": 3, "help_panel": 3, "newest": 3, "notices": 3,
     # 4: the controllers, each of one job, given each other as typed collaborators
-    "jobs": 4, "timeline": 4, "chrome": 4, "filters": 4, "selection": 4, "stepper": 4, "keyboard": 4,
+    "jobs": 4, "timeline": 4, "chrome": 4, "chips": 4, "matches": 4, "filters": 4, "selection": 4, "stepper": 4, "keyboard": 4,
     "swimlanes": 4, "screen": 4, "loads": 4, "strategy": 4, "links": 4, "embed": 4, "redact_switch": 4,
     "exports": 4, "actions": 4, "watch": 4, "sources": 4, "reading": 4,
     # 5: the app, which makes and wires them; 6: the worker's entry point, the one module that

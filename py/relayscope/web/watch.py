@@ -286,7 +286,7 @@ class Watcher:
         shown.layout = LaneLayout([lane.id for lane in ws.lanes])
         shown.labels = {lane.id: lane.label for lane in ws.lanes}
         self.filters.draw_lane_filter()
-        self.filters.draw_type_chips()
+        self.filters.chips.draw()
         self.filters.draw_lanes()
         panels.errors(self.el, ws.errors, ws.error_summary())
         if st.text.strip() or st.types or st.lane or len(tl.seqs) != new.start:
