@@ -73,7 +73,7 @@ WEB_LAYERS: dict[str, int] = {
     # 2: the page as the worker sees it (the DOM mirror, its helpers), and the view state
     "remote": 2, "dom": 2, "view": 2,
     # 3: drawing from the view model (functions, no state)
-    "panels": 3, "detail_view": 3, "rowdraw": 3, "legend": 3, "help_panel": 3, "newest": 3, "notices": 3,
+    "panels": 3, "detail_view": 3, "rowcells": 3, "rowdraw": 3, "legend": 3, "help_panel": 3, "newest": 3, "notices": 3,
     # 4: the controllers, each of one job, given each other as typed collaborators
     "jobs": 4, "timeline": 4, "chrome": 4, "chips": 4, "matches": 4, "filters": 4, "selection": 4, "stepper": 4, "keyboard": 4,
     "swimlanes": 4, "screen": 4, "loads": 4, "strategy": 4, "links": 4, "embed": 4, "redact_switch": 4,
