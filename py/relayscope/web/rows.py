@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import itertools
+import operator
 from typing import Final
 
 from .. import fates as F
@@ -28,6 +29,7 @@ _LANE_CARD_TYPES: Final = frozenset({R.LaneStart, R.LaneEnd, R.Usage, R.TurnComp
 # what moves a sub-agent lane's state (subagents.LaneStates), and what counts as its own records there
 _STATED: Final = frozenset({R.ToolUse, R.ToolResult, R.System, R.Passthrough})
 _RECORDS: Final = frozenset({R.TextDelta, R.ThinkingDelta, R.UserMessage, R.ContentBlock})
+_lane: Final = operator.attrgetter("lane")
 
 
 class Rows(RowText):
@@ -253,6 +255,8 @@ class Rows(RowText):
     def lanes_of(self, rows: list[int]) -> list[str]:
         """The lane of each of ``rows`` (a lost block's placeholder: its block's)."""
         relays = self.relays
+        if not rows or min(rows) >= 0:  # no lost block among them: in C
+            return list(map(_lane, map(relays.__getitem__, rows)))
         return [relays[q].lane if q >= 0 else ((b.lane if (b := self.lost_block(q)) else None) or "") for q in rows]
 
     def type_counts(self) -> dict[str, int]:
