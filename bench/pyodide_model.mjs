@@ -9,6 +9,7 @@
 //   cli     relayscope.cli.main(["translate", "-s", "lineage", FILE]) with stdout to /dev/null;
 //   model   for _ in Workspace().load(data, name=...): pass (what the page's worker runs);
 //   step0   then ws.step(0) and ws.row(0): what the page draws first;
+//   lanes   the swimlanes' timeline of that workspace (spans.build, as web/swimlanes.py builds it);
 // printed in ms and as ratios to cli. --parts adds the model's parts (splitting, translating with
 // and without the trace, the lookups); --profile, cProfile's top functions of one model run;
 // --jumps, the load without the step-through's checkpoints (Workspace(checkpoint_bytes=0)) and, on
@@ -99,6 +100,15 @@ print(f"{os.path.basename(PATH)}: {len(data) / 2**20:.1f} MB, {len(ws.relays)} r
 print(f"  cli    {cli_s * 1000:8.0f} ms   x1.00")
 print(f"  model  {model_s * 1000:8.0f} ms   x{model_s / cli_s:.2f}")
 print(f"  step0  {first * 1000:8.0f} ms            (ws.step(0) and ws.row(0) after the load)")
+from relayscope import spans
+from relayscope.web.swimlanes import _lost
+
+def stamps(file, line):
+    stamp = ws.line_time(file, line)
+    return spans.parse(stamp) if stamp else None
+
+lanes_s = best(lambda: spans.build(ws.relays, stamps, _lost(ws.fates)))
+print(f"  lanes  {lanes_s * 1000:8.0f} ms   x{lanes_s / cli_s:.2f}   (the swimlanes' timeline of the load, spans.build)")
 if PARTS:
     from relayscope.analysis import Analyzer
     from relayscope.wire import split_lines

@@ -14,7 +14,14 @@ a focused track, and "Fit". The same moves run on a --base-mb input in the same 
 baseline. Printed: spans drawn, the longest task during the moves for each input, and the
 slowest frame's draw time (`data-draw-ms`, swimlanes.mjs); the ratio of the big to the base.
 `--compare N` instead times one zoom step of N spans drawn as SVG rects, as divs and on a canvas
-(the measurement the canvas was chosen by). Not asserted anywhere: figures for docs/benchmarks.md.
+(the measurement the canvas was chosen by). `--folded` instead draws the folded time axis against
+the same run to scale: a real session with two sub-agents (ef958aa1, carried in tests/fixtures)
+repeated up to --folded-mb megabytes, each repeat 8 hours after the one before (so each adds its
+own idle gaps and one more: hundreds of breaks) with its ids made its own, opened as a folder;
+20 frames at Fit (the whole run drawn: like for like) and the same moves, with the axis folded
+and to scale, twice each, alternating, in one page. Printed: breaks, tracks, spans, the median
+frame at Fit and while moving, the slowest, and the ratios folded / to scale.
+Not asserted anywhere: figures for docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import argparse
 import json
 import statistics
 import sys
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +65,62 @@ def make_input(mb: int) -> Path:
             written += len(chunk)
             k += 1
     return path
+
+
+SESSION = next((ROOT / "tests" / "fixtures" / "real").rglob("ef958aa1-*.jsonl"))
+UUID_KEYS = ("uuid", "parentUuid", "logicalParentUuid", "sourceToolAssistantUUID")
+
+
+def _shifted(line: bytes, k: int, agents: list[bytes], hours: int) -> bytes:
+    """One record of repeat k: its ids its own, its time ``k * hours`` later."""
+    line = line.replace(b'"toolu_', b'"toolu_r%d_' % k).replace(b'"msg_', b'"msg_r%d_' % k)
+    for a in agents:
+        line = line.replace(a, a + b"r%d" % k)
+    rec = json.loads(line)
+    if not isinstance(rec, dict):
+        return line
+    for key in UUID_KEYS:
+        if isinstance(rec.get(key), str):
+            rec[key] += f"-r{k}"
+    stamp = rec.get("timestamp")
+    if isinstance(stamp, str):
+        at = datetime.fromisoformat(stamp.replace("Z", "+00:00")) + timedelta(hours=k * hours)
+        rec["timestamp"] = at.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return json.dumps(rec, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def make_session(mb: int, hours: int = 8) -> Path:
+    """A session's folder: SESSION and its sub-agents' files repeated up to ``mb`` MB, each repeat
+    ``hours`` after the one before, with ids of its own (its sub-agents' files too)."""
+    folder = OUT / f"folded-{mb}mb"
+    main = folder / SESSION.name
+    if main.is_file():
+        return folder
+    subs = sorted((SESSION.parent / SESSION.stem / "subagents").glob("agent-*.jsonl"))
+    agents = [f.stem.removeprefix("agent-").encode() for f in subs]
+    (folder / SESSION.stem / "subagents").mkdir(parents=True, exist_ok=True)
+    lines = SESSION.read_bytes().splitlines()
+    written, k = 0, 0
+    with main.open("wb") as out:
+        while written < mb * 2**20:
+            for line in lines:
+                if line.strip():
+                    chunk = _shifted(line, k, agents, hours) + b"\n"
+                    out.write(chunk)
+                    written += len(chunk)
+            for f, a in zip(subs, agents, strict=True):
+                sub = folder / SESSION.stem / "subagents" / f"agent-{a.decode()}r{k}.jsonl"
+                body = b"".join(_shifted(x, k, agents, hours) + b"\n" for x in f.read_bytes().splitlines() if x.strip())
+                sub.write_bytes(body)
+                written += len(body)
+            k += 1
+    return folder
+
+
+def counts(page) -> tuple[int, int]:
+    """The spans and marks the page's tracks hold (swimlanes.mjs's counts)."""
+    got = page.evaluate("() => import('./static/js/swimlanes.mjs').then((m) => m.counts())")
+    return got["spans"], got["marks"]
 
 
 def moves(page) -> dict[str, Any]:
@@ -158,23 +222,64 @@ def compare(browser, n: int) -> dict[str, float]:
     return out
 
 
-def run(browser, url: str, path: Path) -> dict[str, Any]:
+def opened(browser, url: str, path: Path, picker: str = "file-input") -> Any:
+    """A page of the app with ``path`` opened (a file, or a folder through the folder picker) and
+    its swimlanes drawn; its long tasks recorded from the start."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.add_init_script(LONG_TASKS)
     page.goto(url)
     page.wait_for_selector("html[data-app-state=ready]", state="attached", timeout=600_000)
-    page.set_input_files('[data-testid="file-input"]', str(path))
+    page.set_input_files(f'[data-testid="{picker}"]', str(path))
     page.wait_for_selector("html[data-app-state=done]", state="attached", timeout=3_600_000)
     page.wait_for_selector("[data-testid=swimlanes][data-view]", state="attached", timeout=600_000)
-    spans = page.eval_on_selector_all(
-        "[data-testid=swimlane-track] .sl-lane", "els => els.reduce((n, e) => n + JSON.parse(e.dataset.spans).n, 0)")
-    marks = page.eval_on_selector_all(
-        "[data-testid=swimlane-track] .sl-lane", "els => els.reduce((n, e) => n + JSON.parse(e.dataset.marks).n, 0)")
+    return page
+
+
+def run(browser, url: str, path: Path) -> dict[str, Any]:
+    page = opened(browser, url, path)
+    spans, marks = counts(page)
     tracks = page.locator("[data-testid=swimlane-track]").count()
     load_ms = float(page.get_attribute("[data-testid=swimlanes]", "data-load-ms") or 0)
     build_ms = float(page.get_attribute("[data-testid=swimlanes]", "data-build-ms") or 0)
     out = {"mb": path.stat().st_size / 2**20, "spans": spans, "marks": marks, "tracks": tracks, "load_ms": load_ms, "build_ms": build_ms,
            **moves(page)}
+    page.close()
+    return out
+
+
+def fit_frames(page, n: int = 20) -> list[float]:
+    """The frame's drawing at Fit (the whole run in view: every span drawn, folded or not), n times:
+    the like-for-like comparison (the moves' views differ: zoomed in to scale, the pointer's place
+    is most likely idle)."""
+    lane = page.locator("[data-testid=swimlane-track] .sl-lane").first
+    lane.focus()
+    draws = []
+    for _ in range(n):
+        page.keyboard.press("0")
+        page.wait_for_timeout(30)
+        draws.append(float(page.get_attribute("[data-testid=swimlanes]", "data-draw-ms") or 0))
+    return draws
+
+
+def folded(browser, url: str, folder: Path) -> dict[str, Any]:
+    """The same moves on one run, its axis folded and to scale, twice each, alternating."""
+    page = opened(browser, url, folder, "folder-input")
+    section = "[data-testid=swimlanes]"
+    out: dict[str, Any] = {
+        "mb": sum(f.stat().st_size for f in folder.rglob("*.jsonl")) / 2**20,
+        "breaks": int(page.get_attribute(section, "data-breaks") or 0),
+        "tracks": page.locator("[data-testid=swimlane-track]").count(),
+        "spans": counts(page)[0],
+        "folded": [], "to_scale": []}
+    for _ in range(2):
+        for mode in ("folded", "to_scale"):
+            want = "on" if mode == "folded" else "off"
+            if page.get_attribute(section, "data-fold") != want:
+                page.locator("[data-testid=swimlane-fold]").click()
+                page.wait_for_selector(f'{section}[data-fold="{want}"]', state="attached")
+            page.locator("[data-testid=swimlane-fit]").click()
+            page.wait_for_timeout(200)
+            out[mode].append({"fit_ms": fit_frames(page), **moves(page)})
     page.close()
     return out
 
@@ -185,8 +290,33 @@ def main() -> None:
     ap.add_argument("--base-mb", type=int, default=1)
     ap.add_argument("--compare", type=int, default=0, metavar="N",
                     help="only time one zoom step of N spans as SVG, DOM and canvas, and stop")
+    ap.add_argument("--folded", action="store_true", help="only draw a long session folded and to scale, and stop")
+    ap.add_argument("--folded-mb", type=int, default=20)
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
+
+    if args.folded:
+        folder = make_session(args.folded_mb)
+        with serving(ROOT) as url, sync_playwright() as playwright:
+            browser = launch(playwright)
+            r = folded(browser, url, folder)
+            browser.close()
+        med = {m: [statistics.median(x["draws_ms"]) for x in r[m]] for m in ("folded", "to_scale")}
+        fit = {m: [statistics.median(x["fit_ms"]) for x in r[m]] for m in ("folded", "to_scale")}
+        fit_ratios = [f / max(u, 0.05) for f, u in zip(fit["folded"], fit["to_scale"], strict=True)]
+        worst = {m: max(x["slowest_draw_ms"] for x in r[m]) for m in ("folded", "to_scale")}
+        tasks = {m: max(x["longest_task_ms"] for x in r[m]) for m in ("folded", "to_scale")}
+        ratios = [f / max(u, 0.05) for f, u in zip(med["folded"], med["to_scale"], strict=True)]
+        print(json.dumps({m: [{k: v for k, v in x.items() if k != "draws_ms"} for x in r[m]]
+                          for m in ("folded", "to_scale")}, indent=1))
+        print(f"{r['mb']:.0f} MB folder: {r['tracks']} tracks, {r['spans']} spans, {r['breaks']} breaks folded; "
+              f"at Fit, median frame folded {' / '.join(f'{x:.1f}' for x in fit['folded'])} ms, to scale "
+              f"{' / '.join(f'{x:.1f}' for x in fit['to_scale'])} ms (ratio folded / to scale "
+              f"{' / '.join(f'{x:.2f}' for x in fit_ratios)}); zooming and panning, median frame folded {' / '.join(f'{x:.1f}' for x in med['folded'])} ms, to scale "
+              f"{' / '.join(f'{x:.1f}' for x in med['to_scale'])} ms (ratio folded / to scale "
+              f"{' / '.join(f'{x:.2f}' for x in ratios)}); slowest frame {worst['folded']:.1f} ms folded, "
+              f"{worst['to_scale']:.1f} ms to scale; longest page task {tasks['folded']:.0f} / {tasks['to_scale']:.0f} ms")
+        return
 
     if args.compare:
         with sync_playwright() as playwright:

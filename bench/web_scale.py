@@ -22,6 +22,10 @@ and repeated up to --mb megabytes, written once to bench/out/. Measured in the s
              hand-over of the file comes before `change` and is not counted), then a re-run
              with the 'none' strategy, a text filter over every row, then (--audit) the audit
              of every strategy.
+--against DIR (a `make dist` folder of another build) loads the same file in that build too, in
+the same rounds (each run divided by a CLI run just before it), and prints its line beside this
+build's: a before and after in one run, on a machine whose speed drifts (with --first-rows too: each
+load in a browser of its own, so that each renderer's peak is its own).
 With --first-rows SIZES (MB, comma-separated), only the load, per size: the file chosen to its
 first screen of rows (<html data-first-rows-ms> appears: drawn while the rest is translated) and
 to done, each as a ratio to the CLI run just before it on the same file.
@@ -34,6 +38,7 @@ Times are ratios against the CLI.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import subprocess
@@ -250,21 +255,25 @@ def renderer_peak_mb() -> float:
     return peak / 1024
 
 
-def first_rows(sizes: list[int]) -> None:
+def first_rows(sizes: list[int], against: Path | None = None) -> None:
     from playwright.sync_api import sync_playwright
 
     print("asked   file MB   cli ms   first rows ms (x cli)   done ms (x cli)   (first rows: after the first 256 KiB)")
-    with serving(ROOT) as url, sync_playwright() as playwright:
-        browser = launch(playwright)
+    with contextlib.ExitStack() as stack, sync_playwright() as playwright:
+        builds = [("", stack.enter_context(serving(ROOT)))]
+        if against is not None:
+            builds.append((f" {against}", stack.enter_context(serving(against.resolve()))))
         for mb in sizes:
             path = make_input(mb)  # whole copies of the corpus: the file may be larger than asked
             cli_seconds(path)  # bytecode and file cache
-            cli = cli_seconds(path) * 1000
-            r = first_rows_run(browser, url, path)
-            print(f"{mb:4d} MB {path.stat().st_size / 2**20:8.1f} {cli:8.0f}   {r['first']:8.0f} (x{r['first'] / cli:.3f})"
-                  f"      {r['done']:8.0f} (x{r['done'] / cli:.2f})   (page's data-first-rows-ms {r['first_attr']:.0f}; "
-                  f"renderer peak RSS {r['peak_mb']:.0f} MB)")
-        browser.close()
+            for name, url in builds:
+                cli = cli_seconds(path) * 1000
+                browser = launch(playwright)  # a browser of its own: the renderer's peak is this load's
+                r = first_rows_run(browser, url, path)
+                browser.close()
+                print(f"{mb:4d} MB {path.stat().st_size / 2**20:8.1f} {cli:8.0f}   {r['first']:8.0f} "
+                      f"(x{r['first'] / cli:.3f})      {r['done']:8.0f} (x{r['done'] / cli:.2f})   (page's "
+                      f"data-first-rows-ms {r['first_attr']:.0f}; renderer peak RSS {r['peak_mb']:.0f} MB){name}")
 
 
 def main() -> None:
@@ -273,11 +282,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--audit", action="store_true", help="also time the audit (4 strategies)")
     parser.add_argument("--first-rows", metavar="SIZES", help="MB, comma-separated: first rows and done per size")
+    parser.add_argument("--against", type=Path, help="a `make dist` folder of another build, loaded in the same rounds")
     args = parser.parse_args()
     if not (ROOT / "static" / "vendor" / "pyodide" / "pyodide.mjs").is_file():
         raise SystemExit("static/vendor/ is empty: run `make site` first")
     if args.first_rows:
-        first_rows([int(x) for x in args.first_rows.split(",")])
+        first_rows([int(x) for x in args.first_rows.split(",")], args.against)
         return
     path = make_input(args.mb)
     size = path.stat().st_size
@@ -286,13 +296,18 @@ def main() -> None:
 
     from playwright.sync_api import sync_playwright
 
-    runs = []
-    with serving(ROOT) as url, sync_playwright() as playwright:
+    runs, other = [], []
+    with contextlib.ExitStack() as stack, sync_playwright() as playwright:
+        url = stack.enter_context(serving(ROOT))
+        other_url = stack.enter_context(serving(args.against.resolve())) if args.against else None
         browser = launch(playwright)
         for _ in range(args.runs):
             cli = cli_seconds(path)
             runs.append(browser_run(browser, url, path, args.audit) | {"cli": cli * 1000,
                                                                      "worker": worker_run(browser, url, path)})
+            if other_url is not None:
+                cli = cli_seconds(path)
+                other.append(browser_run(browser, other_url, path, args.audit) | {"cli": cli * 1000})
         browser.close()
 
     def med(key: str) -> float:
@@ -317,6 +332,15 @@ def main() -> None:
     parts = {k: statistics.median(r["parts"].get(k, 0.0) for r in runs) for k in runs[0]["parts"]}
     print(f"           {'':8}      (the page's own account, medians: "
           + ", ".join(f"{k} {v:.0f}" for k, v in parts.items()) + " ms)")
+    if other:
+        pairs = ", ".join(f"{r['load'] / r['cli']:.2f}" for r in other)
+        load = statistics.median(r["load"] for r in other)
+        x = statistics.median(r["load"] / r["cli"] for r in other)
+        print(f"  against  {load:8.0f} ms   x{x:.2f}   ({args.against}: file chosen -> done; each run over the CLI "
+              f"run before it: {pairs})")
+        parts = {k: statistics.median(r["parts"].get(k, 0.0) for r in other) for k in other[0]["parts"]}
+        print(f"           {'':8}      (its own account, medians: "
+              + ", ".join(f"{k} {v:.0f}" for k, v in parts.items()) + " ms)")
     print(f"  rerun    {med('rerun'):8.0f} ms   x{ratio('rerun'):.2f}   (strategy 'none', in the page)")
     print(f"  filter   {med('filter'):8.0f} ms            (text 'error' over every row, typed -> shown; "
           f"longest task {med('filter_longest'):.0f} ms)")

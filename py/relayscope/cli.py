@@ -610,7 +610,8 @@ def redacted_files(args: argparse.Namespace, files: dict[str, bytes]) -> dict[st
         return files
     from .redact import redact_bytes
 
-    return {r.text(name): redact_bytes(data, r) for name, data in files.items()}
+    redacted = [(name, redact_bytes(data, r)) for name, data in files.items()]
+    return {r.text(name): data for name, data in redacted}  # after the data: its cwd says where a dashed name ends
 
 
 def report_redaction(args: argparse.Namespace) -> None:

@@ -45,10 +45,18 @@ _FOUND: Final = re.compile(r"^Found (\d+) (?:files?|total occurrences?|matches?|
 _BACKGROUND: Final = re.compile(r"^Command running in background with ID: ([\w-]+)")
 _WRAPPER: Final = re.compile(r"</?tool_use_error>")
 _FENCE: Final = re.compile(r"^ {0,3}(```+|~~~+)\s*([^`\s]*)")
+_NUMBERED: Final = re.compile(r"^\s*\d+[→\t]")  # a line of Read's output (cat -n); compiled once: every line of it is tried
 
 
 def clip(text: str, width: int = WIDTH) -> str:
     """One line: whitespace runs become one space; past ``width``, cut with an ellipsis."""
+    if width > 0 and len(text) > 4 * width:
+        # A long text (a result, a file written) shows only its start: a start of it made one line
+        # is the start of the whole made one line, so when that is past ``width`` it is cut the same
+        # without the rest being split (the rows and the search index clip every result this way).
+        head = " ".join(text[: 4 * width].split())
+        if len(head) > width:
+            return head[: width - 1] + "…"
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
 
@@ -338,7 +346,7 @@ def _status(tool: str, args: Mapping[str, Any], result: R.ToolResult | None, ext
     if tool in ("Grep", "Glob"):
         return _found(tool, args, text, extra or {})
     if tool == "Read":
-        numbered = sum(1 for line in _lines(text) if re.match(r"^\s*\d+[→\t]", line))
+        numbered = sum(1 for line in _lines(text) if _NUMBERED.match(line))
         return _n(numbered, "line") if numbered else "ok"
     if tool == "WebFetch" and extra:
         number, words = _int(extra, "code"), _str(extra, "codeText")

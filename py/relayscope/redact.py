@@ -6,18 +6,20 @@ replaced by a stable placeholder, ``[redacted:KIND:N]``: the same secret always 
 (per redactor: one run, one share), so a reader can still tell that two places held the same key.
 Kinds: ``anthropic-key``, ``openai-key``, ``aws-key``, ``github-token``, ``gitlab-token``,
 ``slack-token``, ``google-key``, ``stripe-key``, ``jwt``, ``private-key``, ``secret``
-(``password=``/``token=``, ``.env``-style assignments, bearer tokens), ``url-credentials``,
-``email``, ``user`` (the user name in ``/Users/NAME/``, ``/home/NAME/``, ``C:\\Users\\NAME\\``,
-and in Claude Code's project folder names, ``-Users-NAME-``).
+(``password=``/``token=``, ``.env``-style assignments, ``"password": "..."`` and YAML's
+``password: ...``, bearer tokens), ``url-credentials``, ``email``, ``user`` (the user name in
+``/Users/NAME/``, ``/home/NAME/``, ``C:\\Users\\NAME\\``, and in Claude Code's project folder
+names, ``-Users-NAME-``, whole where the session's ``cwd`` or a home path has shown it).
 
 How, so that the translation of the redacted input is the original's but for the secrets:
 
 - Where the secrets are: ``redact_rules`` finds candidates in the raw line, JSON escapes and all:
   string values, object keys, text that is no JSON. Where two overlap the longer wins (a token in
   URL credentials goes with them, a key inside a private-key block with the block), then the rule
-  listed first. A key format's candidate in the value of an id-like key (``id``, ``uuid``,
-  ``*_id``, ``signature``, ``hash`` ...) is left: ids, hashes and signatures can look like keys,
-  and every de-dup decision is keyed on them.
+  listed first. A JWT, an assignment's value or URL credentials in the value of an id-like key
+  (``id``, ``uuid``, ``*_id``, ``signature``, ``hash`` ...) is left, and listed as left: ids,
+  hashes and signatures can look like them, and every de-dup decision is keyed on them. A key
+  with a provider's prefix is taken there too (no id starts with ``sk-ant-`` or ``AKIA``).
 - Only the secret's bytes change; a placeholder holds no character JSON escapes and a candidate
   never cuts an escape or holds an unescaped quote, so a line that was JSON stays JSON of the same
   structure, and every other byte is kept.
@@ -41,13 +43,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
-from .redact_rules import TOKEN_KINDS, choose, in_id_value, scan
+from .redact_rules import LEFT_IN_IDS, Candidate, IdValues, choose, plain_ascii, scan
 from .redact_stream import HOLD_BYTES, Streams
 
 PLACEHOLDER: Final = "[redacted:{kind}:{n}]"
+LEFT: Final = "left: id-like field"  # a finding not replaced (listed in place of its placeholder)
 MAX_FINDINGS: Final = 2000  # listed for the preview; all are counted
 
 Line = TypeVar("Line", str, bytes)
+_CWD: Final = re.compile(rb'"cwd" ?: ?"((?:[^"\\]|\\.){1,4096})"')  # a session's working folder, as its lines have it
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +65,7 @@ class Finding:
 def _plain(secret: bytes) -> str:
     """A secret as text, its JSON escapes read (the same secret, escaped or not, is one secret)."""
     if b"\\" in secret:
+        secret = plain_ascii(secret)
         try:
             value = json.loads(b'"' + secret + b'"')
             if isinstance(value, str):
@@ -81,6 +86,7 @@ class Redactor:
 
     findings: list[Finding] = field(default_factory=list)  # the first MAX_FINDINGS
     count: int = 0  # every replacement made
+    left: int = 0  # every candidate left as it is (in an id-like value), listed with the findings
     numbers: dict[tuple[str, str], int] = field(default_factory=dict)  # (kind, secret) -> N
     users: dict[str, int] = field(default_factory=dict)  # user names seen in home paths -> N
     hold_bytes: int = HOLD_BYTES  # streaming's memory bound (redact_stream)
@@ -123,6 +129,30 @@ class Redactor:
                 self.findings.append(Finding(line, kind, seen[0], seen[2]))
         return seen[1]
 
+    def _leave(self, c: Candidate, raw: bytes, line: int, found: bool) -> None:
+        """A candidate left as it is (in an id-like value): listed, so the sharer sees it."""
+        if found:
+            self.left += 1
+            if len(self.findings) < MAX_FINDINGS:
+                kind = c[2]
+                self.findings.append(Finding(line, kind, LEFT, f"{mask(kind, _plain(raw[c[0]:c[1]]))}, {LEFT}"))
+
+    def _learnt(self, raw: bytes, candidates: list[Candidate]) -> bool:
+        """Whether ``candidates`` hold user names not known before (now known)."""
+        new = False
+        for s, e, kind in candidates:
+            if kind == "user" and raw[s:e] not in self._aliases:
+                self._learn(_plain(raw[s:e]), raw[s:e])
+                new = True
+        return new
+
+    def prime(self, data: bytes) -> None:
+        """Learn the user names of a whole input's ``cwd`` fields (the session's working folder,
+        ``/Users/jane-doe/app``) before its lines are redacted: a project folder's name
+        (``-Users-jane-doe-app``) on a line before them then gives the name whole."""
+        for value in {m[1] for m in _CWD.finditer(data)}:
+            self._learnt(value, scan(value, 0, len(value), self.known))
+
     def _learn(self, plain: str, raw: bytes) -> None:
         """A user name, once found, is also known whole where a path or folder name has it with a
         dash, dot or blank in it (``-Users-john-doe-app``: the folder rule alone takes ``john``)."""
@@ -140,8 +170,18 @@ class Redactor:
         candidates = scan(raw, 0, len(raw), self.known)
         if not candidates and hole is None:
             return raw
-        spans = choose([c for c in candidates if not (hole and c[0] < hole[1] and c[1] > hole[0])
-                        and (c[2] not in TOKEN_KINDS or not in_id_value(raw, c[0]))])
+        if self._learnt(raw, candidates):  # a home path after the project folder's name: the name is whole there
+            candidates = scan(raw, 0, len(raw), self.known)
+        taken: list[Candidate] = []
+        ids: IdValues | None = None
+        for c in candidates:
+            if hole and c[0] < hole[1] and c[1] > hole[0]:
+                continue  # the streamed piece's, redacted with its field
+            if c[2] in LEFT_IN_IDS and (ids := ids or IdValues(raw))(c[0]):
+                self._leave(c, raw, number, found)
+            else:
+                taken.append(c)
+        spans = choose(taken)
         if not spans and hole is None:
             return raw
         parts: list[bytes] = []
@@ -204,7 +244,7 @@ class Redactor:
         shown = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])))
         distinct = len(self.numbers)
         return (f"{distinct} secret{'s' if distinct != 1 else ''} in {self.count} place{'s' if self.count != 1 else ''}"
-                + (f": {shown}" if shown else ""))
+                + (f": {shown}" if shown else "") + (f"; {self.left} left in id-like fields" if self.left else ""))
 
 
 def mask(kind: str, secret: str) -> str:
@@ -219,9 +259,11 @@ def mask(kind: str, secret: str) -> str:
 def redact_text(text: str, redactor: Redactor | None = None) -> str:
     """A whole input (lines split on ``\\n`` only, as the translators split them) redacted."""
     r = redactor if redactor is not None else Redactor()
+    r.prime(text.encode("utf-8", "surrogatepass"))
     return "\n".join(r.lines(text.split("\n")))
 
 
 def redact_bytes(data: bytes, redactor: Redactor | None = None) -> bytes:
     r = redactor if redactor is not None else Redactor()
+    r.prime(data)
     return b"\n".join(r.lines(data.split(b"\n")))

@@ -10,13 +10,14 @@ imported.
 How it reads the text (the theory of operation):
 
 - **One pass.** A gate regex finds *anchors*: the fixed start of a key format (``AKIA``, ``eyJ``,
-  ``sk-``, ``ghp_``, ``-----BEGIN`` ...), an ``@``, an ``=`` after a word that names a secret,
-  ``Users`` or ``home`` after a path separator. Every alternative of the gate starts with a literal
+  ``sk-``, ``ghp_``, ``-----BEGIN`` ...), an ``@``, an ``=`` after a word that names a secret, a
+  ``:`` after a name ending as one does (``"password":``, ``password:``), ``Users`` or ``home``
+  after a path separator. Every alternative of the gate starts with a literal
   byte, so Python's ``re`` skips to the next possible anchor by a character set; the text is read
   once by the gate and then only around the anchors (``ANCHORS``: anchor, rows it runs).
 - **Anchored rows.** A row's matcher runs at its anchor (a regex ``match`` at a fixed offset, or a
   few lines of Python for the rows that read backwards: an e-mail's local part before ``@``, the
-  word before ``=``, the scheme before ``user:password@``). Nothing rescans from every start, and
+  word before ``=`` or ``:``, the scheme before ``user:password@``). Nothing rescans from every start, and
   each matcher reads a bounded distance around its anchor (``BACK`` before it, ``AHEAD`` past its
   match) except for a run of one character class, which ends its match: so scanning is linear in
   the text, and a window ``AHEAD`` short of a streamed field's end already has its final
@@ -25,7 +26,9 @@ How it reads the text (the theory of operation):
   ``\\t`` before a token separates it as a newline would, a slash may be written ``\\/``, a
   Windows path separator is a run of backslashes, a quote in a value may be ``\\"``. A candidate
   never starts or ends inside an escape and never holds an unescaped quote, so replacing it keeps
-  a JSON line JSON with the same structure.
+  a JSON line JSON with the same structure. A ``\\u`` escape of printable ASCII (``\\u0041KIA``)
+  is read as its character: a text that has one is scanned with them decoded, and a candidate
+  takes its escapes whole (``_scan_decoded``).
 - **Nothing of a placeholder** (``[redacted:KIND:N]``) can be taken for a secret: no row's
   characters include ``[`` and the value rows refuse a value starting with one; redacting twice is
   redacting once.
@@ -37,11 +40,13 @@ in TOML with entropy thresholds and allowlists, several with ``(?i)`` mid-patter
 ``re`` refuses; neither reads JSON-escaped text. Neither runs as it is in the browser worker; the
 tests use detect-secrets as an independent check on our output instead (tests/unit/test_redact.py).
 
-Must not: decide what replaces a span, keep anything between calls, or import the package.
+Must not: decide what replaces a span, keep anything between calls (``IdValues`` holds one
+text's reading while its candidates are asked about), or import the package.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Collection, Iterable
 from typing import Final
@@ -52,12 +57,12 @@ BACK: Final = 640  # the farthest a matcher reads before its anchor (a URL's sch
 AHEAD: Final = 640  # ... and past the end of a match that is not a run ending the text (a look-ahead)
 RESCAN: Final = 64  # the farthest a candidate starts after its anchor ("Users/" ... the name)
 
-# Kinds whose rows never look into the value of an id-like key (a hash or signature can hold
-# "AKIA..." or "eyJ..."): the key formats. E-mail addresses and home-folder names are taken
-# wherever they are.
-TOKEN_KINDS: Final = frozenset({"private-key", "anthropic-key", "openai-key", "aws-key", "github-token",
-                                "gitlab-token", "slack-token", "google-key", "stripe-key", "jwt", "secret",
-                                "url-credentials"})
+# Kinds left in the value of an id-like key (a hash or signature can hold "eyJ..." or a "token="
+# look-alike, and every de-dup decision is keyed on ids): the caller lists them as left rather
+# than replacing them. A key with a provider's fixed prefix (``sk-ant-``, ``AKIA``, ``ghp_`` ...)
+# is taken there too: no id, uuid or signature starts with one at a token boundary, so one there
+# was planted. E-mail addresses and home-folder names are taken wherever they are.
+LEFT_IN_IDS: Final = frozenset({"jwt", "secret", "url-credentials"})
 
 # After a placeholder (":N]") a token is no more a token than after the text it replaced, and
 # before one ("[redacted:") no more ended: so a redacted text has no new candidate next to one.
@@ -173,6 +178,15 @@ def _past_escape(text: bytes, i: int) -> int:
     return i
 
 
+def _name_start(text: bytes, i: int) -> int:
+    """Where a name read back to ``i`` starts: past an escape's letter (``\\ntoken=``), also of an
+    escape escaped again (``\\\\ntoken=``: a newline in JSON inside a JSON string)."""
+    start = _past_escape(text, i)
+    if start == i and i > 0 and text[i - 1] == 0x5C and text[i] in b"nrt":
+        return i + 1
+    return start
+
+
 def _at(text: bytes, at: int, end: int, known: tuple[bytes, ...]) -> Iterable[Candidate]:
     """An @ ends URL credentials (``scheme://user:password@host``), else it may be an e-mail's."""
     return _url_credentials(text, at, end) or _email(text, at, end)
@@ -215,7 +229,7 @@ def _assignment(text: bytes, at: int, end: int) -> Iterable[Candidate]:
     word = _WORD_BACK.match(text[max(j - 129, 0):j][::-1])
     if word is None or word.end() > 128:
         return ()
-    start = _past_escape(text, j - word.end())  # "\ntoken=": the n is the escape's
+    start = _name_start(text, j - word.end())
     name = text[start:j]
     if _PASSWORD_WORD.search(name.lower()):
         m = _PASSWORD_VALUE.match(text, at + 1, end)
@@ -226,6 +240,92 @@ def _assignment(text: bytes, at: int, end: int) -> Iterable[Candidate]:
         if m:
             return ((m.start("s"), m.end("s"), "secret"),)
     return ()
+
+
+# "password": "x" in JSON (in a line, or escaped in a JSON string), 'password': 'x' (a Python
+# dict's repr), and a YAML or config line's "password: x". Prose has such a colon too ("the
+# password: is required"): a YAML key is one at a line's start (blanks, a list's "- " before it),
+# its value unquoted one word that ends the line and holds a digit (as password= wants), or quoted,
+# or any value if the name is in capitals (DB_PASSWORD: x, as a .env line).
+_YAML_LEAD: Final = re.compile(rb"(?:^|(?<=\\[nr])|(?<=[\"\n\r]))" + _SPACE + rb"*(?:-" + _SPACE + rb"+)?\Z")
+_LINE_END: Final = rb"(?=\\+[nr]|[\r\n]|\\*\"|\Z)"
+_YAML_VALUE: Final = re.compile(_SPACE + rb"+" + _NOT_A_VALUE + rb"(?P<s>(?=[^\s'\"\\\[]{0,255}[0-9])[^\s'\"\\\[]{6,256})"
+                                + _LINE_END)
+_YAML_ENV_VALUE: Final = re.compile(_SPACE + rb"+" + _NOT_A_VALUE + rb"(?P<s>[^\s'\"\\\[]{4,256})" + _LINE_END)
+# (a bare " would be a JSON string's end)
+_YAML_QUOTED: Final = re.compile(_SPACE + rb"+(?P<q>\\+\"|')" + _NOT_A_VALUE + rb"(?P<s>[^\"'\\\[\r\n]{1,256})(?P=q)")
+_BLANKS: Final = re.compile(_SPACE + rb"*")
+_A_VALUE: Final = re.compile(_NOT_A_VALUE)
+
+
+def _key_value(text: bytes, at: int, end: int) -> Iterable[Candidate]:
+    """At a ``:`` after a word naming a secret: a quoted key's string value, or a YAML line's."""
+    if at == 0:
+        return ()
+    quote = text[at - 1]
+    if quote in b"\"'":
+        return _quoted_key_value(text, at, end, quote)
+    word = _WORD_BACK.match(text[max(at - 129, 0):at][::-1])
+    if word is None or word.end() > 128:
+        return ()
+    start = _name_start(text, at - word.end())
+    name = text[start:at]
+    if not _YAML_LEAD.search(text, max(start - 40, 0), start):
+        return ()
+    if _ENV_WORD.match(name):
+        m = _YAML_QUOTED.match(text, at + 1, end) or _YAML_ENV_VALUE.match(text, at + 1, end)
+    elif _PASSWORD_WORD.search(name.lower()):
+        m = _YAML_QUOTED.match(text, at + 1, end) or _YAML_VALUE.match(text, at + 1, end)
+    else:
+        return ()
+    return ((m.start("s"), m.end("s"), "secret"),) if m else ()
+
+
+def _quoted_key_value(text: bytes, at: int, end: int, quote: int) -> Iterable[Candidate]:
+    """``"NAME": "value"``, its quotes bare (a JSON line) or escaped (JSON in a JSON string, once
+    or twice: a tool's input streamed as JSON text), or ``'NAME': 'value'``: the value up to its
+    closing quote, escaped as the key's are."""
+    k = 0
+    while at - 2 - k >= 0 and text[at - 2 - k] == 0x5C:
+        k += 1
+    if k not in (0, 1, 3) or (quote == 0x27 and k):
+        return ()
+    stop = at - 1 - k
+    word = _WORD_BACK.match(text[max(stop - 129, 0):stop][::-1])
+    if word is None or word.end() > 128:
+        return ()
+    start = stop - word.end()
+    lead = b"\\" * k + bytes((quote,))
+    if not text.startswith(lead, start - len(lead)) or (start - len(lead) > 0 and text[start - len(lead) - 1] == 0x5C):
+        return ()
+    if not _PASSWORD_WORD.search(text[start:stop].lower()):
+        return ()
+    i = _BLANKS.match(text, at + 1, end).end()  # type: ignore[union-attr]  # matches the empty string
+    if not text.startswith(lead, i):
+        return ()
+    value = i + len(lead)
+    j = value
+    limit = min(end, value + 257 + k)
+    while True:
+        j = text.find(quote, j, limit)
+        if j < 0:
+            return ()
+        n = 0
+        while j - n - 1 >= value and text[j - n - 1] == 0x5C:
+            n += 1
+        # the quote as the key's closes the value; one escaped once more is a quote in the value;
+        # one escaped less ends the string the JSON is in before the value ends
+        level = n % (2 * k + 2)
+        if (quote == 0x27 and n == 0) or (quote == 0x22 and level == k):
+            break
+        if quote == 0x22 and level != 2 * k + 1:
+            return ()
+        j += 1
+    stop = j - k
+    secret = text[value:stop]
+    if not secret or b"[redacted:" in secret or _A_VALUE.match(secret) is None or (quote == 0x27 and b'"' in secret):
+        return ()  # (a quote in a '...' value may end the string it is in)
+    return ((value, stop, "secret"),)
 
 
 # A home folder's user name: /Users/NAME/, /home/NAME/, C:\Users\NAME\ (any escaping), and the
@@ -303,6 +403,10 @@ def _left(n: int, chars: bytes = rb"A-Za-z0-9+/_-") -> bytes:
 
 
 _KEYWORDS: Final = (b"password", b"passwd", b"secret", b"token", b"key")
+# a colon after a name ending as a secret's word does (password, passwd, secret, token, key: their
+# last two letters), bare or after its quote: a colon is in every JSON key, so the gate checks as
+# little per colon as it can (each look-behind is a cost per colon) and the row reads the name
+_COLON_GATE: Final = b"|".join(b"(?<=(?i:[rw]d|e[tny])%s:)" % q for q in (b"", b"[\"']", rb'\\"', rb'\\\\\\"'))
 _EQ_GATE: Final = b"|".join([b"(?<=(?i:%s)=)" % k for k in _KEYWORDS] + [b"(?<=(?i:%s)[ \t]=)" % k for k in _KEYWORDS]
                             + [b"(?<=[A-Z0-9_]=)", b"(?<=[A-Z0-9_][ \t]=)"])
 
@@ -327,6 +431,7 @@ ANCHORS: Final[list[tuple[bytes, Matcher]]] = [
     (rb"J(?<=eyJ)" + _left(3), _rows(_regex_row("jwt", _JWT, 2))),
     (rb"@(?=[A-Za-z0-9-])", _at),
     (rb"=(?:" + _EQ_GATE + rb")", _rows(_assignment)),
+    (rb":(?:" + _COLON_GATE + rb")", _rows(_key_value)),
     (rb"U(?=sers)(?<=[/\\-]U)", _home),
     (rb"h(?:(?=ome)(?<=[/\\-]h)|ooks\.slack\.com)", _home_or_hook),
 ]
@@ -346,6 +451,70 @@ def scan(text: bytes, start: int = 0, end: int | None = None, known: tuple[bytes
     context), in anchor order. ``known``: user names seen before, longest first, in the forms
     they take in paths (``john.doe``) and project folder names (``john-doe``)."""
     stop = len(text) if end is None else end
+    lo = max(start - 2 * BACK, 0)  # the context any matcher reads
+    if _ASCII_ESCAPE_END.search(text, lo, stop):
+        return _scan_decoded(text, lo, start, stop, known)
+    return _scan(text, start, stop, known)
+
+
+# A \u escape of a printable ASCII character, at any depth of escaping (a run of backslashes).
+# JSON may write any character so, and "\u0041KIA..." is an AWS key: the rules read such text with
+# these escapes decoded. A quote or backslash is read as a blank: decoded it would change what is a
+# string or an escape, and as a blank it still ends a token ("\u0022AKIA...\u0022").
+_ASCII_ESCAPE: Final = re.compile(rb"\\+u00(?:[2-6][0-9a-fA-F]|7[0-9a-eA-E])")
+_ASCII_ESCAPE_END: Final = re.compile(_ASCII_ESCAPE.pattern[:2] + _ASCII_ESCAPE.pattern[3:])  # its last backslash on: a faster search
+_DECODED: Final = {b"%02x" % c: bytes((c,)) for c in range(0x20, 0x7F)} | {b"22": b" ", b"5c": b" "}
+
+
+def _decoded(escape: bytes) -> bytes:
+    return _DECODED[escape[-2:].lower()]
+
+
+def _escaped_backslashes(escape: bytes) -> int:
+    """How many of the backslashes before a ``u00XX`` are escaped backslashes, not the escape's
+    own: the escape has as many as the depth it is at needs (1, 2, 4 ...), the largest power of
+    two that divides the run (``\\\\\\u006e``: an escaped backslash, then ``\\u006e``)."""
+    n = len(escape) - 5
+    return n - (n & -n)
+
+
+def _scan_decoded(text: bytes, lo: int, start: int, stop: int, known: tuple[bytes, ...]) -> list[Candidate]:
+    """``scan`` of ``text[lo:stop]`` with its ASCII escapes decoded, the candidates' places mapped
+    back: a candidate that takes a decoded character takes its whole escape."""
+    parts: list[bytes] = []
+    view_at: list[int] = []  # where each decoded character is in the decoded text
+    shift: list[int] = [0]  # the bytes the first i escapes lost in decoding
+    raw_end: list[int] = []  # where each escape ends in the text
+    at = lo
+    for m in _ASCII_ESCAPE.finditer(text, lo, stop):
+        begin = m.start() + _escaped_backslashes(m[0])
+        parts.append(text[at:begin])
+        parts.append(_decoded(m[0]))
+        view_at.append(begin - lo - shift[-1])
+        shift.append(shift[-1] + m.end() - begin - 1)
+        raw_end.append(m.end())
+        at = m.end()
+    parts.append(text[at:stop])
+    view = b"".join(parts)
+    i = bisect.bisect_right(raw_end, start)  # the escapes wholly before start
+    first = start - lo - shift[i]
+    if i < len(view_at) and first > view_at[i]:  # start is inside an escape: from its character
+        first = view_at[i]
+
+    def raw(p: int) -> int:
+        return lo + p + shift[bisect.bisect_left(view_at, p)]
+    return [(raw(s), raw(e), kind) for s, e, kind in _scan(view, first, len(view), known)]
+
+
+def plain_ascii(secret: bytes) -> bytes:
+    """``secret`` with its ASCII escapes (but a quote's or backslash's) decoded."""
+    def one(m: re.Match[bytes]) -> bytes:
+        keep = _escaped_backslashes(m[0])
+        return m[0] if m[0][-2:].lower() in (b"22", b"5c") else m[0][:keep] + _decoded(m[0])
+    return _ASCII_ESCAPE.sub(one, secret) if b"\\u00" in secret else secret
+
+
+def _scan(text: bytes, start: int, stop: int, known: tuple[bytes, ...]) -> list[Candidate]:
     out: list[Candidate] = []
     covered: dict[Matcher, int] = {}  # a row's candidate ends here: its anchors before are its own (a key's body, a value's "=")
     for m in _GATE.finditer(text, start, stop):
@@ -393,24 +562,49 @@ _ID_KEY: Final = re.compile(rb"(?:id|Id|ID|uuid|UUID|.*[_-]id|.*[a-z]Id|.*[a-z]I
 
 def in_id_value(text: bytes, at: int) -> bool:
     """Whether ``at`` is inside the string value of an id-like key (``"id": "..."``, ``uuid``,
-    ``*_id``, ``signature``, ``hash`` ...), read back from ``at``: the last unescaped quote
-    opens the string (true of any place inside a string of a JSON line), and a key and a colon
-    come before it."""
-    q = _last_quote(text, at)
-    if q < 0:
-        return False
-    j = q - 1
-    while j >= 0 and text[j] in b" \t":
+    ``*_id``, ``signature``, ``hash`` ...): ``IdValues`` asked once."""
+    return IdValues(text)(at)
+
+
+class IdValues:
+    """Whether places of one text are inside the string value of an id-like key, read back from
+    each: the last unescaped quote opens the string (true of any place inside a string of a JSON
+    line), and a key and a colon come before it. Asked in increasing order (as candidates come),
+    the places cost one reading of the text in all, however many escaped quotes it holds."""
+
+    __slots__ = ("quote", "text", "upto")
+
+    def __init__(self, text: bytes) -> None:
+        self.text, self.upto, self.quote = text, 0, -1  # the last unescaped quote before upto
+
+    def __call__(self, at: int) -> bool:
+        text = self.text
+        q = self._last_quote(at)
+        if q < 0:
+            return False
+        j = q - 1
+        while j >= 0 and text[j] in b" \t":
+            j -= 1
+        if j < 0 or text[j] != 0x3A:  # ':'
+            return False
         j -= 1
-    if j < 0 or text[j] != 0x3A:  # ':'
-        return False
-    j -= 1
-    while j >= 0 and text[j] in b" \t":
-        j -= 1
-    if j < 0 or text[j] != 0x22 or _escaped(text, j):
-        return False
-    k = _last_quote(text, j)
-    return k >= 0 and _ID_KEY.match(text, k + 1, j) is not None
+        while j >= 0 and text[j] in b" \t":
+            j -= 1
+        if j < 0 or text[j] != 0x22 or _escaped(text, j):
+            return False
+        k = _last_quote(text, j)
+        return k >= 0 and _ID_KEY.match(text, k + 1, j) is not None
+
+    def _last_quote(self, at: int) -> int:
+        if at < self.upto:  # behind the last place asked: from the last quote known, if it is before
+            return self.quote if self.quote < at else _last_quote(self.text, at)
+        q = self.text.rfind(b'"', self.upto, at)
+        while q >= self.upto and _escaped(self.text, q):
+            q = self.text.rfind(b'"', self.upto, q)
+        if q >= self.upto:
+            self.quote = q
+        self.upto = at
+        return self.quote
 
 
 def _last_quote(text: bytes, before: int) -> int:

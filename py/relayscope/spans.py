@@ -526,6 +526,8 @@ class _Sweep:
 
 
 Closed = Span | Call | Mark
+# a model call ended, waiting for its usage: lane, start, end, message id, seq, line, file, row
+_Ended = tuple[str, float, float, str | None, int, int, str | None, int]
 
 
 class Builder:
@@ -545,8 +547,9 @@ class Builder:
         self.errors = 0
         self._lanes: dict[str, _Lane] = {}
         self._calls: dict[str, _Open] = {}  # open tool calls by id, every lane
-        self._awaiting: dict[str, tuple[Call, float]] = {}  # finished model calls waiting for their usage (and
-        # the x of their first relay), by message id
+        # finished model calls waiting for their usage, by message id: the Call's fields but its model and
+        # usage (it is made once, when they are known), and the x of its first relay
+        self._awaiting: dict[str, tuple[_Ended, float]] = {}
         self._usage: dict[str, R.Usage] = {}  # usage that came before its call finished
         self._sweep = _Sweep(gaps_over)
         self._at_work: set[str] = set()  # lanes waiting on the model or answering
@@ -564,33 +567,48 @@ class Builder:
     # -- feeding -------------------------------------------------------------------------------
 
     def feed(self, r: R.Relay, x: float) -> None:
-        if self._lost:
+        # This runs for every relay of a run (the page's swimlanes build a 600 MB run's 340,000):
+        # the calls that would do nothing are not made (a sweep or a lane already at x, nothing
+        # held to resolve), and a relay that is no block of the model's answer takes none of it.
+        if self._lost:  # the last relay is looked at only to place lost blocks
             self._place_lost(r.file, r.line)
             self._last_in[r.file] = (r.lane, x)
-        self._last = (r, x)
+            self._last = (r, x)
         if self.start is None or x < self.start:
             self.start = x
         if self.end is None or x > self.end:
             self.end = x
         kind = type(r)
         model_side = kind in _MODEL_TYPES
-        self._sweep.advance(x, len(self._calls), self._at_work, model_side)
+        sweep = self._sweep
+        if x != sweep.clock:  # at the sweep's clock it has nothing to count
+            sweep.advance(x, len(self._calls), self._at_work, model_side)
         if kind in _STATED:
             self._states.add(r)
-        ln = self._lanes.get(r.lane)
+        lane = r.lane
+        ln = self._lanes.get(lane)
         if ln is None:
-            if r.lane in self.tracks:  # a closed lane: only its last message's usage still counts
+            if lane in self.tracks:  # a closed lane: only its last message's usage still counts
                 if kind is R.Usage:
                     assert isinstance(r, R.Usage)
-                    self._take_usage(self.tracks[r.lane], r)
+                    self._take_usage(self.tracks[lane], r)
                 return
             ln = self._open_lane(r, x, r if isinstance(r, R.LaneStart) else None)
-        self._advance(ln, x, model_side)
-        ln.last_x, ln.last_seq = max(ln.last_x, x), r.seq
+        if x > ln.clock:  # ``_advance`` counts nothing at or before the lane's clock
+            self._advance(ln, x, model_side)
+        if x > ln.last_x:
+            ln.last_x = x
+        ln.last_seq = r.seq
         if kind not in _NOTED:
             return
         if model_side:
-            self._model_side(ln, r, x)
+            mid = getattr(r, "message_id", None) or f"@{r.seq}"
+            if ln.msg != mid or ln.tentative or sweep.held:
+                self._model_side(ln, r, x, mid)
+            else:  # the next block of the message being answered, nothing held: as _model_side
+                ln.msg_last = x
+                ln.state = _ANSWERING
+                self._at_work.add(lane)
         if kind is R.ToolUse:
             assert isinstance(r, R.ToolUse)
             self._tool_use(ln, r, x)
@@ -788,8 +806,7 @@ class Builder:
 
     # -- model calls ---------------------------------------------------------------------------
 
-    def _model_side(self, ln: _Lane, r: R.Relay, x: float) -> None:
-        mid = getattr(r, "message_id", None) or f"@{r.seq}"
+    def _model_side(self, ln: _Lane, r: R.Relay, x: float, mid: str) -> None:
         if ln.msg != mid:
             self._end_message(ln)
             ln.msg, ln.msg_start, ln.msg_first, ln.msg_at = mid, ln.since if ln.since is not None else x, r, x
@@ -815,8 +832,7 @@ class Builder:
         start, end = ln.msg_start, max(ln.msg_last, ln.msg_start)
         row = _free_row(ln.call_rows, start)
         ln.call_rows[row] = end
-        call = Call(ln.track.id, start, end, getattr(first, "message_id", None), None, first.seq, first.line,
-                    first.file, row)
+        call = (ln.track.id, start, end, getattr(first, "message_id", None), first.seq, first.line, first.file, row)
         self._awaiting[mid] = (call, ln.msg_at)
         if mid in self._usage:
             self._flush_call(mid)
@@ -843,17 +859,17 @@ class Builder:
             del self._usage[next(iter(self._usage))]
 
     def _flush_call(self, mid: str) -> None:
-        call, at = self._awaiting.pop(mid)
+        (lane, start, end, message_id, seq, line, file, row), at = self._awaiting.pop(mid)
         u = self._usage.pop(mid, None)
+        model = u.model if u is not None else None
+        if model is None:  # the message said none: its lane's
+            tr = self.tracks.get(lane)
+            model = tr.model if tr else None
         if u is not None:
-            call = Call(call.lane, call.start, call.end, call.message_id, u.model, call.seq, call.line, call.file,
-                        call.row, u.input_tokens, u.output_tokens, u.cache_read_input_tokens,
-                        u.cache_creation_input_tokens, True)
-        if call.model is None:
-            tr = self.tracks.get(call.lane)
-            call = Call(call.lane, call.start, call.end, call.message_id, tr.model if tr else None, call.seq,
-                        call.line, call.file, call.row, call.input_tokens, call.output_tokens,
-                        call.cache_read_tokens, call.cache_creation_tokens, call.usage)
+            call = Call(lane, start, end, message_id, model, seq, line, file, row, u.input_tokens, u.output_tokens,
+                        u.cache_read_input_tokens, u.cache_creation_input_tokens, True)
+        else:
+            call = Call(lane, start, end, message_id, model, seq, line, file, row)
         self.closed.append(call)
         if call.message_id is not None:
             self.closed.append(Mark("model", call.lane, at, call.seq, call.line, call.file,
@@ -1062,16 +1078,34 @@ def build_steps(relays: Sequence[R.Relay], stamps: Stamps, lost: Iterable[Lost] 
     timing = Timing(stamps, several)
     lost = list(lost)
     b: Builder | None = None
-    pending: list[tuple[R.Relay, float]] = []
-    for i, r in enumerate(relays):
-        if not i % SLICE_RELAYS and i:
+    for start in range(0, len(relays), SLICE_RELAYS):
+        if start:
             yield
-        pending = timing.feed(r)
-        if pending:
-            if b is None:
-                b = Builder(timing.axis or LINE, lost)
-            for rel, x in pending:
-                b.feed(rel, x)
+        part = relays[start:start + SLICE_RELAYS]
+        if b is None:  # the axis is not decided yet: Timing holds the first relays
+            for k, r in enumerate(part, 1):
+                pending = timing.feed(r)
+                if pending:
+                    b = Builder(timing.axis or LINE, lost)
+                    for rel, x in pending:
+                        b.feed(rel, x)
+                    part = part[k:]
+                    break
+            else:
+                continue
+        # the axis is known: each relay straight to the builder, its x made here (no call for
+        # the untimed axes, no pair for each: this runs for every relay)
+        feed, axis = b.feed, timing.axis
+        if axis == LINE:
+            for r in part:
+                feed(r, float(r.line))
+        elif axis == ORDER:
+            for r in part:
+                feed(r, float(r.seq))
+        else:
+            x_of = timing.x
+            for r in part:
+                feed(r, x_of(r))
     tail = timing.finish()
     if b is None:
         b = Builder(timing.axis or LINE, lost)
@@ -1198,6 +1232,11 @@ def _top(by_tool: Mapping[str, list[float]], top: int) -> list[dict[str, Any]]:
     return out
 
 
+def counted(n: int, noun: str) -> str:
+    """``1 sub-agent``, ``3 sub-agents``: a count in words."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def duration_words(seconds: float, axis: str) -> str:
     """A span's length for people: ``4.2 s``, ``2m 05s``; ``12 lines`` off the time axis."""
     if axis == LINE:
@@ -1259,11 +1298,11 @@ def render_figures(fig: Mapping[str, Any]) -> str:
     out = [f"axis: {fig['axis_words']}" + (f" · session {fig['session_id']}" if fig.get("session_id") else ""),
            f"run: wall {q(run['wall'])} = in tools {q(run['tools'])} ({run['tool_calls']} calls) + "
            f"waiting on the model {q(run['model_wait'])} + idle {q(run['idle'])}{overlaps(run['overlap'])} · "
-           f"{run['agents']} sub-agent(s)",
+           f"{counted(run['agents'], 'sub-agent')}",
            f"     tokens {run['tokens']['input_tokens']} in · {run['tokens']['output_tokens']} out · "
            f"{run['tokens']['cache_read_tokens']} cache read · {run['tokens']['cache_creation_tokens']} cache write"
-           + (f" · {run['lost_blocks']} lost block(s)" if run["lost_blocks"] else "")
-           + (f" · {run['errors']} error(s)" if run["errors"] else "")]
+           + (f" · {counted(run['lost_blocks'], 'lost block')}" if run["lost_blocks"] else "")
+           + (f" · {counted(run['errors'], 'error')}" if run["errors"] else "")]
     out += [f"     {t['tool']:<16} {t['calls']:>5} calls  {q(t['time'])}" for t in run["by_tool"]]
     for ln in fig["lanes"]:
         out.append(f"{'  ' * ln['depth']}{ln['label']}: wall {q(ln['wall'])} = tools {q(ln['tools'])} + "

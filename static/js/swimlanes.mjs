@@ -39,10 +39,24 @@ const gapLayer = document.createElement("div"); // the breaks' labels, over the 
 gapLayer.className = "sl-gaps";
 ruler.parentElement.append(gapLayer);
 
-const AGENT_H = 8;
-const ROW_H = 14;
-const GAP = 2;
-const MAX_ROWS = 6; // tool rows drawn per track; calls past them share the last row
+const MAX_ROWS = 6; // tool rows kept per track; calls past them share the last row
+// Two densities of drawing. Full: bars tall enough to hold their names, up to MAX_ROWS rows of
+// calls. Compact: thin bars, the calls past the second row sharing it, one-line lane heads, so
+// that main and the first sub-agents fit the swimlanes' default height over the rows. The tracks
+// are drawn full when all of them fit the tracks' box so (fitDensity), else compact; dragging the
+// box taller brings the full drawing back.
+const DENSITIES = {
+  full: { agentH: 8, rowH: 14, gap: 2, rows: MAX_ROWS, names: true },
+  compact: { agentH: 6, rowH: 5, gap: 1, rows: 2, names: false },
+};
+const FULL_HEAD_H = 30; // a full track's head: its label over its figures (px, swimlanes.css)
+const TRACK_CHROME = 7; // a full track's border and padding (px, swimlanes.css)
+// A sub-agent's spans are drawn at least this wide (px), from their true start, so that a short
+// agent stays in sight and clickable at any zoom; its tooltip says its true duration, and that it
+// is drawn wider than its time. Main's spans are drawn to scale (at least a pixel column): its
+// many calls would otherwise cover each other.
+const MIN_SUB_PX = 8;
+let geo = DENSITIES.full;
 const MIN_SPAN = 1e-9;
 // What the focused track answers to (onKey), declared to assistive technology and said to the reader.
 const KEYSHORTCUTS = "ArrowLeft ArrowRight ArrowUp ArrowDown Home End Enter Shift+= = - 0 f Escape";
@@ -170,10 +184,33 @@ function shell(track) {
   }
   const data = incoming.get(track.dataset.lane);
   const rowsUsed = Math.min(Number(data?.spans.rows ?? 1) - 1, MAX_ROWS);
-  const height = AGENT_H + GAP + Math.max(1, rowsUsed) * (ROW_H + GAP);
+  const height = heightAt(geo, rowsUsed);
   box.style.height = `${height}px`;
   return { track, box, canvas, height, rowsUsed, id: track.dataset.lane, parsed: false, meta: null, visible: false, color: "",
-    label: data?.spans.label ?? "", data };
+    label: data?.spans.label ?? "", data, minPx: track.dataset.parent ? MIN_SUB_PX : 0 };
+}
+
+// A track's canvas height at a density: its agent bar and its rows of calls.
+const heightAt = (g, rowsUsed) => g.agentH + g.gap + Math.max(1, Math.min(rowsUsed, g.rows)) * (g.rowH + g.gap);
+
+// Full if every track fits the tracks' box drawn full (their box's own height where the layout
+// gives it one: the workspace; else the most it may grow to), else compact. Said as the
+// section's data-density (swimlanes.css lays the lane heads out by it).
+function fitDensity() {
+  if (!lanes.length || section.hidden) return;
+  const cs = getComputedStyle(tracksBox);
+  const room = cs.maxHeight !== "none" ? parseFloat(cs.maxHeight) : tracksBox.clientHeight;
+  if (!room) return; // folded, or not laid out yet
+  const need = lanes.reduce((n, l) => n + Math.max(heightAt(DENSITIES.full, l.rowsUsed), FULL_HEAD_H) + TRACK_CHROME, 0);
+  const next = need <= room + 1 ? DENSITIES.full : DENSITIES.compact;
+  section.dataset.density = next === DENSITIES.full ? "full" : "compact";
+  if (next === geo) return;
+  geo = next;
+  for (const lane of lanes) {
+    lane.height = heightAt(geo, lane.rowsUsed);
+    lane.box.style.height = `${lane.height}px`;
+  }
+  schedule();
 }
 
 // A track's data is read a part at a time: in idle time after a load (the tracks in sight
@@ -287,6 +324,7 @@ function load() {
   seen.disconnect();
   wanted = null; // the worker says the selection again once the data is drawn
   lanes = Array.from(tracksBox.querySelectorAll("[data-testid=swimlane-track]"), shell);
+  fitDensity();
   lanes.forEach((lane, li) => {
     seen.observe(lane.box);
     // one Tab stop for all the tracks (a roving tabindex): ↑ ↓ go from track to track
@@ -296,7 +334,9 @@ function load() {
     lane.box.addEventListener("keydown", (ev) => onKey(ev, li));
     lane.box.addEventListener("focus", () => {
       for (const other of lanes) other.box.tabIndex = other === lane ? 0 : -1;
-      if (!cursor || cursor.lane !== li) moveTo(li, nearest(get(li), toTime((view[0] + view[1]) / 2)));
+      // from the keyboard: the span nearest the view's middle; from a press (drag is set on
+      // pointerdown, before the focus), what the pointer picks and says
+      if (!drag && (!cursor || cursor.lane !== li)) moveTo(li, nearest(get(li), toTime((view[0] + view[1]) / 2)));
     });
   });
   section.dataset.loadMs = (performance.now() - t).toFixed(1);
@@ -351,6 +391,7 @@ function draw() {
     drawLane(li, w);
     if (performance.now() - t1 > slowest[0]) slowest = [performance.now() - t1, li];
   }
+  writeGapLabels(); // the frame's writes to elements, after its canvases (see placeGapLabels)
   section.dataset.view = `${round(view[0])} ${round(view[1])}`;
   // the last frame's cost, and its slowest track (bench/swimlanes_bench.py)
   section.dataset.drawMs = (performance.now() - t).toFixed(1);
@@ -359,8 +400,26 @@ function draw() {
 
 const round = (x) => Math.round(x * 1000) / 1000;
 
+// Where a row of a track is drawn (the rows past the density's last share it), and how high.
 function rowY(r) {
-  return r === 0 ? 0 : AGENT_H + GAP + (r - 1) * (ROW_H + GAP);
+  return r === 0 ? 0 : geo.agentH + geo.gap + (Math.min(r, geo.rows) - 1) * (geo.rowH + geo.gap);
+}
+const rowH = (r) => (r === 0 ? geo.agentH : geo.rowH);
+
+// Where span i is drawn, in px from the canvas' left: its true extent, at least a pixel column;
+// a sub-agent's at least lane.minPx from its true start (ending at the view's right edge, rather
+// than past it, when its start is that close to it).
+function extent(lane, i, u0, k, w) {
+  let x0 = Math.floor((toAxis(lane.s[i]) - u0) * k);
+  let x1 = Math.max((toAxis(lane.e[i]) - u0) * k, x0 + 1);
+  if (x1 - x0 < lane.minPx) {
+    x1 = x0 + lane.minPx;
+    if (x1 > w && x0 < w) {
+      x0 = Math.max(0, w - lane.minPx);
+      x1 = x0 + lane.minPx;
+    }
+  }
+  return [Math.max(x0, -2), Math.min(x1, w + 2)];
 }
 
 // Rectangles of one colour, with neighbouring pixel columns merged into one run, each filled
@@ -423,19 +482,20 @@ function drawLane(li, w) {
   const open = new Runs();
   const bad = new Runs();
   const labels = [];
+  // a sub-agent's span drawn wider than its time reaches into the view from before it
+  const from = lane.minPx ? toTime(u0 - lane.minPx / k) : t0;
   lane.byRow.forEach(({ idx, ends }, r) => {
     const y = rowY(r);
-    const h = r === 0 ? AGENT_H : ROW_H;
-    for (let j = lowerBound(ends, t0, idx.length); j < idx.length; j++) {
+    const h = rowH(r);
+    for (let j = lowerBound(ends, from, idx.length); j < idx.length; j++) {
       const i = idx[j];
       if (lane.s[i] > t1) break;
       // narrower than a pixel: a pixel column, merged with its neighbours; never dropped from sight
-      const x0 = Math.max(Math.floor(px(lane.s[i])), -2);
-      let x1 = Math.min(Math.max(px(lane.e[i]), x0 + 1), w + 2);
-      if (x1 - x0 > 3) x1 -= 1; // a gap between bars that meet
+      let [x0, x1] = extent(lane, i, u0, k, w);
+      if (x1 - x0 > Math.max(3, lane.minPx)) x1 -= 1; // a gap between bars that meet (not off a minimum width)
       const f = lane.flags[i];
       (f & 2 ? bad : r === 0 ? agent : f & 4 ? open : ok).add(x0, x1, y, h);
-      if (r > 0 && x1 - x0 > 40) labels.push(i, x0, x1, y + h / 2 + 0.5);
+      if (geo.names && r > 0 && x1 - x0 > 40) labels.push(i, x0, x1, y + h / 2 + 0.5);
     }
     for (const runs of [agent, ok, open, bad]) runs.flush(); // runs never join across rows
   });
@@ -461,7 +521,7 @@ function drawLane(li, w) {
   for (let j = lowerBound(lane.mat, t0, lane.mat.length); j < lane.mat.length && lane.mat[j] <= t1; j++) {
     const x = Math.floor(px(lane.mat[j]));
     const kind = lane.mkind[j];
-    if (kind === 0) turns.add(x, x + 1, 0, AGENT_H); // a model turn: a tick on the agent bar
+    if (kind === 0) turns.add(x, x + 1, 0, geo.agentH); // a model turn: a tick on the agent bar
     else lost.add(x - (kind === 2 ? 1 : 0), x + (kind === 2 ? 2 : 2), 0, lane.height); // lost: red; error: wider
   }
   turns.fill(ctx, colors.fg, 1);
@@ -469,39 +529,43 @@ function drawLane(li, w) {
   for (const [which, style] of [[picked, colors.fg], [cursor, colors.accent]]) {
     if (!which || which.lane !== li) continue;
     const i = which.i;
-    const x0 = px(lane.s[i]);
-    const x1 = Math.max(px(lane.e[i]), x0 + 2);
+    const [x0, e] = extent(lane, i, u0, k, w);
+    const x1 = Math.max(e, x0 + 2);
     ctx.strokeStyle = style;
-    ctx.lineWidth = 2;
+    ctx.lineWidth = geo.rowH < 8 ? 1 : 2;
     const r = lane.row[i];
-    ctx.strokeRect(x0 - 1, rowY(r) + 1, x1 - x0 + 2, (r === 0 ? AGENT_H : ROW_H) - 2);
+    ctx.strokeRect(x0 - 1, rowY(r) + 0.5, x1 - x0 + 2, rowH(r) - 1);
   }
 }
 
 // The breaks in view, on a track or the ruler: a band the colour of the borders, a zigzag at
-// each edge (the axis is cut there).
+// each edge (the axis is cut there). All bands in one colour, all zigzags in one path and one
+// stroke: a stroke per break, on every track, cost a frame at Fit many times the spans' drawing
+// (bench/swimlanes_bench.py --folded).
 function drawBreaks(ctx, u0, k, height) {
   const w = ctx.canvas.width;
+  const shown = [];
   for (const b of breaks) {
     const a = (b.x0 - u0) * k;
     const z = Math.max((b.x1 - u0) * k, a + 3);
-    if (z < -4 || a > w + 4) continue;
-    ctx.globalAlpha = 0.45;
-    ctx.fillStyle = colors.border;
-    ctx.fillRect(a, 0, z - a, height);
-    ctx.globalAlpha = 1;
-    ctx.strokeStyle = colors.muted;
-    ctx.lineWidth = 1;
-    ctx.beginPath();
-    for (const x of [a, z]) {
-      for (let y = 0; y <= height; y += 4) {
-        const dx = (y / 4) % 2 ? 1.5 : -1.5;
-        if (y === 0) ctx.moveTo(x + dx, y);
-        else ctx.lineTo(x + dx, y);
-      }
-    }
-    ctx.stroke();
+    if (z >= -4 && a <= w + 4) shown.push(a, z);
   }
+  if (!shown.length) return;
+  ctx.globalAlpha = 0.45;
+  ctx.fillStyle = colors.border;
+  for (let q = 0; q < shown.length; q += 2) ctx.fillRect(shown[q], 0, shown[q + 1] - shown[q], height);
+  ctx.globalAlpha = 1;
+  ctx.strokeStyle = colors.muted;
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  for (const x of shown) {
+    for (let y = 0; y <= height; y += 4) {
+      const dx = (y / 4) % 2 ? 1.5 : -1.5;
+      if (y === 0) ctx.moveTo(x + dx, y);
+      else ctx.lineTo(x + dx, y);
+    }
+  }
+  ctx.stroke();
 }
 
 function niceStep(range, px) {
@@ -557,6 +621,9 @@ function pieces(a, b) {
 
 // Each break's label on the ruler, over its break, where it fits beside the one before; else
 // shortened to the time ("4h 07m"), else only its title says it. Returns where the shown ones are.
+// Placed here, written to the elements by writeGapLabels once the frame's canvases are drawn: a
+// canvas' font set after a write to the page's elements makes the browser compute the page's
+// styles then and there, which cost a folded frame ten times its drawing (bench/swimlanes_bench.py --folded).
 function placeGapLabels(u0, k, w) {
   const taken = [];
   let free = -Infinity;
@@ -564,15 +631,14 @@ function placeGapLabels(u0, k, w) {
     const a = (b.x0 - u0) * k;
     const z = (b.x1 - u0) * k;
     const visible = z >= 0 && a <= w;
-    b.el.hidden = !visible;
-    if (!visible) continue;
+    if (!visible) {
+      b.next = null;
+      continue;
+    }
     const mid = (a + z) / 2;
     const short = b.label.replace(/ idle$/, "");
     const fit = [b.label, short].find((text) => mid - (text.length * 5.5 + 6) / 2 >= free + 2);
-    b.el.textContent = fit ?? short;
-    b.el.classList.toggle("sl-gap-quiet", fit === undefined);
-    b.el.style.left = `${a}px`;
-    b.el.style.width = `${Math.max(z - a, 3)}px`;
+    b.next = { text: fit ?? short, quiet: fit === undefined, left: `${a}px`, width: `${Math.max(z - a, 3)}px` };
     if (fit !== undefined) {
       const half = (fit.length * 5.5 + 6) / 2;
       taken.push([mid - half, mid + half]);
@@ -580,6 +646,22 @@ function placeGapLabels(u0, k, w) {
     }
   }
   return taken;
+}
+
+// The breaks' labels as placed, written where they changed (none, a frame that only redraws).
+function writeGapLabels() {
+  for (const b of breaks) {
+    const n = b.next;
+    const o = b.shown;
+    if (o === n || (o && n && o.text === n.text && o.quiet === n.quiet && o.left === n.left && o.width === n.width)) continue;
+    b.shown = n;
+    b.el.hidden = !n;
+    if (!n) continue;
+    b.el.textContent = n.text;
+    b.el.classList.toggle("sl-gap-quiet", n.quiet);
+    b.el.style.left = n.left;
+    b.el.style.width = n.width;
+  }
 }
 
 function fmtDur(x, at = false) {
@@ -731,28 +813,41 @@ clearRange.addEventListener("click", unbrush);
 
 // -- hover, click, keyboard -------------------------------------------------------------------
 
+// What is under the pointer on track li: a mark, or the span drawn there (as extent draws it,
+// with 3 px of slack), the one drawn under the pointer itself first.
 function hit(li, ev) {
   const lane = get(li);
   const r = lane.box.getBoundingClientRect();
   const y = ev.clientY - r.top;
-  const u = xAt(lane.box, ev.clientX);
-  const slack = (3 / Math.max(1, r.width)) * (view[1] - view[0]); // 3 px, on the axis
-  const [lo, x, hi] = [toTime(u - slack), toTime(u), toTime(u + slack)];
+  const p = ev.clientX - r.left;
+  const k = Math.max(1, r.width) / (view[1] - view[0]); // px per unit of the axis
+  const u = view[0] + p / k;
+  const slack = 3 / k; // 3 px, on the axis
+  const [lo, hi] = [toTime(u - slack), toTime(u + slack)];
+  // a sub-agent drawn wider than its time: its bar is the target, not the model turns squeezed on it
+  const agentI = lane.byRow[0]?.idx[0];
+  const squeezed = lane.minPx > 0 && agentI !== undefined && (toAxis(lane.e[agentI]) - toAxis(lane.s[agentI])) * k < lane.minPx;
   // marks first (lost blocks and errors are thin: give them the slack)
   for (let j = lowerBound(lane.mat, lo, lane.mat.length); j < lane.mat.length && lane.mat[j] <= hi; j++) {
-    if (lane.mkind[j] !== 0 || y < AGENT_H) return { mark: j };
+    if (lane.mkind[j] !== 0 || (y < geo.agentH && !squeezed)) return { mark: j };
   }
-  const row = y < AGENT_H + GAP / 2 ? 0 : Math.min(Math.floor((y - AGENT_H - GAP) / (ROW_H + GAP)) + 1, lane.byRow.length - 1);
-  const rowData = lane.byRow[row];
-  if (!rowData) return null;
-  const { idx, ends } = rowData;
+  const band = y < geo.agentH + geo.gap / 2 ? 0 : Math.min(Math.floor((y - geo.agentH - geo.gap) / (geo.rowH + geo.gap)) + 1, geo.rows);
+  const last = band < geo.rows ? band : lane.byRow.length - 1; // the density's last row holds the rest
+  const from = toTime(u - slack - lane.minPx / k);
   let best = null;
-  for (let j = lowerBound(ends, lo, idx.length); j < idx.length; j++) {
-    const i = idx[j];
-    if (lane.s[i] > hi) break;
-    if (lane.e[i] >= lo) {
-      best = i;
-      if (lane.s[i] <= x && lane.e[i] >= x) break;
+  let off = Infinity;
+  for (let row = band; row <= last; row++) {
+    const { idx, ends } = lane.byRow[row] ?? { idx: [], ends: [] };
+    for (let j = lowerBound(ends, from, idx.length); j < idx.length; j++) {
+      const i = idx[j];
+      if (lane.s[i] > hi) break;
+      const [x0, x1] = extent(lane, i, view[0], k, r.width);
+      const d = p < x0 ? x0 - p : p > x1 ? p - x1 : 0;
+      if (d > 3) continue;
+      // spans drawn wider than their time may cover each other: the one truly nearest wins
+      const [a, b] = [(toAxis(lane.s[i]) - view[0]) * k, (toAxis(lane.e[i]) - view[0]) * k];
+      const score = d * 1e6 + (p < a ? a - p : p > b ? p - b : 0);
+      if (score < off) [best, off] = [i, score];
     }
   }
   return best === null ? null : { span: best };
@@ -766,6 +861,10 @@ function describe(lane, i) {
   if (label && label !== name) bits.push(label);
   if (lane.flags[i] & 2) bits.push("error");
   if (lane.flags[i] & 4) bits.push("no result: runs to the lane's last event");
+  const k = lane.box.clientWidth / (view[1] - view[0]);
+  if (lane.minPx && (toAxis(lane.e[i]) - toAxis(lane.s[i])) * k < lane.minPx) {
+    bits.push(`drawn ${lane.minPx} px wide from its start to stay clickable: shorter than drawn at this zoom`);
+  }
   return { kind, text: bits.join(" — ") };
 }
 
@@ -777,14 +876,15 @@ function describeMark(lane, j) {
 function showTip(text, clientX, clientY) {
   tip.textContent = text;
   tip.hidden = false;
-  // placed without measuring it (a read of its size would lay the page out again): on the
-  // pointer's right in the left half of the view, on its left in the right half
-  const r = section.getBoundingClientRect();
-  const x = clientX - r.left;
-  tip.style.left = x < r.width / 2 ? `${Math.max(0, x + 12)}px` : "auto";
-  tip.style.right = x < r.width / 2 ? "auto" : `${Math.max(0, r.width - x + 12)}px`;
-  // the section scrolls (its height is the reader's): its content, the tip included, moves with it
-  tip.style.top = `${clientY - r.top + section.scrollTop + 14}px`;
+  // fixed to the window (the swimlanes' own box is a few lines high and would cut it off), placed
+  // without measuring it (a read of its size would lay the page out again): on the pointer's right
+  // in the left half of the window, on its left in the right half; under it, over it near the bottom
+  const left = clientX < innerWidth / 2;
+  tip.style.left = left ? `${Math.max(0, clientX + 12)}px` : "auto";
+  tip.style.right = left ? "auto" : `${Math.max(0, innerWidth - clientX + 12)}px`;
+  const low = clientY > innerHeight - 120;
+  tip.style.top = low ? "auto" : `${clientY + 14}px`;
+  tip.style.bottom = low ? `${innerHeight - clientY + 10}px` : "auto";
 }
 
 function hover(ev) {
@@ -913,7 +1013,10 @@ function onKey(ev, li) {
   act();
 }
 
-new ResizeObserver(schedule).observe(tracksBox);
+new ResizeObserver(() => {
+  fitDensity();
+  schedule();
+}).observe(tracksBox);
 const recolor = () => {
   colors = {};
   for (const lane of lanes) lane.color = "";
@@ -952,3 +1055,18 @@ export function spansOf(laneId) {
 
 // The range is in true time from the run's start, as the worker gets it.
 export const range = () => (brush ? [round(brush[0]), round(brush[1])] : null);
+
+// For scripts and tests: where row r of a track is drawn at the current density, [top, height] in px.
+export const rowBox = (r) => [rowY(r), rowH(r)];
+
+// For scripts and benchmarks: how many spans and marks the tracks hold.
+export function counts() {
+  let spans = 0;
+  let marks = 0;
+  for (let li = 0; li < lanes.length; li++) {
+    const lane = get(li);
+    spans += lane.s.length;
+    marks += lane.mat.length;
+  }
+  return { spans, marks };
+}

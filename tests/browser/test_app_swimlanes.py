@@ -19,7 +19,6 @@ SESSION_DIR = (CORPUS / "session-jsonl" / "handgemacht-ai__claude-code-log" / "t
                / "real_projects" / "-experiments-worktrees")
 PLANTED = Path(__file__).parents[1] / "fixtures" / "redact" / "planted.jsonl"
 STREAM = CORPUS / "stream-json" / "ArturoKuang__sandbox_ai_compiler__.repomirror__claude_output.jsonl"
-AGENT_H, ROW_H, GAP = 8, 14, 2  # static/js/swimlanes.mjs's geometry
 
 
 def open_session(app: AppDriver, tmp_path: Path) -> Path:
@@ -56,15 +55,20 @@ def to_axis(app: AppDriver, t: float) -> float:
     return app.page.evaluate("(t) => import('./static/js/swimlanes.mjs').then((m) => m.toAxis(t))", t)
 
 
+def row_box(app: AppDriver, row: int) -> tuple[float, float]:
+    """Where a track's row is drawn at the page's current density: top and height, in px."""
+    top, height = app.page.evaluate("(r) => import('./static/js/swimlanes.mjs').then((m) => m.rowBox(r))", row)
+    return top, height
+
+
 def point_of(app: AppDriver, lane: str, span: dict) -> tuple[float, float]:
     """Where a span is drawn (its middle) with the current view."""
     box = app.page.locator(f'[data-testid=swimlane-track][data-lane="{lane}"] .sl-lane').bounding_box()
     a, b = view(app)
     mid = (max(to_axis(app, span["start"]), a) + min(to_axis(app, span["end"]), b)) / 2
     x = box["x"] + (mid - a) / (b - a) * box["width"]
-    r = span["row"]
-    y = box["y"] + (AGENT_H / 2 if r == 0 else AGENT_H + GAP + (r - 1) * (ROW_H + GAP) + ROW_H / 2)
-    return x, y
+    top, height = row_box(app, span["row"])
+    return x, box["y"] + top + height / 2
 
 
 def test_one_track_per_lane_main_on_top_labelled_as_the_lanes_panel(app, tmp_path: Path) -> None:
@@ -80,15 +84,27 @@ def test_one_track_per_lane_main_on_top_labelled_as_the_lanes_panel(app, tmp_pat
         assert track.get_attribute("data-depth") == ("0" if lane == "main" else "1")
         assert " · tools " in track.locator("[data-testid=swimlane-lane-figures]").text_content()
     assert app.testid("swimlane-axis").text_content() == (
-        "x: wall-clock time, from 2026-04-18 13:10:51 UTC; 3 idle gap(s) over 5m 00s folded")
+        "x: wall-clock time, from 2026-04-18 13:10:51 UTC; 3 idle gaps over 5m 00s folded")
     figures = app.testid("swimlane-figures").text_content()
     # wall time runs from the first record (13:10:51) to the last (the /exit at 15:09:30): the wait is idle
-    assert figures.startswith("2 sub-agent(s) · wall 1h 58m · a tool running ") and "by tool" in figures
+    assert figures.startswith("2 sub-agents · wall 1h 58m · a tool running ") and "by tool" in figures
     assert " · idle 1h 38m · " in figures
     # the parallel sub-agents' spawning calls overlap on main's track, in rows of their own
     calls = [s for s in spans_of(app, "main") if s["name"] == "Agent"]
     assert any(a["start"] < b["end"] and b["start"] < a["end"] for a in calls for b in calls if a is not b)
     assert len({s["row"] for s in calls}) >= 2
+
+
+def test_the_run_s_figures_count_sub_agents_in_words(app) -> None:
+    main = next(CORPUS.rglob("ef958aa1-*.jsonl"))
+    subagents = sorted((main.parent / main.stem / "subagents").glob("*.jsonl"))
+    app.open_files([str(main), str(subagents[0])])  # main and one of its sub-agents
+    app.page.wait_for_selector("[data-testid=swimlanes][data-view]", state="attached")
+    assert len(tracks(app)) == 2
+    assert app.testid("swimlane-figures").text_content().startswith("1 sub-agent · wall ")
+    app.open_files([str(main), *map(str, subagents)])
+    app.page.wait_for_selector("[data-testid=swimlanes][data-view]", state="attached")
+    assert app.testid("swimlane-figures").text_content().startswith("2 sub-agents · wall ")
 
 
 def test_stream_json_axis_is_line_order(app) -> None:

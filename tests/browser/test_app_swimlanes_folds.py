@@ -17,6 +17,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from _app import AppDriver
 
+from relayscope import spans as S
+
 ROOT = Path(__file__).resolve().parents[2]
 IDLE_HOURS = ROOT / "tests" / "fixtures" / "folds" / "idle-hours"  # two idle gaps, two sub-agents in parallel
 # the shared corpus, beside the checkout (CI) or at ../shared from a worktree
@@ -24,8 +26,8 @@ IDAHO_IN = Path("corpus", "real", "session-jsonl", "LAF-US__IDAHO-VAULT", ".clau
                 "c--Users-loganf-Documents-IDAHO-VAULT")
 IDAHO_LOOKED = (ROOT.parent / "shared" / IDAHO_IN, ROOT.parents[1] / "shared" / IDAHO_IN)
 IDAHO = next((p for p in IDAHO_LOOKED if p.is_dir()), IDAHO_LOOKED[0])
-AGENT_H = 8  # static/js/swimlanes.mjs's agent bar
-CLICKABLE_PX = 8
+AGENT_Y = 3  # inside a track's agent bar, at either density (6 or 8 px high: static/js/swimlanes.mjs)
+CLICKABLE_PX = 8  # a sub-agent's spans are drawn at least this wide (swimlanes.mjs's MIN_SUB_PX)
 MODULE = "import('./static/js/swimlanes.mjs')"
 
 
@@ -80,25 +82,89 @@ def painted(app: AppDriver, lane: str, x: float) -> bool:
       const r = canvas.getBoundingClientRect();
       const k = canvas.width / r.width;
       return canvas.getContext('2d').getImageData(Math.floor((x - r.left) * k), Math.floor(y * k), 1, 1).data[3] > 0;
-    }""", [lane, x, AGENT_H / 2])
+    }""", [lane, x, AGENT_Y])
 
 
 def widths(app: AppDriver) -> dict[str, float]:
+    """Each sub-agent's span as wide as its true time maps on the axis (px)."""
     return {lane: round(s["right"] - s["left"], 2) for lane, s in agent_spans(app).items()}
 
 
-def check_the_work_gets_the_width(app: AppDriver, name: str) -> None:
+def drawn_width(app: AppDriver, lane: str, x: float) -> int:
+    """How many pixel columns of the track's agent bar are painted in a run from page x (the span's
+    drawn left edge) rightwards."""
+    return app.page.evaluate("""([lane, x, y]) => {
+      const canvas = document.querySelector(`[data-testid=swimlane-track][data-lane="${lane}"] canvas`);
+      const r = canvas.getBoundingClientRect();
+      const k = canvas.width / r.width;
+      const ctx = canvas.getContext('2d');
+      let n = 0;
+      const x0 = Math.floor(x - r.left); // the pixel column the span is drawn from
+      while (n < 400 && ctx.getImageData(Math.floor((x0 + n + 0.5) * k), Math.floor(y * k), 1, 1).data[3] > 0) n++;
+      return n;
+    }""", [lane, x, AGENT_Y])
+
+
+def drawn_left(app: AppDriver, lane: str, span: dict) -> float:
+    """Where a sub-agent's span is drawn from: its true start, or further left when it starts
+    within the minimum width of the track's right edge (it ends there then)."""
+    right = app.page.locator(f'[data-testid=swimlane-track][data-lane="{lane}"] .sl-lane').bounding_box()
+    return min(span["left"], right["x"] + right["width"] - CLICKABLE_PX)
+
+
+def check_sub_agents_drawn_wide_enough_to_click(app: AppDriver) -> int:
+    """Every sub-agent's span painted at least CLICKABLE_PX wide from where it is drawn; one
+    narrower than that in true time, under the pointer at its last drawn pixel: its tooltip gives
+    its true duration and says it is drawn wider, and a click there selects its row. Returns how
+    many were narrower."""
+    squeezed = 0
+    for lane, span in agent_spans(app).items():
+        track = app.page.locator(f'[data-testid=swimlane-track][data-lane="{lane}"]')
+        track.scroll_into_view_if_needed()
+        span = agent_spans(app)[lane]  # measured again: the tracks' box may have scrolled
+        left = drawn_left(app, lane, span)
+        assert drawn_width(app, lane, left) >= CLICKABLE_PX, (lane, span)
+        true_px = span["right"] - span["left"]
+        if true_px >= CLICKABLE_PX:
+            continue
+        squeezed += 1
+        y = track.locator(".sl-lane").bounding_box()["y"] + AGENT_Y
+        app.page.mouse.move(left + CLICKABLE_PX - 1, y)
+        tip = app.testid("swimlane-tip")
+        tip.wait_for(state="visible")
+        label = track.locator("[data-testid=swimlane-label]").text_content()
+        text = tip.text_content()
+        # its true duration, in the words of the core's (the page says durations of 10 s and over alike)
+        assert span["end"] - span["start"] >= 10
+        assert text.startswith(f"{label} · {S.duration_words(span['end'] - span['start'], S.TIME)} — "), text
+        assert "drawn 8 px wide" in text, text
+        seq = next(s for s in spans_of(app, lane) if not s["flags"] & 1)["seq"]
+        app.page.mouse.click(left + CLICKABLE_PX - 1, y)
+        app.page.wait_for_selector(f'[data-testid=timeline] .row.selected[data-seq="{seq}"]', state="attached")
+        # the track took the focus from the click: its tip still names what was clicked
+        assert tip.text_content().startswith(f"{label} · "), tip.text_content()
+    return squeezed
+
+
+
+def spans_of(app: AppDriver, lane: str) -> list[dict]:
+    return app.page.evaluate(f"(lane) => {MODULE}.then((m) => m.spansOf(lane))", lane)
+
+
+def check_the_work_gets_the_width(app: AppDriver, name: str) -> int:
     """At Fit, to scale and folded: each sub-agent's on-screen width (printed for the report);
     folded, each is wide enough to click and painted there, and the sub-agents that ran at the
-    same time overlap on screen."""
+    same time overlap on screen. Returns how many sub-agents are narrower than CLICKABLE_PX in
+    true time, folded (drawn that wide all the same)."""
     set_fold(app, False)
     to_scale = widths(app)
     set_fold(app, True)
     folded = widths(app)
     print(f"\n{name}: sub-agent span width at Fit, px (to scale -> folded):",
           {lane: (to_scale[lane], folded[lane]) for lane in folded})
-    assert folded and all(w >= CLICKABLE_PX for w in folded.values()), folded
+    assert folded and sum(folded.values()) > 10 * sum(to_scale.values()), (to_scale, folded)
     assert any(w < CLICKABLE_PX for w in to_scale.values()), to_scale  # to scale, a sliver: what folding fixes
+    squeezed = check_sub_agents_drawn_wide_enough_to_click(app)
     spans = agent_spans(app)
     for lane, s in spans.items():
         assert painted(app, lane, (s["left"] + s["right"]) / 2), lane
@@ -109,6 +175,7 @@ def check_the_work_gets_the_width(app: AppDriver, name: str) -> None:
         assert spans[p]["left"] < spans[q]["right"] and spans[q]["left"] < spans[p]["right"], (p, q)
         overlap = min(spans[p]["right"], spans[q]["right"]) - max(spans[p]["left"], spans[q]["left"])
         assert overlap >= CLICKABLE_PX / 2, (p, q, overlap)  # visibly, not by a pixel
+    return squeezed
 
 
 def test_at_fit_the_work_gets_the_width(app, tmp_path: Path) -> None:
@@ -119,9 +186,21 @@ def test_at_fit_the_work_gets_the_width(app, tmp_path: Path) -> None:
 @pytest.mark.skipif(not IDAHO.is_dir(), reason="the shared corpus' five-day session is not beside the checkout "
                     f"(looked for {' and '.join(map(str, IDAHO_LOOKED))})")
 def test_at_fit_the_work_of_a_five_day_session_gets_the_width(app, tmp_path: Path) -> None:
-    open_folder(app, IDAHO, tmp_path)
-    assert len(agent_spans(app)) == 3
-    check_the_work_gets_the_width(app, "LAF-US__IDAHO-VAULT")
+    app.page.set_viewport_size({"width": 1280, "height": 800})
+    try:
+        open_folder(app, IDAHO, tmp_path)
+        assert len(agent_spans(app)) == 3
+        # at 1280 px the shortest sub-agent (40 s) is 7.7 px wide in true time, folded: drawn 8 px wide
+        assert check_the_work_gets_the_width(app, "LAF-US__IDAHO-VAULT") == 1
+    finally:
+        app.page.set_viewport_size({"width": 1400, "height": 900})
+
+
+def test_to_scale_every_sub_agent_is_still_drawn_wide_enough_to_click(app, tmp_path: Path) -> None:
+    open_folder(app, IDLE_HOURS, tmp_path)
+    set_fold(app, False)
+    assert any(w < 1 for w in widths(app).values())  # to scale at Fit, a sub-agent is under a pixel
+    assert check_sub_agents_drawn_wide_enough_to_click(app) >= 1
 
 
 def test_each_break_is_on_the_ruler_with_its_folded_time_as_stats_folds_it(app, tmp_path: Path) -> None:
@@ -145,18 +224,18 @@ def test_each_break_is_on_the_ruler_with_its_folded_time_as_stats_folds_it(app, 
     # read at once: the tip is the pointer's, and a later redraw of the tracks may take it away
     assert app.page.evaluate("() => !document.querySelector('[data-testid=swimlane-tip]').hidden")
     assert app.testid("swimlane-tip").text_content().startswith("29h 00m idle (folded")
-    assert "2 idle gap(s) over 5m 00s folded" in app.testid("swimlane-axis").text_content()
+    assert "2 idle gaps over 5m 00s folded" in app.testid("swimlane-axis").text_content()
     # the spans keep their true times in what they say: the longer sub-agent, 1m 57s
     lane, span = max(agent_spans(app).items(), key=lambda kv: kv[1]["end"] - kv[1]["start"])
     track = app.page.locator(f'[data-testid=swimlane-track][data-lane="{lane}"] .sl-lane')
     track.scroll_into_view_if_needed()  # the swimlanes' own height may keep a track out of view
     box = track.bounding_box()
-    app.page.mouse.move((span["left"] + span["right"]) / 2, box["y"] + AGENT_H / 2)
+    app.page.mouse.move((span["left"] + span["right"]) / 2, box["y"] + AGENT_Y)
     app.testid("swimlane-tip").wait_for(state="visible")
     assert " · 1m 57s" in app.testid("swimlane-tip").text_content()
     set_fold(app, False)
     assert gaps.count() == 0
-    assert "2 idle gap(s) over 5m 00s shown to scale" in app.testid("swimlane-axis").text_content()
+    assert "2 idle gaps over 5m 00s shown to scale" in app.testid("swimlane-axis").text_content()
 
 
 def test_the_toggle_is_kept_in_the_address_and_restored_from_it(app, tmp_path: Path) -> None:

@@ -14,6 +14,8 @@ from typing import Any
 import msgspec
 import pytest
 from _corpus import FIXTURES, HAVE_SHARED, NO_SHARED, SHARED_REAL
+from hypothesis import given
+from hypothesis import strategies as st
 
 from relayscope import describe as D
 from relayscope import relay as R
@@ -403,3 +405,14 @@ def test_every_known_call_of_the_shared_corpus_is_described() -> None:
     for c in known:
         assert D.summary(c.use, c.out) is not None, c.block
         assert D.tool_call(c.use, c.out, c.line) is not None, c.block
+
+
+@given(st.lists(st.sampled_from(["a", "bc", " ", "   ", "\n", "\t", "\u3000", "\u2028", "\x1c", "é", "\U0001f600"]),
+                max_size=400),
+       st.sampled_from([1, 2, 5, 20, 100, 120]))
+def test_clip_of_a_long_text_is_clip_of_all_of_it(parts: list[str], width: int) -> None:
+    """``clip`` makes only the start of a long text one line when that start is past ``width``:
+    the same line as making all of it one line and cutting that, whatever whitespace it holds."""
+    text = "".join(parts)
+    whole = " ".join(text.split())
+    assert D.clip(text, width) == (whole if len(whole) <= width else whole[: width - 1] + "…")

@@ -118,9 +118,9 @@ def test_escapes_bytes_and_lines_that_are_no_json() -> None:
     raw = b'{"t":"caf\xe9 jane@acme.io"}\n'
     assert r.line(raw) == b'{"t":"caf\xe9 [redacted:email:1]"}\n'  # bytes that are not UTF-8 kept as they were
     assert r.line("event: x jane@acme.io") == "event: x [redacted:email:1]"  # SSE and plain lines too
-    # a key format in an id-like value is an id; an address is one anywhere, a key too
-    assert r.line('{"id":"AKIAQ3EGRZ7XKWLM5TN4","AKIAQ3EGRZ7XKWLM5TN4":1}') == \
-        '{"id":"AKIAQ3EGRZ7XKWLM5TN4","[redacted:aws-key:1]":1}'
+    # a JWT in an id-like value is left (and listed); an address is one anywhere, a key too
+    jwt = SECRETS["jwt"]
+    assert r.line(f'{{"id":"{jwt}","{jwt}":1}}') == f'{{"id":"{jwt}","[redacted:jwt:1]":1}}'
     assert r.line('{"id":"jane@acme.io","jane@acme.io":1}') == '{"id":"[redacted:email:1]","[redacted:email:1]":1}'
     assert redact_bytes(b"a\nb\n") == b"a\nb\n"
 
@@ -211,13 +211,14 @@ def test_what_a_maintained_rule_set_finds_is_gone() -> None:
 # read off the capture itself (not off the rules): a home folder's user name after /Users/,
 # /home/, C:\\Users\\ or a project folder's -Users-; an e-mail address; URL credentials between
 # "://" and "@" (one carried capture, CLI 2.1.146, really leaks a database password that way); a
-# secret as the value of a NAME=, password= or Bearer whose name says it is one (a .env line in a
-# session, even a 1Password reference such as KEY=op://...).
+# secret as the value of a NAME=, password=, password: or Bearer whose name says it is one (a .env
+# line in a session, even a 1Password reference such as KEY=op://...; a test's password: "secret123").
 _WITNESS = {
     "user": lambda s: rf"(?:/Users/|/home/|Users\\\\|-Users-|-home-){re.escape(s)}",
     "email": lambda s: rf"(?<![A-Za-z0-9._%+-]){re.escape(s)}" if re.fullmatch(r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}", s) else "(?!)",
     "url-credentials": lambda s: rf"://{re.escape(s)}@",
-    "secret": lambda s: rf"(?i)(?:(?:password|passwd|secret|token|key|credentials?)[ \t]*=[ \t]*['\"]?|bearer[ \t]+){re.escape(s)}",
+    "secret": lambda s: rf"(?i)(?:(?:password|passwd|secret|token|key|credentials?)(?:[ \t]*=|\\?['\"]?:)[ \t]*\\?['\"]?"
+                        rf"|bearer[ \t]+){re.escape(s)}",
 }
 
 
@@ -332,10 +333,10 @@ def test_json_inside_a_string_with_escaped_slashes_is_redacted() -> None:
 
 def test_a_secret_used_as_an_object_key_is_redacted() -> None:
     line = json.dumps({"trackedFileBackups": {"/Users/janedoe/notes.md": {"version": 1}},
-                       SECRETS["github-token"]: "x", "id": SECRETS["aws-key"]})
+                       SECRETS["github-token"]: "x", "id": SECRETS["jwt"]})
     out = Redactor().line(line)
     assert "janedoe" not in out and SECRETS["github-token"] not in out
-    assert json.loads(out)["id"] == SECRETS["aws-key"]  # an id-like value is still an id
+    assert json.loads(out)["id"] == SECRETS["jwt"]  # a JWT in an id-like value is left
     assert list(json.loads(out)) == ["trackedFileBackups", "[redacted:github-token:1]", "id"]
 
 
@@ -356,7 +357,8 @@ def test_a_megabyte_line_of_near_secrets_is_redacted() -> None:
     rule rescanned from each, and such a line did not finish in minutes) are redacted in full:
     each anchor is matched where it is. The time per megabyte, flat in the line's length, is
     bench/redact_bench.py's."""
-    for unit in ("password=password=", "-Users-", "a@b.", "sk-ant-", "AKIA" * 4 + "-", "/home/", "x=" * 3):
+    for unit in ("password=password=", "-Users-", "a@b.", "sk-ant-", "AKIA" * 4 + "-", "/home/", "x=" * 3,
+                 '"api_key": "ab', "\npassword: a1b2c3", "\\u0041KIA", "/Users/a-b/-Users-a-b-"):
         line = json.dumps({"t": unit * (1_000_000 // len(unit)) + " " + SECRETS["aws-key"]})
         out = Redactor().line(line)
         assert json.loads(out)["t"].endswith(" [redacted:aws-key:1]"), unit

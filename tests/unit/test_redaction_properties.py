@@ -27,13 +27,34 @@ B64URL = string.ascii_letters + string.digits + "_-"
 UPPER_DIGITS = string.ascii_uppercase + string.digits
 
 
+KINDS = ["anthropic", "aws", "github", "email", "user", "password", "jwt", "url", "password-json", "password-yaml",
+         "folder"]
+CWD = "/tmp/work"  # the session's working folder, unless a secret's kind says where it is
+
+
 @st.composite
-def secrets(draw: st.DrawFn) -> tuple[str, str]:
-    """A secret of one of the kinds, as text holds it, and the part that must not be left."""
-    kind = draw(st.sampled_from(["anthropic", "aws", "github", "email", "user", "password", "jwt", "url"]))
+def secrets(draw: st.DrawFn, kinds: list[str] = KINDS) -> tuple[str, str, str]:
+    """A secret of one of the kinds, as text holds it, the part that must not be left, and the
+    session's working folder (``cwd``)."""
+    text, secret, *cwd = draw(_secrets(kinds))
+    return text, secret, cwd[0] if cwd else CWD
+
+
+@st.composite
+def _secrets(draw: st.DrawFn, kinds: list[str]) -> tuple[str, ...]:
+    kind = draw(st.sampled_from(kinds))
     def run(alphabet: str, n: int) -> str:
         return draw(st.text(alphabet, min_size=n, max_size=n))
     name = draw(st.from_regex(r"[a-z][a-z0-9]{7,11}", fullmatch=True))
+    if kind == "password-json":  # a JSON object's key, in the text as JSON is
+        value = run(string.ascii_letters + string.digits + " _-", 8)
+        return json.dumps({"user": "x", "password": value}), value
+    if kind == "password-yaml":  # a YAML line
+        value = run(string.ascii_letters, 6) + run(string.digits, 3)
+        return f"\ndb:\n  password: {value}\n", value
+    if kind == "folder":  # a dashed user name in a project folder's name: the cwd says where it ends
+        last = draw(st.from_regex(r"[a-z]{8,10}", fullmatch=True))
+        return f"~/.claude/projects/-Users-{name}-{last}-app/1.jsonl", last, f"/Users/{name}-{last}/app"
     if kind == "anthropic":
         s = f"sk-ant-api03-{run(B64URL, 93)}AA"
         return s, s
@@ -78,10 +99,47 @@ OTHER = [
 ]
 
 
+def u_escaped(text: str, every: int) -> str:
+    """JSON string content with every ``every``-th letter or digit written as a ``\\u`` escape (as
+    JSON may write any character), other escapes kept whole; 0: as it is."""
+    if not every:
+        return text
+    out, i, n = [], 0, 0
+    while i < len(text):
+        if text[i] == "\\":
+            width = 6 if text[i + 1] == "u" else 2
+            out.append(text[i:i + width])
+            i += width
+            continue
+        n += text[i].isalnum()
+        out.append(f"\\u{ord(text[i]):04x}" if text[i].isalnum() and n % every == 0 else text[i])
+        i += 1
+    return "".join(out)
+
+
+def delta_line(field: str, name: str, piece: str, every: int) -> str:
+    """A delta's line, its piece's letters ``\\u``-escaped every ``every``-th."""
+    line = stream_line({"type": "content_block_delta", "index": 0, "delta": {"type": field, name: "@PIECE@"}}, None)
+    return line.replace('"@PIECE@"', '"' + u_escaped(json.dumps(piece)[1:-1], every) + '"')
+
+
+def decoded(out: bytes) -> str:
+    """The output's text with JSON's escapes read (a secret left escaped is still there)."""
+    lines = []
+    for line in out.decode().splitlines():
+        try:
+            lines.append(json.dumps(json.loads(line), ensure_ascii=False))
+        except ValueError:
+            lines.append(line)
+    return "\n".join(lines)
+
+
 @st.composite
 def streams(draw: st.DrawFn) -> tuple[list[str], str]:
-    """A stream-json run whose field holds the secret cut into pieces, other lines between them."""
-    text, secret = draw(secrets())
+    """A stream-json run whose field holds the secret cut into pieces, other lines between them;
+    the pieces' letters may be written as ``\\u`` escapes."""
+    text, secret, cwd = draw(secrets())
+    every = draw(st.sampled_from([0, 0, 1, 2, 3]))
     field = draw(st.sampled_from(["text_delta", "thinking_delta", "input_json_delta"]))
     before, after = draw(st.text(string.ascii_letters + " .:,\n", max_size=30)), draw(st.text(" .\n", max_size=5))
     whole = before + " " + text + " " + after
@@ -90,12 +148,11 @@ def streams(draw: st.DrawFn) -> tuple[list[str], str]:
     name = {"text_delta": "text", "thinking_delta": "thinking", "input_json_delta": "partial_json"}[field]
     block = {"text_delta": {"type": "text", "text": ""}, "thinking_delta": {"type": "thinking", "thinking": ""},
              "input_json_delta": {"type": "tool_use", "id": "toolu_01A", "name": "Bash", "input": {}}}[field]
-    lines = [json.dumps({"type": "system", "subtype": "init", "session_id": "s", "model": "claude-sonnet-4-5"}),
+    lines = [json.dumps({"type": "system", "subtype": "init", "session_id": "s", "model": "claude-sonnet-4-5", "cwd": cwd}),
              stream_line({"type": "message_start", "message": {"id": "msg_1", "role": "assistant", "content": []}}, None),
              stream_line({"type": "content_block_start", "index": 0, "content_block": block}, None)]
     for piece in split(whole, draw(st.lists(st.integers(1, 10_000), max_size=30))):
-        lines.append(stream_line({"type": "content_block_delta", "index": 0,
-                                  "delta": {"type": field, name: piece}}, None))
+        lines.append(delta_line(field, name, piece, every))
         lines += draw(st.lists(st.sampled_from(OTHER), max_size=2))
     lines += [stream_line({"type": "content_block_stop", "index": 0}, None),
               stream_line({"type": "message_stop"}, None),
@@ -106,7 +163,7 @@ def streams(draw: st.DrawFn) -> tuple[list[str], str]:
 @st.composite
 def fleets(draw: st.DrawFn) -> tuple[list[str], str]:
     """An Arbiter stream whose agent's text events hold the secret in pieces, another stream's between."""
-    text, secret = draw(secrets())
+    text, secret, _ = draw(secrets([k for k in KINDS if k != "folder"]))  # an Arbiter stream has no cwd
     lines = ["event: request_received", 'data: {"request_id":"r1","agent":"lead"}', ""]
     for piece in split("see " + text + " now", draw(st.lists(st.integers(1, 10_000), max_size=20))):
         lines += ["event: text", "data: " + json.dumps({"stream_id": 1, "agent": "a", "delta": piece}), ""]
@@ -136,14 +193,14 @@ def no_output_holds(lines: list[str], secret: str, commands: list[list[str]]) ->
         path = Path(tmp) / "run.jsonl"
         path.write_text("\n".join(lines) + "\n")
         code, out, err = main("redact", str(path))
-        assert secret not in out.decode() and secret not in err, ("redact", secret)
+        assert secret not in decoded(out) and secret not in err, ("redact", secret)
         (Path(tmp) / "redacted.jsonl").write_bytes(out)
         code, out, err = main("translate", str(Path(tmp) / "redacted.jsonl"))
         assert not any(secret in text for text in streamed_text([json.loads(x) for x in out.splitlines()]))
         for command in commands:
             code, out, err = main(*command, "--redact", str(path))
             assert code in (0, 1), (command, err)
-            assert secret not in out.decode() and secret not in err, (command, secret)
+            assert secret not in decoded(out) and secret not in err, (command, secret)
             if command == ["translate"]:
                 assert not any(secret in text for text in streamed_text([json.loads(x) for x in out.splitlines()]))
 
@@ -172,7 +229,9 @@ def test_the_pieces_of_a_streamed_field_join_into_its_whole_redacted(case: tuple
             if isinstance(delta, dict):
                 text += next(v for k, v in delta.items() if k != "type")
         return text
-    assert field(out) == json.loads(Redactor().line(json.dumps({"t": field(lines)})))["t"]
+    whole = Redactor()
+    whole.line(lines[0])  # the session's start: its cwd, as the streamed run had it
+    assert field(out) == json.loads(whole.line(json.dumps({"t": field(lines)})))["t"]
 
 
 ATOMS = ["sk-ant-api03-", "AKIAQ3EGRZ7XKWLM5TN4", "ghp_" + "a1" * 18, "bob@acme.io", "@", "=", "password=", "PASSWORD=",
@@ -180,7 +239,8 @@ ATOMS = ["sk-ant-api03-", "AKIAQ3EGRZ7XKWLM5TN4", "ghp_" + "a1" * 18, "bob@acme.
          "\"", "'", "\\", "\\/", ":", "//", "https://", "user:pass@", "Bearer ", "eyJhbGciOi", ".", "eyJ", "[", "]",
          "-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----", "[redacted:user:1]", "a" * 30, "A" * 20, "_", "-",
          "é", "export ", "SECRET_KEY=", "xoxb-", "AIza", "glpat-", "sk_live_", "whsec_", "ya29.", "%", "+",
-         "hooks.slack.com/services/"]
+         "hooks.slack.com/services/", "\\u0041", "\\u0061", "\\u0022", "\\u0041KIAQ3EGRZ7XKWLM5TN4", '"password": "',
+         "password: ", "x1y2z3", "\\\"token\\\": \\\"", "'secret': '"]
 
 
 @settings(max_examples=max(600, settings().max_examples))  # cheap examples: more of them in make test too

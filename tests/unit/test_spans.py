@@ -331,6 +331,7 @@ def test_cli_stats(capsys: pytest.CaptureFixture[str]) -> None:
     text = capsys.readouterr().out
     assert text.startswith("axis: input line order · session sess-demo-1")
     assert "\n  Explore: Search for usages: wall 6 lines" in text and "main agent: wall 9 lines" in text
+    assert " · 2 sub-agents\n" in text  # counted in words, not "2 sub-agent(s)"
     assert cli.main(["stats", "--json", str(src)]) == 0
     (fig,) = json.loads(capsys.readouterr().out)
     assert fig["run"]["agents"] == 2 and fig["lanes"][0]["lane"] == MAIN
@@ -359,3 +360,31 @@ def test_build_steps_yields_a_slice_at_a_time_and_gives_what_build_gives(monkeyp
             break
     assert slices >= len(run.relays) // 50
     assert tl.spans == run.timeline.spans and tl.marks == run.timeline.marks
+
+
+def test_a_model_call_carries_its_usage_and_else_its_lanes_model() -> None:
+    """Each model call is made once its usage is known: the model and tokens the usage reports;
+    a usage that names no model, or none at all (the run ends first), the model its lane ran."""
+    from relayscope import relay as R
+
+    def text(seq: int, mid: str) -> R.TextDelta:
+        return R.TextDelta(seq=seq, line=seq + 1, lane=MAIN, text="x", message_id=mid, block_index=0)
+
+    def usage(seq: int, mid: str, model: str | None, tokens: int) -> R.Usage:
+        return R.Usage(seq=seq, line=seq + 1, lane=MAIN, message_id=mid, model=model, input_tokens=tokens,
+                       output_tokens=tokens + 1)
+
+    relays = [R.SessionMeta(seq=0, line=1, lane=MAIN, session_id="s", model="lane-model", tools=[]),
+              text(1, "a"), usage(2, "a", None, 10),
+              R.UserMessage(seq=3, line=4, lane=MAIN, text="go on"),
+              text(4, "b"), usage(5, "b", "usage-model", 20),
+              R.UserMessage(seq=6, line=7, lane=MAIN, text="and on"),
+              text(7, "c")]
+    tl = spans.build(relays, lambda file, line: None)
+    calls = {c.message_id: c for c in tl.calls}
+    assert (calls["a"].model, calls["a"].input_tokens, calls["a"].output_tokens, calls["a"].usage) == (
+        "lane-model", 10, 11, True)
+    assert (calls["b"].model, calls["b"].input_tokens, calls["b"].output_tokens, calls["b"].usage) == (
+        "usage-model", 20, 21, True)
+    assert (calls["c"].model, calls["c"].input_tokens, calls["c"].usage) == ("lane-model", 0, False)
+    assert [m.text for m in tl.marks if m.kind == "model"] == ["lane-model", "usage-model", "lane-model"]

@@ -97,7 +97,7 @@ class RedactSwitch:
         rows.replaceChildren(*[h("tr", attrs={"data-kind": f.kind},
                                  children=[h("td", text) for text in (fmt_int(f.line), f.kind, f.masked)])
                                for f in r.findings[:PREVIEW_ROWS]])
-        more = r.redactor.count - min(len(r.findings), PREVIEW_ROWS)
+        more = r.redactor.count + r.redactor.left - min(len(r.findings), PREVIEW_ROWS)  # the left are listed too
         if more > 0:
             e["redact-more"].textContent = f"… and {fmt_int(more)} more"
             show(e["redact-more"])

@@ -149,7 +149,9 @@ class Swimlanes:
         order = newest.placed([(tr.id, tr.depth, tr.agent.seq if tr.agent and tr.agent.tool_id else None)
                                for tr in tl.tracks], newest.missing_agents(ws))
         box.append(*[elements[x] if isinstance(x, str) else _missing_card(x) for x in order])
-        self.els["swimlanes-figures"].textContent = _figures_line(fig)
+        figures_line = _figures_line(fig)
+        self.els["swimlanes-figures"].textContent = figures_line
+        self.els["swimlanes-figures"].setAttribute("title", figures_line)  # one line: it may end in an ellipsis
         self._say_fold()
         self.version += 1
         PAGE.op(Op.LANES, {
@@ -209,11 +211,11 @@ class Swimlanes:
         head.append(h("div", label, cls="sl-label", attrs={"title": label, "data-testid": "swimlane-label"}))
         figures = next((ln for ln in fig["lanes"] if ln["lane"] == tr.id), None)
         if figures is not None:
-            head.append(h("div", _lane_line(figures, fig), cls="sl-lane-figures",
-                          attrs={"data-testid": "swimlane-lane-figures"}))
+            line = _lane_line(figures, fig)
+            head.append(h("div", line, cls="sl-lane-figures", attrs={"data-testid": "swimlane-lane-figures", "title": line}))
         element.append(head, h("div", cls="sl-lane", attrs={
             "tabindex": 0, "role": "group", "data-testid": "swimlane-canvas",
-            "aria-label": f"{label}: {len(own) - 1} tool call(s)",  # its keys: swimlanes.mjs says them
+            "aria-label": f"{label}: {_counted(len(own) - 1, 'tool call')}",  # its keys: swimlanes.mjs says them
         }))
         return Track(tr.id, element, data, mdata,
                      {"label": label, "rows": 1 + tr.rows, "names": list(names), "labels": texts, "n": len(own),
@@ -250,9 +252,10 @@ class Swimlanes:
         caption = f"x: {tl.axis_words}" + (
             f", from {_clock(tl.start)}" if tl.axis == S.TIME else " (the input has no timestamps)")
         if fold.breaks:
-            gaps = f"{len(fold.breaks)} idle gap(s) over {S.duration_words(fold.threshold_s, S.TIME)}"
+            gaps = f"{_counted(len(fold.breaks), 'idle gap')} over {S.duration_words(fold.threshold_s, S.TIME)}"
             caption += f"; {gaps} folded" if on else f"; {gaps} shown to scale"
         self.els["swimlanes-axis"].textContent = caption
+        self.els["swimlanes-axis"].setAttribute("title", caption)  # the line may end in an ellipsis
 
     def toggle_fold(self) -> None:
         """The axis folded or to scale; the address keeps the choice."""
@@ -366,11 +369,16 @@ def _figures_line(fig: dict[str, Any]) -> str:
     parts = [f"wall {_q(run['wall'], fig)}", f"a tool running {_q(run['tools'], fig)}",
              f"waiting on the model {_q(run['model_wait'], fig)}", f"idle {_q(run['idle'], fig)}", _tokens(run["tokens"])]
     if run["agents"]:
-        parts.insert(0, f"{run['agents']} sub-agent(s)")
+        parts.insert(0, _counted(run["agents"], "sub-agent"))
     tools = ", ".join(f"{t['tool']} {t['calls']}× {_q(t['time'], fig)}" for t in run["by_tool"][:4])
     if tools:
         parts.append(f"by tool (calls in parallel add up): {tools}")
     return " · ".join(parts)
+
+
+def _counted(n: int, noun: str) -> str:
+    """``1 sub-agent``, ``3 sub-agents``: a count in words."""
+    return f"{fmt_int(n)} {noun}{'' if n == 1 else 's'}"
 
 
 def _lane_line(lane: dict[str, Any], fig: dict[str, Any]) -> str:

@@ -1,0 +1,83 @@
+"""The swimlanes' default height in the workspace, in a real browser at 1280x800: main's track and
+the first sub-agents' show in the swimlanes' visible box without resizing (the tracks drawn
+compact while they do not all fit, their heads one line each), while the rows under them keep
+their 20 rows; dragged taller, the tracks are drawn full again."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from _app import CORPUS, AppDriver
+from test_app_swimlanes_folds import IDAHO, IDAHO_LOOKED
+from test_app_workspace import ROWS_IN_VIEW
+
+SESSION = next(CORPUS.rglob("ef958aa1-*.jsonl"))
+SESSION_FILES = [SESSION, *sorted((SESSION.parent / SESSION.stem / "subagents").glob("*.jsonl"))]
+
+# each entry of the swimlanes (a track or a missing sub-agent's card): its lane, and whether its
+# box lies wholly inside the tracks' visible box and the swimlanes' own
+ENTRIES_SHOWN = """() => {
+  const room = document.getElementById('swimlanes-tracks').getBoundingClientRect();
+  const section = document.querySelector('[data-testid=swimlanes]').getBoundingClientRect();
+  return [...document.querySelectorAll('#swimlanes-tracks > *')].map((e) => {
+    const r = e.getBoundingClientRect();
+    const inside = r.height > 0 && r.top >= room.top - 0.5 && r.bottom <= room.bottom + 0.5
+      && r.top >= section.top && r.bottom <= section.bottom;
+    return [e.dataset.testid, e.dataset.lane, inside];
+  });
+}"""
+
+
+def laptop(app: AppDriver) -> None:
+    app.page.set_viewport_size({"width": 1280, "height": 800})
+
+
+def shown(app: AppDriver) -> list[list]:
+    app.page.wait_for_selector("[data-testid=swimlanes][data-view]", state="attached")
+    app.page.wait_for_timeout(100)  # a frame: the density follows the box's size
+    return app.page.evaluate(ENTRIES_SHOWN)
+
+
+def test_main_and_the_first_sub_agents_show_over_twenty_rows(app) -> None:
+    laptop(app)
+    app.open_files([str(f) for f in SESSION_FILES])
+    entries = shown(app)
+    assert entries[0][:2] == ["swimlane-track", "main"]
+    tracks = [e for e in entries if e[0] == "swimlane-track"]
+    assert len(tracks) == 3  # main and two sub-agents (the other four are missing: their cards)
+    assert all(inside for _, _, inside in entries[:3]), entries  # main, and the next two under it
+    assert app.page.get_attribute("[data-testid=swimlanes]", "data-density") == "compact"
+    # each lane's head is one line
+    for head in app.page.locator("[data-testid=swimlane-track] .sl-head-cell").all():
+        assert head.bounding_box()["height"] < 20
+    assert app.page.evaluate(ROWS_IN_VIEW) >= 20
+
+
+@pytest.mark.skipif(not IDAHO.is_dir(), reason="the shared corpus' five-day session is not beside the checkout "
+                    f"(looked for {' and '.join(map(str, IDAHO_LOOKED))})")
+def test_every_track_of_a_run_with_three_sub_agents_shows(app, tmp_path: Path) -> None:
+    laptop(app)
+    copy = tmp_path / IDAHO.name
+    shutil.copytree(IDAHO, copy)
+    app.testid("folder-input").set_input_files(copy)
+    app.settle()
+    entries = shown(app)
+    assert [e[0] for e in entries] == ["swimlane-track"] * 4
+    assert all(inside for _, _, inside in entries), entries
+    assert app.page.evaluate(ROWS_IN_VIEW) >= 20
+
+
+def test_dragged_taller_the_tracks_are_drawn_full(app) -> None:
+    laptop(app)
+    app.open_files([str(f) for f in SESSION_FILES])
+    shown(app)
+    main = app.page.locator('[data-testid=swimlane-track][data-lane="main"] .sl-lane')
+    compact = main.bounding_box()["height"]
+    app.page.evaluate("() => { document.querySelector('[data-testid=swimlanes]').style.height = '36rem'; }")
+    app.page.wait_for_selector("[data-testid=swimlanes][data-density=full]", state="attached")
+    assert main.bounding_box()["height"] > compact
+    assert all(inside for _, _, inside in shown(app))
+    app.page.evaluate("() => { document.querySelector('[data-testid=swimlanes]').style.height = ''; }")
+    app.page.wait_for_selector("[data-testid=swimlanes][data-density=compact]", state="attached")
