@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import functools
 import os
 import signal
 import sys
@@ -662,6 +663,8 @@ def cmd_translate(args: argparse.Namespace) -> int:
         _run.name, _run.line = next(iter(files), None), 0
         results = []
         for result in translate_files(files, args.strategy, fmt=args.input_format):
+            if writer.text is not None:  # read whole: a call's row can say its sub-agent is missing
+                writer.text.follow_lanes(functools.partial(dict, result.lanes))
             writer.write(result.relays)
             report_files(result.errors)
             failed = failed or bool(result.errors)
@@ -692,6 +695,8 @@ def _stream(source: Input, args: argparse.Namespace, writer: Writer, several: bo
     a = Analyzer(args.strategy, args.input_format, keep=False, file=shown(source.name) if several else None,
                  drift=True)
     reported = warned = 0
+    if writer.text is not None:
+        writer.text.follow_lanes(lambda: a.lanes)
     try:
         writer.live = source.live
         feed, write = a.feed_line, writer.write
