@@ -20,25 +20,27 @@ and the page share) and, where the CLI counted its sub-agents or a session's sub
 transcripts are missing, that count held against the lanes found (``subagents.check``).
 
 An :class:`Audit` counts every strategy's relays against one inventory as the lines and the
-relays come (one pass over the input, all strategies at once): of each block it keeps a 16-byte
-digest of its key, its line and the first seq each strategy emitted it with, packed in one int;
-its words only until every strategy has emitted it (a lost block's words are its report). Memory
-therefore grows with the number of distinct blocks (about a hundred bytes each), never with their
-text or with the input's size; ``Inventory(keep=True)`` also keeps each block by its whole key
-(the page and the exports show lost blocks from it).
+relays come (all strategies in one pass, or a few a pass over a file read again: ``end`` closes a
+strategy): of each block it keeps, in flat arrays (``_compact``), a 16-byte digest of its key, its
+line, the first seq of each strategy counting it (a byte once the strategy has ended) and its
+words deflated (a lost block's words are its report): about 60 bytes a block, never its text or
+the input's size; ``Inventory(keep=True)`` also keeps each block by its whole key (the page and
+the exports show lost blocks from it). ``json_pieces`` writes the audits' JSON a few thousand
+lost blocks at a time.
 
 This module compares; it does not translate. Which translation is audited (the one shown) is
 decided by the one audit entry point, ``multifile.audit_steps``, which the CLI and the web model
 both call. State: an :class:`Inventory` holds the blocks of one input (with ``keep``), the
 streamed blocks still open, and which recent messages' blocks are which (a bounded window, as the
-translator's); an :class:`Audit` what the paragraph above says. Must not import the translator,
-the formats or anything above this layer.
+translator's, let go at ``finish``); an :class:`Audit` what the paragraph above says. Must not
+import the translator, the formats or anything above this layer.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from array import array
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from hashlib import blake2b
 from typing import Any, Final
 
@@ -46,6 +48,7 @@ import msgspec
 
 from . import relay as R
 from ._bounded import WITHDRAW_WINDOW, RecentMap
+from ._compact import DigestIndex, Texts
 from .lanes import Lane
 from .subagents import LaneStates, check_states
 from .termsafe import safe
@@ -113,7 +116,7 @@ def inventory(lines: Iterable[str | bytes], file: str | None = None) -> dict[Key
 
 class Inventory:
     """``inventory`` a line at a time, for callers that must pause between slices or cannot hold the
-    input. ``fresh`` lists the blocks found (key, line) since its taker last emptied it; ``items``
+    input. ``fresh`` lists the blocks found (key, line, digest) since its taker last emptied it; ``items``
     (with ``keep``) every block by its key. A streamed block is found when it ends: its message's
     lane starts another message, the run ends (``result``, ``system/init``), or at ``finish``."""
 
@@ -122,7 +125,7 @@ class Inventory:
         self.keep = keep
         self.where: tuple[str, ...] = () if file is None else (file,)
         self.items: dict[Key, Item] = {}
-        self.fresh: list[tuple[Key, int]] = []
+        self.fresh: list[tuple[Key, int, Digest]] = []
         self.streams: dict[tuple[str, int], list[Any]] = {}  # open: (message id, index) -> [type, parts, line]
         self.current: dict[Any, str] = {}  # parent_tool_use_id -> message id being streamed
         # what a model_refusal_fallback may withdraw: recent messages' blocks (a window, as the
@@ -135,9 +138,9 @@ class Inventory:
     def add(self, key: Key, line: int, message: str | None = None) -> None:
         if self.keep and key not in self.items:
             self.items[key] = Item(key, line, self.file)
-        self.fresh.append((key, line))
+        d = digest(key)
+        self.fresh.append((key, line, d))
         if message:
-            d = digest(key)
             found = self.by_message.get(message)
             if found is None:
                 self.by_message[message] = found = []  # through [] =: RecentMap's bound
@@ -236,6 +239,8 @@ class Inventory:
 
     def finish(self) -> dict[Key, Item]:
         self._end_streams()
+        self.by_message.clear()  # the input ended: no fallback can withdraw them now
+        self.uuid_message.clear()
         for key, item in self.items.items():
             if self.withdrawn and digest(key) in self.withdrawn:
                 item.retracted = True
@@ -352,8 +357,6 @@ def relay_keys(relays: Iterable[R.Relay]) -> list[tuple[Key, R.Relay]]:
     return out
 
 
-_SEQ: Final = 32  # bits of each field of an Audit's packed int
-_FIELD: Final = (1 << _SEQ) - 1
 _STREAMED: Final = (R.TextDelta, R.ThinkingDelta)
 
 
@@ -361,49 +364,70 @@ class Audit:
     """Each strategy's relays (``feed(k, relays)``, strategy ``k`` of ``strategies``) counted against
     the blocks the inventories found (``take``), as both come: the module doc says what is kept.
     A relay's block is looked up when it is whole; one no inventory has found yet waits for ``finish``.
-    ``finish`` gives a :class:`StrategyAudit` per strategy."""
+    The strategies may be fed one after another (each over the whole input, the inventory taken
+    along the first) or side by side. ``finish`` gives a :class:`StrategyAudit` per strategy."""
 
     def __init__(self, strategies: Sequence[str]) -> None:
         self.strategies = list(strategies)
         n = len(self.strategies)
-        # digest -> line | (seq + 1) << 32 * (k + 1): the line the block was found on and the first
-        # seq strategy k emitted it with (0: not yet); one int, a fraction of a tuple's size
-        self.blocks: dict[Digest, int] = {}
-        self.words: dict[Digest, str] = {}  # until every strategy emitted it (a lost block's are its report)
-        self.files: dict[Digest, str] = {}  # the file of a block found in one of several
+        # of block b (numbered as found): its digest's number is b; the line it was found on; the
+        # first seq + 1 each strategy emitted it with (0: not yet), from its first relay to its end,
+        # then only whether it did (a byte); its words (deflated)
+        self.blocks = DigestIndex()
+        self.lines = array("I")
+        self.firsts = [array("I") for _ in range(n)]
+        self.emitted: list[bytes | None] = [None] * n
+        self._growing: dict[int, array[int]] = {}  # the firsts of the strategies fed and not ended
+        self.words = Texts()
+        self.files: dict[int, str] = {}  # the file of a block found in one of several
         self.withdrawn: set[Digest] = set()
         self._keys = [RelayKeys(ends=True) for _ in range(n)]
-        self._dups: list[dict[Digest, list[Any]]] = [{} for _ in range(n)]  # -> [words, line, seqs]
+        self._dups: list[dict[int, list[Any]]] = [{} for _ in range(n)]  # block -> [words, line, seqs]
         self._waiting: list[list[tuple[Key, int]]] = [[] for _ in range(n)]
         self._relays = [0] * n
         self._tokens = [Tally() for _ in range(n)]
         self._states = [LaneStates() for _ in range(n)]  # sub-agent lanes as the relays tell (subagents)
         self._results: list[list[R.TurnComplete]] = [[] for _ in range(n)]  # with the CLI's sub-agent count
-        self._shifts = [_SEQ * (k + 1) for k in range(n)]
+        self._ended: list[tuple[dict[str, Any], dict[str, Any]] | None] = [None] * n  # (tokens, subagents)
+        self._unmatched = [0] * n
 
     def take(self, inventory: Inventory) -> None:
         """The blocks ``inventory`` found since the last take (and those its lines withdrew)."""
-        for key, line in inventory.fresh:
-            self._found(key, line, inventory.file)
+        for key, line, d in inventory.fresh:
+            self._found(key, line, inventory.file, d)
         inventory.fresh.clear()
         self.withdrawn |= inventory.withdrawn
 
     def add_items(self, items: dict[Key, Item]) -> None:
         """Blocks found beforehand (an inventory kept whole)."""
         for key, item in items.items():
-            self._found(key, item.line, item.file)
+            d = digest(key)
+            self._found(key, item.line, item.file, d)
             if item.retracted:
-                self.withdrawn.add(digest(key))
+                self.withdrawn.add(d)
 
-    def _found(self, key: Key, line: int, file: str | None) -> None:
-        d = digest(key)
-        if d not in self.blocks:
-            self.blocks[d] = line
-            self.words[d] = describe(key)
+    def _found(self, key: Key, line: int, file: str | None, d: Digest) -> None:
+        blocks = self.blocks
+        n = len(blocks)
+        if blocks.add(d) == n:
+            self.lines.append(line)
+            for firsts in self._growing.values():
+                firsts.append(0)
+            self.words.append(describe(key))
             if file is not None:
-                self.files[d] = file
+                self.files[n] = file
+
+    def _start(self, k: int) -> None:
+        """Strategy ``k``'s first relays: its firsts kept from now (a strategy translated in a later
+        pass holds none while the first pass runs)."""
+        firsts = self.firsts[k]
+        if k not in self._growing:
+            firsts.frombytes(bytes(firsts.itemsize * (len(self.blocks) - len(firsts))))
+            self._growing[k] = firsts
 
     def feed(self, k: int, relays: Sequence[R.Relay]) -> None:
+        if k not in self._growing:
+            self._start(k)
         keys, count = self._keys[k], self._count
         self._relays[k] += len(relays)
         self._tokens[k].feed(relays)
@@ -421,81 +445,85 @@ class Audit:
                 count(k, found[0], found[1])
 
     def _count(self, k: int, key: Key, seq: int) -> None:
-        d = digest(key)
-        v = self.blocks.get(d)
-        if v is None:
+        b = self.blocks.find(digest(key))
+        if b < 0:
             self._waiting[k].append((key, seq))
             return
-        shift = self._shifts[k]
-        first = (v >> shift) & _FIELD
+        firsts = self.firsts[k]
+        first = firsts[b]
         if first == 0:
-            v |= (seq + 1) << shift
-            self.blocks[d] = v
-            if all((v >> s) & _FIELD for s in self._shifts):
-                self.words.pop(d, None)  # every strategy emitted it: its words are no report's
+            firsts[b] = seq + 1
             return
-        dup = self._dups[k].get(d)
+        dup = self._dups[k].get(b)
         if dup is None:
-            self._dups[k][d] = [describe(key), v & _FIELD, [first - 1, seq]]
+            self._dups[k][b] = [describe(key), self.lines[b], [first - 1, seq]]
         else:
             dup[2].append(seq)
 
-    def finish(self, lanes: Sequence[Mapping[str, Lane] | None] = ()) -> list[StrategyAudit]:
-        """End of the input (the inventories taken and finished before); ``lanes``: each strategy's
-        translator's, whose sub-agent transcripts the input lacks (a session's) are named."""
-        out = []
-        for k, keys in enumerate(self._keys):
-            keys.end()
-            for key, first in keys.ended:
-                self._count(k, key, first)
-            keys.ended.clear()
-        for k, strategy in enumerate(self.strategies):
-            waiting, self._waiting[k] = self._waiting[k], []
-            unmatched = 0
-            for key, seq in waiting:  # found after its relays came, or never
-                if digest(key) in self.blocks:
-                    self._count(k, key, seq)
-                else:
-                    unmatched += 1
-            found = check_states(self._states[k], self._results[k], lanes[k] if k < len(lanes) else None)
-            audit = self._audit(k, strategy, unmatched)
-            audit.subagents = msgspec.to_builtins(found) if found is not None else {}
-            out.append(audit)
-        return out
-
-    def _audit(self, k: int, strategy: str, unmatched: int) -> StrategyAudit:
-        shift, withdrawn = self._shifts[k], self.withdrawn
-        emitted = 0
-        lost: list[tuple[int, str | None, str]] = []  # line, file, words
-        for d, v in self.blocks.items():
-            if d in withdrawn:
-                continue
-            if (v >> shift) & _FIELD:
-                emitted += 1
+    def end(self, k: int, lanes: Mapping[str, Lane] | None = None) -> None:
+        """No relay of strategy ``k`` follows and no block is found after (the inventories taken and
+        finished): its last streamed blocks are whole, its relays whose blocks were found late counted,
+        its tokens and sub-agents (``lanes``: as in ``finish``) too, and what counted them let go."""
+        if self._ended[k] is not None:
+            return
+        self._start(k)
+        keys = self._keys[k]
+        keys.end()
+        for key, first in keys.ended:
+            self._count(k, key, first)
+        keys.ended.clear()
+        waiting, self._waiting[k] = self._waiting[k], []
+        for key, seq in waiting:  # found after its relays came, or never
+            if self.blocks.find(digest(key)) >= 0:
+                self._count(k, key, seq)
             else:
-                lost.append((v & _FIELD, self.files.get(d), self.words[d]))
-        lost.sort(key=lambda b: b[0])
-        dups = [dup for d, dup in self._dups[k].items() if d not in withdrawn]
+                self._unmatched[k] += 1
+        firsts = self._growing.pop(k)
+        self.emitted[k], self.firsts[k] = bytes(map(bool, firsts)), array("I")
+        found = check_states(self._states[k], self._results[k], lanes)
+        self._ended[k] = (msgspec.to_builtins(self._tokens[k].report()),
+                          msgspec.to_builtins(found) if found is not None else {})
+        self._tokens[k], self._states[k], self._results[k] = Tally(), LaneStates(), []
+
+    def finish(self, lanes: Sequence[Mapping[str, Lane] | None] = (), keys: bool = True) -> list[StrategyAudit]:
+        """End of the input (the inventories taken and finished before); ``lanes``: each strategy's
+        translator's, whose sub-agent transcripts the input lacks (a session's) are named (of a
+        strategy not ended yet: see ``end``). Without ``keys``, ``lost_keys`` and ``duplicated_keys``
+        are left empty (a table prints only the first of each)."""
+        for k in range(len(self.strategies)):
+            self.end(k, lanes[k] if k < len(lanes) else None)
+        withdrawn = {b for b in map(self.blocks.find, self.withdrawn) if b >= 0}
+        return [self._audit(k, strategy, withdrawn, keys) for k, strategy in enumerate(self.strategies)]
+
+    def _audit(self, k: int, strategy: str, withdrawn: set[int], keys: bool) -> StrategyAudit:
+        lines, words, emitted = self.lines, self.words, self.emitted[k] or b""
+        # by line, else in the order found (near that order: each deflated chunk of words read once)
+        lost = sorted((b for b in range(len(self.blocks)) if (b >= len(emitted) or not emitted[b])
+                       and b not in withdrawn), key=lines.__getitem__)
+        dups = [dup for b, dup in self._dups[k].items() if b not in withdrawn]
         for dup in dups:
             dup[2].sort()
         dups.sort(key=lambda dup: dup[2][0])  # in the order the blocks were first emitted
         first_dup = min(dups, key=lambda dup: dup[2][1], default=None)
+        tokens, subagents = self._ended[k] or ({}, {})
         return StrategyAudit(
             strategy=strategy,
             relays=self._relays[k],
             blocks=len(self.blocks),
-            emitted=emitted,
+            emitted=len(self.blocks) - len(withdrawn) - len(lost),
             lost=len(lost),
             duplicated=len(dups),
             extra_emissions=sum(len(dup[2]) - 1 for dup in dups),
-            unmatched=unmatched,
-            first_lost=None if not lost else {"block": lost[0][2], "line": lost[0][0], "file": lost[0][1]},
+            unmatched=self._unmatched[k],
+            first_lost=None if not lost else {"block": words[lost[0]], "line": lines[lost[0]],
+                                               "file": self.files.get(lost[0])},
             first_duplicated=None if first_dup is None else {
                 "block": first_dup[0], "line": first_dup[1], "seqs": first_dup[2]},
-            lost_keys=[words for _, _, words in lost],
-            duplicated_keys=[dup[0] for dup in dups],
-            retracted=len(withdrawn & self.blocks.keys()),
-            tokens=msgspec.to_builtins(self._tokens[k].report()),
+            lost_keys=[words[b] for b in lost] if keys else [],
+            duplicated_keys=[dup[0] for dup in dups] if keys else [],
+            retracted=len(withdrawn),
+            tokens=tokens,
+            subagents=subagents,
         )
 
 
@@ -508,6 +536,29 @@ def audit_relays(strategy: str, relays: list[R.Relay], items: dict[Key, Item],
     audit.feed(0, relays)
     (result,) = audit.finish([lanes])
     return result
+
+
+_LOST_KEYS: Final = b'"lost_keys":[]'
+KEYS_A_PIECE: Final = 4096
+
+
+def json_pieces(results: Sequence[StrategyAudit], end: bytes = b"") -> Iterator[bytes]:
+    """``msgspec.json.encode(results) + end`` in pieces, the same bytes: a lost block's words are the report
+    (every one is listed), and the JSON of tens of thousands at once was the largest thing an audit
+    held, twice over while it was copied."""
+    yield b"["
+    for n, a in enumerate(results):
+        if n:
+            yield b","
+        # the first '"lost_keys":[]' is the field: before it come only keys of our own and strings,
+        # where a quote is escaped
+        head, _, tail = msgspec.json.encode(msgspec.structs.replace(a, lost_keys=[])).partition(_LOST_KEYS)
+        yield head + b'"lost_keys":['
+        for at in range(0, len(a.lost_keys), KEYS_A_PIECE):
+            piece = msgspec.json.encode(a.lost_keys[at:at + KEYS_A_PIECE])
+            yield (b"," if at else b"") + piece[1:-1]
+        yield b"]" + tail
+    yield b"]" + end
 
 
 def render(results: list[StrategyAudit]) -> str:

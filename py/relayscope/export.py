@@ -253,7 +253,7 @@ class LostWatch:
 
     def _found(self) -> None:
         """The blocks the inventory found since it was last asked."""
-        for key, number in self.inv.fresh:
+        for key, number, _ in self.inv.fresh:
             self.add(key, number)
         self.inv.fresh.clear()
 

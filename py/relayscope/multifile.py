@@ -24,8 +24,10 @@ The audit has one entry point, :func:`audit_steps` (:func:`audit_input` without 
 the CLI and the web model both call it, and it audits each group exactly as it is translated
 for display (one text: through an ``Analyzer``, as the CLI and the page read it; a set of files:
 group by group as :func:`translate_files` does), every strategy against one inventory. One text
-is read once, line by line, every strategy's translator fed each line in turn (``audit.Audit``
-counts as they go): given its lines lazily, its audit holds no line it has passed.
+is read line by line, every strategy's translator fed each line in turn (``audit.Audit``
+counts as they go): given its lines lazily, its audit holds no line it has passed. Given also a
+way to read them again (``again``: a file), it translates one strategy a pass, so that only one
+translator's windows are held at once (the inventory is built along the first pass).
 
 State: none between calls; each call builds its own translators. No I/O: callers pass file
 contents. Must not import the CLI or the web package.
@@ -36,7 +38,7 @@ from __future__ import annotations
 import itertools
 import posixpath
 import re
-from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -60,7 +62,7 @@ from .formats.session import (
 )
 from .lanes import Lane, is_spawn_tool, spawn_input
 from .translator import STRATEGIES, Translator
-from .wire import iter_lines, split_lines
+from .wire import Frame, decode_line, iter_lines, split_lines
 
 __all__ = [
     "FileGroup",
@@ -488,9 +490,10 @@ class InputAudit:
 
 
 def audit_input(source: Text | Iterable[bytes] | Mapping[str, Text], strategies: Iterable[str] | None = None,
-                fmt: str = AUTO, *, name: str | None = None, items: bool = True) -> list[InputAudit]:
+                fmt: str = AUTO, *, name: str | None = None, items: bool = True,
+                again: Callable[[], Iterable[bytes]] | None = None, keys: bool = True) -> list[InputAudit]:
     """:func:`audit_steps` run to the end (the CLI's way in)."""
-    steps = audit_steps(source, strategies, fmt, name=name, items=items)
+    steps = audit_steps(source, strategies, fmt, name=name, items=items, again=again, keys=keys)
     while True:
         try:
             next(steps)
@@ -500,8 +503,9 @@ def audit_input(source: Text | Iterable[bytes] | Mapping[str, Text], strategies:
 
 
 def audit_steps(source: Text | Iterable[bytes] | Mapping[str, Text], strategies: Iterable[str] | None = None,
-                fmt: str = AUTO, *, name: str | None = None,
-                items: bool = True) -> Generator[float, None, list[InputAudit]]:
+                fmt: str = AUTO, *, name: str | None = None, items: bool = True,
+                again: Callable[[], Iterable[bytes]] | None = None,
+                keys: bool = True) -> Generator[float, None, list[InputAudit]]:
     """Audit an input exactly as it is translated for display; yields progress in [0, 1] and
     returns one :class:`InputAudit` per group (``results = yield from audit_steps(...)``).
 
@@ -509,12 +513,17 @@ def audit_steps(source: Text | Iterable[bytes] | Mapping[str, Text], strategies:
     not known), read as one stream through an ``Analyzer``, as the CLI reads a file and the page a
     paste; or ``{name: content}`` (grouped as :func:`translate_files` groups them: a session's
     files together, any other file on its own). ``name`` names the one text in errors. Without
-    ``items`` the inventory is not kept (``InputAudit.items`` is empty): what the CLI needs."""
+    ``items`` the inventory is not kept (``InputAudit.items`` is empty): what the CLI needs. ``again``
+    (with lines read once): the same lines read again from the first (a file), so that the strategies
+    are translated one at a time over the whole input, the same audit in less memory. Without
+    ``keys`` (one text), each audit's ``lost_keys`` and ``duplicated_keys`` are left empty: what a
+    table, which prints only the first of each, needs."""
     names = list(strategies if strategies is not None else STRATEGIES)
     if not isinstance(source, Mapping):
         lines: Iterable[bytes] = split_lines(source) if isinstance(source, str | bytes) else source
         found, lines = _format_of(lines, fmt)
-        result = yield from _audit_stream(name, found, lines, names, 0.0, 1.0, grouped=False, items=items)
+        result = yield from _audit_stream(name, found, lines, names, 0.0, 1.0, grouped=False, items=items,
+                                          again=again, keys=keys)
         yield 1.0
         return [result]
     cache: _Prepared = {}
@@ -556,9 +565,12 @@ def _format_of(lines: Iterable[bytes], fmt: str) -> tuple[str, Iterable[bytes]]:
 
 
 def _audit_stream(name: str | None, fmt: str, lines: Iterable[bytes], names: list[str], start: float, share: float,
-                  *, grouped: bool, items: bool = True) -> Generator[float, None, InputAudit]:
-    """One stream, in one pass: each line to the inventory, then to each strategy's translator.
-    Relays and inventory carry no file name (a stream is one file), so user text matches."""
+                  *, grouped: bool, items: bool = True, again: Callable[[], Iterable[bytes]] | None = None,
+                  keys: bool = True) -> Generator[float, None, InputAudit]:
+    """One stream: each line to the inventory, then to each strategy's translator; all of them in
+    one pass, or (``again``: the lines read again from the first) one a pass, the inventory along
+    the first. Relays and inventory carry no file name (a stream is one file), so
+    user text matches."""
     files = [name] if name is not None and grouped else []
     total = sum(map(len, lines)) if isinstance(lines, Sequence) else 0
     if fmt == "sse":  # translated once all the same: its relays count in the seq space shown
@@ -567,41 +579,92 @@ def _audit_stream(name: str | None, fmt: str, lines: Iterable[bytes], names: lis
         for line in lines:
             count += len(a.feed_line(line))
         count += len(a.finish())
-        errors: Errors = [(name, line, message) for line, message in a.errors]
-        return InputAudit(name, fmt, files, [], errors, dict.fromkeys(names, count))
+        return InputAudit(name, fmt, files, [], [(name, line, message) for line, message in a.errors],
+                          dict.fromkeys(names, count))
     inv = Inventory(keep=items)
     audit = Audit(names)
-    drift = Drift()  # counted once, as each line is decoded (below)
-    analyzers = [Analyzer(strategy, fmt, keep=False) for strategy in names]
-    # Each line decoded once, its frame fed to every strategy's translator (they only read it):
-    # the ids the translators remember are then one string each, not one per strategy.
-    translators = [a.translator for a in analyzers]
-    feeds = list(enumerate(t.feed for t in translators if isinstance(t, Translator)))  # SSE went above
-    decode = drift.decode
-    budget = done = 0
-    passes = len(feeds) + 1  # a line's work: the inventory's and each translator's
+    drift = Drift()  # counted once, as the first pass decodes each line
+    # A file read again is read once per strategy, the inventory built along the first pass: a
+    # translator holds its bounded windows (~15 MB at 400 MB), so one a pass holds least, at a read
+    # and decode of every line a pass. (Two in a pass, even with the index strategy, whose windows
+    # are a third of the others', peaked at 63-67 MB at 406 MB against 58-60.)
+    passes = [[k] for k in range(len(names))] if again is not None and names else [list(range(len(names)))]
+    shown = names.index("lineage") if "lineage" in names else 0  # the translation whose errors are said
+    progress = _Progress(start, share, total * (len(names) + 1))  # a line's work: the inventory's and each translator's
+    errors: Errors = []
+    read = 0
+    for group in passes:
+        # a later pass reads the lines the first read, however the file has grown since
+        source = lines if group is passes[0] or again is None else itertools.islice(again(), read)
+        strategies = {k: names[k] for k in group}
+        ran = yield from _audit_pass(audit, strategies, fmt, source, progress, inv if group is passes[0] else None,
+                                     drift.decode if group is passes[0] else decode_line, shown)
+        read = read or ran.lines
+        if ran.errors is not None:
+            errors = [(name, line, message) for line, message in ran.errors]
+    audits = audit.finish(keys=keys)
+    _with_drift(audits, drift)
+    return InputAudit(name, fmt, files, audits, errors, {a.strategy: a.relays for a in audits}, inv.items)
+
+
+@dataclass
+class _Progress:
+    """Where a stream's audit is: ``done`` of ``work`` (bytes times the passes over them: the
+    inventory's and each translator's), as a share of the whole input's progress from ``start``."""
+
+    start: float
+    share: float
+    work: int  # 0: not known (lines read once)
+    done: int = 0
+
+    def add(self, work: int) -> float | None:
+        self.done += work
+        return self.start + self.share * self.done / self.work if self.work else None
+
+
+@dataclass
+class _Pass:
+    lines: int  # lines read
+    errors: list[tuple[int, str]] | None  # the lines the translation shown could not read, if it ran
+
+
+def _audit_pass(audit: Audit, strategies: dict[int, str], fmt: str, lines: Iterable[bytes], progress: _Progress,
+                inv: Inventory | None, decode: Callable[[bytes, int], Frame],
+                shown: int) -> Generator[float, None, _Pass]:
+    """One pass over a stream's lines: each to the inventory (the first pass), then to the translator
+    of each of ``strategies`` (numbered as ``audit``'s), which are ended and let go at the end (with
+    their windows: a pass holds only its own); the errors of strategy ``shown``, if it ran."""
+    analyzers = {k: Analyzer(strategy, fmt, keep=False) for k, strategy in strategies.items()}
+    # Each line decoded once a pass, its frame fed to each of the pass's translators (they only
+    # read it): the ids the translators remember are then one string each, not one per strategy.
+    feeds = [(k, a.translator.feed) for k, a in analyzers.items() if isinstance(a.translator, Translator)]
+    share_of_line = len(feeds) + (inv is not None)
+    budget = number = 0
     for number, line in enumerate(lines, 1):
-        inv.add_line(number, line)
-        audit.take(inv)
+        if inv is not None:
+            inv.add_line(number, line)
+            audit.take(inv)
         frame = decode(line, number)
         for k, feed in feeds:
             relays = feed(frame)
             if relays:
                 audit.feed(k, relays)
-        budget += len(line) * passes
+        budget += len(line) * share_of_line
         if budget >= SLICE_BYTES:  # a slice of work as long as one translator's over SLICE_BYTES
-            done, budget = done + budget // passes, 0
-            if total:
-                yield start + share * done / total
-    for k, a in enumerate(analyzers):
+            at, budget = progress.add(budget), 0
+            if at is not None:
+                yield at
+    for k, a in analyzers.items():
         audit.feed(k, a.finish())
-    found = inv.finish()
-    audit.take(inv)
-    audits = audit.finish([a.lanes for a in analyzers])
-    k = names.index("lineage") if "lineage" in names else 0
-    errors = [(name, line, message) for line, message in analyzers[k].errors] if analyzers else []
-    _with_drift(audits, drift)
-    return InputAudit(name, fmt, files, audits, errors, {a.strategy: a.relays for a in audits}, found)
+    if inv is not None:
+        inv.finish()
+        audit.take(inv)
+    errors = None
+    for k, a in analyzers.items():
+        audit.end(k, a.lanes)
+        if k == shown:
+            errors = a.errors
+    return _Pass(number, errors)
 
 
 def _with_drift(audits: list[StrategyAudit], d: Drift) -> None:

@@ -12,6 +12,10 @@ Streaming: a row is made from its relay alone (a lane's label comes from its ``l
 which precedes its rows; the call a record is about, ``meaning.call_of``, from that call's
 ``tool_use``, which precedes it too), so the text of a file read live is the text of the finished
 file. A record the meaning table calls an error (a permission denial) is coloured as one.
+A Task/Agent call whose sub-agent's transcript is not among the input says so as the page's row
+does ("missing agent-<id>.jsonl", ``lanes.missing_transcripts``): on the call's row when the
+caller read the whole input first (a folder, several files), else on its result's row, the first
+printed once the record that names the sub-agent has been read (``follow_lanes``).
 Every cell that comes from the input (a file name, a label, a summary, a reason, a block) is one
 line with its control characters shown, not obeyed (``termsafe.safe``): transcript text is data
 on a terminal too, and a newline in a name cannot forge a row.
@@ -22,14 +26,14 @@ Must not: do I/O, read the environment, or word a summary or a fate itself (``pr
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Final
 
 from . import relay as R
 from . import trace as T
 from ._bounded import RecentMap
 from .fates import LOST, BlockFate
-from .lanes import MAIN, lane_label
+from .lanes import MAIN, SPAWN_TOOLS, Lane, lane_label
 from .meaning import call_of, is_error
 from .present import clip, summary
 from .termsafe import safe
@@ -159,6 +163,30 @@ class RelayText(Layout):
     def __init__(self, width: int | None, color: bool, names: Names | None = None, where: int = 6) -> None:
         super().__init__(width, color, names, where)
         self.calls: RecentMap[str, int] = RecentMap()  # tool_use id -> its row's seq
+        self._lanes: Callable[[], Mapping[str, Lane]] | None = None
+        self._spawns: RecentMap[str, bool] = RecentMap()  # a Task/Agent call's id -> its row said "missing"
+
+    def follow_lanes(self, lanes: Callable[[], Mapping[str, Lane]]) -> None:
+        """Where the lanes of the rows to come are (the translator's, as they are when each row
+        is made): a sub-agent's missing transcript is said on the first row that can know it."""
+        self._lanes = lanes
+
+    def _missing(self, r: R.Relay) -> str:
+        """" · missing agent-<id>.jsonl" for the first row of a spawning call that knows its
+        sub-agent's transcript is not in the input (the call, or else its result); else ""."""
+        if isinstance(r, R.ToolUse) and r.name in SPAWN_TOOLS:
+            call = r.id
+            self._spawns[call] = False
+        elif isinstance(r, R.ToolResult) and self._spawns.get(r.tool_use_id) is False:
+            call = r.tool_use_id
+        else:
+            return ""
+        lane = self._lanes().get(call) if self._lanes is not None else None
+        name = lane.missing_file if lane is not None else None
+        if name is None:
+            return ""
+        self._spawns[call] = True
+        return f" · missing {name}"
 
     def header(self) -> str:
         where = "line".rjust(self.where) if self.where <= 6 else fit("file:line", self.where)
@@ -185,7 +213,7 @@ class RelayText(Layout):
                 words += f" · call #{self.calls[call]}"
             if is_error(r):
                 sgr = _RED
-        text = cell(words, self.rest(used))
+        text = self._summary(words, self._missing(r), self.rest(used))
         return SEP.join([
             paint(str(r.seq).rjust(self.SEQ), _DIM, color),
             paint(where, _DIM, color),
@@ -193,6 +221,16 @@ class RelayText(Layout):
             paint(fit(kind, TYPE_WIDTH), sgr, color),
             paint(text, _RED if isinstance(r, R.Error) else "", color),
         ]).rstrip()
+
+    @staticmethod
+    def _summary(words: str, missing: str, room: int) -> str:
+        """The summary cell, a missing transcript's name after it; where both do not fit, the
+        name first: the summary gives way to it."""
+        if not missing:
+            return cell(words, room)
+        if room - len(missing) >= MIN_SUMMARY // 2:
+            return cell(words, room - len(missing)) + cell(missing, len(missing))
+        return cell(f"{missing.removeprefix(' · ')} · {words}", room)
 
     def rows(self, relays: Iterable[R.Relay]) -> str:
         return "".join(self.row(r) + "\n" for r in relays)

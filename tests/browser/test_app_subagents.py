@@ -191,6 +191,8 @@ def test_the_newest_shapes_on_the_page(app: AppDriver) -> None:
     assert (links.get_attribute("href"), links.text_content()) == (URL, URL)
     assert set(links.get_attribute("rel").split()) >= {"noopener", "noreferrer"}
     assert links.evaluate("a => a.children.length") == 0
+    published = page.locator('[data-testid="timeline"] .row').filter(has=links)
+    assert URL not in published.locator('[data-testid="row-summary"]').text_content()  # said once: the link
     assert row(app, kind="system", text="javascript:window.__pwned=2").count() == 1  # said as text
     # the swimlanes say the running agent's state too
     page.wait_for_selector('[data-testid="swimlanes"][data-view]', state="attached")

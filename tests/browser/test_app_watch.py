@@ -288,3 +288,34 @@ def test_in_a_frame_of_another_site_the_note_says_why(cross_site) -> None:
     assert frame.locator('[data-testid="watch"]').is_disabled()
     note = frame.locator('[data-testid="watch-unsupported"]')
     assert note.is_visible() and "frame of another site" in note.text_content()
+
+
+def test_a_search_typed_while_watching_finds_the_rows_and_results_that_come_later(app) -> None:
+    """A search made before a call's result came finds that call once it has (its line now says
+    how it ended), and finds the rows that come after, as a search made at the end would."""
+    from test_app_search import search
+
+    page = app.page
+    data = (Path(__file__).resolve().parents[1] / "fixtures" / "real" / "stream-json"
+            / "ArturoKuang__sandbox_ai_compiler__.repomirror__claude_output.jsonl").read_bytes()
+    lines = data.splitlines(keepends=True)
+    text = '"→ error"'
+    at_once = Workspace()
+    for _ in at_once.load(data):
+        pass
+    found = at_once.filter(text)
+    call = next(q for q in found if at_once.relays[q].type == "tool_use" and found.index(q) > 2)
+    line = at_once.relays[call].line  # the call's line is read before its result's
+    first = b"".join(lines[:line])
+    name = "w-search/run.jsonl"
+    write(page, name, first, fresh=True)
+    watch(page, name)
+    read_up_to(page, len(first))
+    app.strategy("lineage")  # the page keeps the strategy an earlier test chose
+    _, before = search(app, text)
+    assert 0 < before < len(found)
+    write(page, name, data[len(first):])
+    read_up_to(page, len(data))
+    page.wait_for_selector(f'[data-testid="relay-count"]:text-is("{len(found)}")', state="attached")
+    assert app.relay_count() == len(found)
+    assert page.locator(f'[data-testid="timeline"] .row[data-seq="{call}"]').count() == 1

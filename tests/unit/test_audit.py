@@ -32,3 +32,23 @@ def test_inventory_counts_each_block_once() -> None:
     items = inventory(seed("cumulative-dedup.ndjson"))
     kinds = sorted(k[0] if k[0] != "block" else k[2] for k in items)
     assert kinds == ["text", "text", "thinking", "tool_result", "tool_use"]
+
+
+def test_audit_json_in_pieces_is_the_json_of_the_audits() -> None:
+    """The CLI writes an audit's JSON in pieces (the lost blocks' words a few thousand at a time):
+    the same bytes as encoding it whole, whatever the words hold."""
+    import msgspec
+    import pytest
+
+    from relayscope import audit
+
+    results = audit_lines(seed("gotchas.ndjson"))
+    index = next(a for a in results if a.strategy == "index")
+    hostile = ['"lost_keys":[]', 'x"lost_keys":[]', "\\", '"', "\n\x1b[31m", ""]
+    index.lost_keys = [*hostile, *(f"tool_use toolu_{n}" for n in range(10)), *index.lost_keys]
+    index.first_lost = {"block": '"lost_keys":[]', "line": 1, "file": None}
+    for piece in (1, 3, 4096):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(audit, "KEYS_A_PIECE", piece)
+            assert b"".join(audit.json_pieces(results, end=b"\n")) == msgspec.json.encode(results) + b"\n"
+    assert b"".join(audit.json_pieces([])) == b"[]"

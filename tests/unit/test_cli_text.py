@@ -176,3 +176,30 @@ def test_the_trace_and_the_page_give_every_skipped_block_the_same_fate(strategy:
                 for s in a.trace]
     assert as_traced == as_paged
 
+
+
+MAIN_FILE = SESSION / "ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
+MISSING = re.compile(r"missing (agent-\w+\.jsonl)")
+
+
+def test_a_call_whose_sub_agent_transcript_is_missing_says_so_on_its_row() -> None:
+    """As the page marks the row: a folder read whole marks the call's row; a file streamed
+    marks the row of the call's result, the first one printed once the record has named it."""
+    folder = run("translate", "-f", "text", str(SESSION))
+    stderr = folder.stderr.decode()
+    marked = [line for line in rows(folder) if MISSING.search(line)]
+    assert len(marked) == 4 and all("  tool_use  " in line and "Agent (" in line for line in marked)
+    assert sorted(MISSING.findall("\n".join(marked))) == sorted(re.findall(r"agent-\w+\.jsonl", stderr))
+    alone = run("translate", "-f", "text", str(MAIN_FILE))
+    marked = [line for line in rows(alone) if MISSING.search(line)]
+    assert len(marked) == 6 and all("  tool_result  " in line for line in marked)
+    assert len(set(MISSING.findall("\n".join(marked)))) == 6
+
+
+def test_a_missing_transcript_s_name_is_shown_not_obeyed(tmp_path: Path) -> None:
+    hostile = MAIN_FILE.read_text().replace('"agentId":"a52886dc180afb356"', '"agentId":"x\\u001b[2J\\u001b]0;pwn\\u0007"')
+    assert hostile != MAIN_FILE.read_text()
+    (tmp_path / "s.jsonl").write_text(hostile)
+    p = run("translate", "-f", "text", str(tmp_path / "s.jsonl"))
+    assert b"\x1b" not in p.stdout and b"\x07" not in p.stdout
+    assert len([line for line in rows(p) if "missing agent-x" in line]) == 1

@@ -1,7 +1,8 @@
 """``trace`` and ``audit`` of one input in constant memory: the trace written as its lines come (the
 same bytes as the whole input rendered at once), the audit in one pass with every strategy fed
-each line in turn and of each block only a digest kept (its words only while a strategy has not
-emitted it). Peak memory itself is measured by bench/memory_bench.py, never asserted here."""
+each line in turn (or, of a file read again, a strategy a pass) and of each block only a
+digest, its line, first seqs and deflated words kept in flat arrays. Peak memory itself is measured
+by bench/memory_bench.py, never asserted here."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import msgspec
 import pytest
 from _corpus import FIXTURE_STREAM_JSON, REAL_FILES, ROOT, SEEDS, SESSION_FILES, sweep
 
@@ -114,16 +116,44 @@ def one_pass(path: Path, strategies: list[str]) -> tuple[Audit, Inventory, list[
     return audit, inv, audit.finish()
 
 
-def test_audit_keeps_a_digest_per_block_and_words_only_while_a_strategy_has_not_emitted_it() -> None:
+def test_audit_keeps_of_each_block_a_digest_a_line_and_first_seqs_in_flat_arrays() -> None:
     audit, inv, (none, lineage) = one_pass(SEEDS / "cumulative-dedup.ndjson", ["none", "lineage"])
     assert none.lost == lineage.lost == 0 and none.duplicated == 2 and lineage.duplicated == 0
-    assert all(type(d) is bytes and len(d) == 16 for d in audit.blocks)
-    assert all(type(v) is int for v in audit.blocks.values())
-    assert audit.words == {}  # every block emitted by both: no words left to report
+    n = len(audit.blocks)
+    assert n == none.blocks and len(audit.blocks.digests) == 16 * n and len(audit.lines) == len(audit.words) == n
+    assert audit.emitted == [b"\x01" * n] * 2  # every block emitted by both: of an ended strategy, a byte a block
     assert inv.items == {}
     audit, _, (index, lineage) = one_pass(SEEDS / "gotchas.ndjson", ["index", "lineage"])
     assert index.lost == 3 and lineage.lost == 0
-    assert sorted(audit.words.values()) == sorted(index.lost_keys)
+    assert audit.emitted[0] is not None
+    assert sorted(audit.words[b] for b, done in enumerate(audit.emitted[0]) if not done) == sorted(index.lost_keys)
+
+
+def test_audit_of_a_file_read_again_is_the_audit_of_one_pass() -> None:
+    """A file the audit may read again is translated a strategy a pass (only its translator's windows
+    held at once), the inventory along the first pass: the same audit as one pass over a pipe."""
+    for path in [*REAL_FILES[:8], STREAMING, SEEDS / "gotchas.ndjson"]:
+        data = path.read_bytes()
+        reads: list[int] = []
+
+        def again(data: bytes = data, reads: list[int] = reads) -> Iterator[bytes]:
+            reads.append(1)
+            yield from split_lines(data)
+
+        (passes,) = audit_input(iter(split_lines(data)), name=path.name, items=False, again=again)
+        (once,) = audit_input(iter(split_lines(data)), name=path.name, items=False)
+        assert passes.audits == once.audits and passes.errors == once.errors, path.name
+        assert len(reads) == len(STRATEGIES) - 1  # a pass a strategy
+
+
+def test_a_file_read_again_is_read_as_far_as_the_first_pass_read_it() -> None:
+    """A file that grows while it is audited (a session still written) is audited as it was when
+    the first pass reached its end: the later passes read no further."""
+    data = STREAMING.read_bytes()
+    grown = data + b"".join(split_lines((SEEDS / "gotchas.ndjson").read_bytes()))
+    (passes,) = audit_input(iter(split_lines(data)), items=False, again=lambda: iter(split_lines(grown)))
+    (once,) = audit_input(data, items=False)
+    assert passes.audits == once.audits
 
 
 def test_a_streamed_block_is_found_when_its_message_ends_not_at_the_end_of_the_input() -> None:
@@ -132,7 +162,7 @@ def test_a_streamed_block_is_found_when_its_message_ends_not_at_the_end_of_the_i
     found_at: dict[bytes, int] = {}
     for n, line in enumerate(lines, 1):
         inv.add_line(n, line)
-        for key, _ in inv.fresh:
+        for key, _, _ in inv.fresh:
             found_at.setdefault(digest(key), n)
         inv.fresh.clear()
         if b'"type":"result"' in line:
@@ -213,3 +243,31 @@ def test_one_pass_audit_pauses_as_often_as_one_translator_would() -> None:
     work = sum(map(len, lines)) * (len(STRATEGIES) + 1)
     assert len(pauses) >= 0.8 * work / SLICE_BYTES  # (one pass counted by its bytes alone: a fifth of this)
     assert pauses == sorted(pauses) and pauses[-1] == 1.0
+
+
+def test_an_audit_for_a_table_keeps_no_list_of_lost_blocks_and_counts_the_same() -> None:
+    """The table prints the first lost and duplicated block of each strategy, never the lists: the
+    text form builds none (the words of tens of thousands of lost blocks, at the end of a long run)."""
+    lists: list[str] = []
+    for seed in ("gotchas.ndjson", "cumulative-dedup.ndjson"):
+        data = (SEEDS / seed).read_bytes()
+        (table,) = audit_input(data, items=False, keys=False)
+        (whole,) = audit_input(data, items=False)
+        lists += [k for a in whole.audits for k in (*a.lost_keys, *a.duplicated_keys)]
+        assert all(a.lost_keys == [] and a.duplicated_keys == [] for a in table.audits)
+        blank = [msgspec.structs.replace(a, lost_keys=[], duplicated_keys=[]) for a in whole.audits]
+        assert table.audits == blank
+    assert lists  # the seeds have lost and duplicated blocks to leave out
+
+
+def test_only_a_file_over_the_one_pass_size_is_read_again(tmp_path: Path) -> None:
+    """Under ``cli.ONE_PASS_BYTES`` one pass holds little and a second read would only cost time;
+    above it the audit reads the file a strategy a pass (a sparse file: no bytes written)."""
+    args = argparse.Namespace(redact=False)
+    small, big = tmp_path / "small.jsonl", tmp_path / "big.jsonl"
+    small.write_bytes((SEEDS / "gotchas.ndjson").read_bytes())
+    with big.open("wb") as f:
+        f.truncate(cli.ONE_PASS_BYTES)
+    assert cli._again(cli.Input(str(small)), args) is None
+    assert callable(cli._again(cli.Input(str(big)), args))
+    assert cli._again(cli.Input(str(big)), argparse.Namespace(redact=True)) is None

@@ -1,7 +1,7 @@
 """The package's layers: every import points down, no cycles, no imports hidden in functions.
 Read from the source with ``ast``, so a new module or import is checked as it lands.
 
-    wire, relay, _bounded, redact, intake -> trace, lanes, describe, present, meaning, drift, usage, subagents -> emitter,
+    wire, relay, _bounded, _compact, redact, intake -> trace, lanes, describe, present, meaning, drift, usage, subagents -> emitter,
     translator -> formats -> analysis, audit -> multifile, live, fates, textout, spans, folds, export
     -> cli (and its inputs, follow), web
 
@@ -23,6 +23,7 @@ PACKAGE = ROOT / "py" / "relayscope"
 LAYERS: dict[str, int] = {
     "relayscope": 0,
     "relayscope._bounded": 0,
+    "relayscope._compact": 0,
     "relayscope.wire": 0,
     "relayscope.relay": 0,
     "relayscope.intake": 0,  # which files of a folder are read, whether bytes are text: for the CLI and the page
@@ -67,15 +68,15 @@ LAYERS: dict[str, int] = {
 # purpose: a new web module needs an entry here):
 WEB_LAYERS: dict[str, int] = {
     # 0: plain records and strings: what the host offers, the messages, links, line facts, checkpoints
-    "host": 0, "protocol": 0, "share": 0, "rowinfo": 0, "checkpoints": 0,
+    "host": 0, "protocol": 0, "share": 0, "rowinfo": 0, "checkpoints": 0, "gutter": 0,
     # 1: the view model (the workspace and its parts): plain Python, no page
-    "workstate": 1, "search": 1, "stepping": 1, "rows": 1, "loading": 1, "growing": 1, "model": 1,
+    "workstate": 1, "search": 1, "stepping": 1, "rowtext": 1, "rows": 1, "loading": 1, "growing": 1, "model": 1,
     # 2: the page as the worker sees it (the DOM mirror, its helpers), and the view state
     "remote": 2, "dom": 2, "view": 2,
     # 3: drawing from the view model (functions, no state)
-    "panels": 3, "detail_view": 3, "rowdraw": 3, "legend": 3, "help_panel": 3, "newest": 3, "notices": 3,
+    "panels": 3, "detail_view": 3, "rowcells": 3, "rowdraw": 3, "legend": 3, "help_panel": 3, "newest": 3, "notices": 3,
     # 4: the controllers, each of one job, given each other as typed collaborators
-    "jobs": 4, "timeline": 4, "chrome": 4, "filters": 4, "selection": 4, "stepper": 4, "keyboard": 4,
+    "jobs": 4, "timeline": 4, "chrome": 4, "chips": 4, "matches": 4, "filters": 4, "selection": 4, "stepper": 4, "keyboard": 4,
     "swimlanes": 4, "screen": 4, "loads": 4, "strategy": 4, "links": 4, "embed": 4, "redact_switch": 4,
     "exports": 4, "actions": 4, "watch": 4, "sources": 4, "reading": 4,
     # 5: the app, which makes and wires them; 6: the worker's entry point, the one module that

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from _corpus import FIXTURE_SESSIONS, SEEDS
+from _corpus import FIXTURE_SESSIONS, FIXTURE_STREAM_JSON, SEEDS
 
 from relayscope.web.model import Workspace
 from relayscope.web.search import Query, parse
@@ -131,3 +131,39 @@ def test_is_error_finds_a_refused_call_and_a_tool_id_finds_its_call_and_result()
     assert "tool_result" in types and any(getattr(ws.relays[q], "subtype", "") == "permission_denied"
                                           for q in ws.filter("is:error"))
     assert {ws.relays[q].type for q in ws.filter("toolu_01Push")} >= {"tool_use", "tool_result"}
+
+
+ERRORS = FIXTURE_STREAM_JSON / "ArturoKuang__sandbox_ai_compiler__.repomirror__claude_output.jsonl"
+
+
+def grown(files: dict[str | None, bytes], lines_a_look: int = 3) -> Workspace:
+    """A watched input, its search index made before any row came (a search typed first), then
+    its files grown a few lines a look, round the files."""
+    ws = Workspace()
+    ws.start_live(None if None in files else "folder", folder=None not in files)
+    for _ in ws.prepare_search():
+        pass
+    split = {k: v.splitlines(keepends=True) for k, v in files.items()}
+    for at in range(0, max(len(v) for v in split.values()), lines_a_look):
+        looks = {k: b"".join(v[at:at + lines_a_look]) for k, v in split.items()}
+        ws.append(looks[None] if None in looks else {str(k): v for k, v in looks.items()})
+    ws.finish_live()
+    return ws
+
+
+@pytest.mark.parametrize("files", [
+    pytest.param({None: ERRORS.read_bytes()}, id="stream-json"),
+    pytest.param({str(p.relative_to(SESSION)): p.read_bytes() for p in sorted(SESSION.rglob("*.jsonl"))},
+                 id="session-folder"),
+])
+def test_a_search_made_before_the_rows_came_finds_them_as_a_search_made_after(files: dict[str | None, bytes]) -> None:
+    """Rows that come later are indexed, and so are the rows they change: a call's line says how it
+    ended once its result comes, a group of streamed fragments grows, a session row reads on."""
+    ws = grown(files)
+    assert ws.relays and ws._search_index() == [ws.searchable(q) for q in range(len(ws.relays))]
+
+
+def test_a_late_result_is_found_in_its_call_s_line() -> None:
+    ws = grown({None: ERRORS.read_bytes()}, lines_a_look=1)
+    calls = [q for q in ws.filter('"→ error"') if ws.relays[q].type == "tool_use"]
+    assert calls and all(ws.match_in(q, parse('"→ error"')) == "row" for q in calls)

@@ -122,15 +122,14 @@ def test_prices_and_time_formats() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in EXAMPLES.glob("*.*") if p.suffix != ".md"))
-def test_lane_spans_and_type_counts_are_those_of_the_relays(name: str) -> None:
+def test_row_lanes_and_type_counts_are_those_of_the_relays(name: str) -> None:
     """What the page draws its gutter and type chips from, without a pass over the relays of its own."""
     ws = loaded(name, audit=False)
-    spans: dict[str, tuple[int, int]] = {}
     types: dict[str, int] = {}
     for r in ws.relays:
-        spans[r.lane] = (spans.get(r.lane, (r.seq, r.seq))[0], r.seq)
         types[r.type] = types.get(r.type, 0) + 1
-    assert list(ws.lane_spans().items()) == list(spans.items()) and len(spans) > 0
+    rows = ws.rows(ws.select(bookkeeping=True))
+    assert ws.lanes_of(rows) == [ws.relays[q].lane for q in rows] and rows
     assert list(ws.type_counts().items()) == list(types.items())
 
 

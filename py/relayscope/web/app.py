@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from . import help_panel, keyboard, panels
 from .actions import Actions
+from .chips import Chips
 from .chrome import Chrome, page_panels, stored_theme, url_theme
 from .dom import Listeners
 from .embed import Embed
@@ -44,6 +45,7 @@ from .jobs import Jobs
 from .keyboard import Keyboard
 from .links import Links
 from .loads import Loads
+from .matches import Matches
 from .model import EXAMPLES
 from .notices import Notices
 from .protocol import Work
@@ -76,13 +78,15 @@ class App:
         timeline = self.timeline = Timeline(shown, view, jobs, el("timeline"), el("timeline-sizer"))
         timeline.wrap = not embed_mode
         timeline.page_scroll = not embed_mode  # an embed's one scroll area stays where it opened
-        filters = self.filters = Filters(view, shown, timeline, jobs, address)
+        chips = self.chips = Chips(view, shown, el("type-filter"))
+        matches = self.matches = Matches(view, shown, timeline, el("search-count"), el("search-prev"), el("search-next"))
+        filters = self.filters = Filters(view, shown, timeline, jobs, address, chips, matches)
         selection = self.selection = Selection(view, shown, timeline, filters, address)
         stepper = self.stepper = Stepper(view, shown, timeline, jobs, selection, address, embed=embed_mode)
         swimlanes = self.swimlanes = Swimlanes(view, shown, selection, stepper, filters, address)
         self.panels = page_panels(view, address, embed=embed_mode)
         reading = self.reading = Reading(view, shown, address)
-        filters.groups = reading.groups
+        chips.groups = reading.groups
         chrome = self.chrome = Chrome(shown, self.panels)
         screen = self.screen = Screen(view, shown, jobs, timeline, filters, selection, stepper, swimlanes,
                                       self.panels, chrome, notices, address, embed=embed_mode)
@@ -114,8 +118,8 @@ class App:
         self.jobs.failed.connect(lambda _: self.timeline.render())
         self.selection.changed.connect(self.stepper.follow)
         self.selection.changed.connect(self.swimlanes.follow)
-        self.selection.changed.connect(self.filters.count_matches)
-        self.filters.match_moved.connect(lambda seq: self.selection.select(seq, expanded=False))
+        self.selection.changed.connect(self.matches.count)
+        self.matches.moved.connect(lambda seq: self.selection.select(seq, expanded=False))
         self.filters.rows_changed.connect(self.stepper.rows_changed)
         self.address.synced.connect(self.links.follow)
         self.address.synced.connect(self.embed.follow)
@@ -134,7 +138,7 @@ class App:
         """The other reading: its chips, its rows, its tab (unless one was chosen)."""
         if self.shown.ws is None:
             return
-        self.filters.draw_type_chips()
+        self.chips.draw()
         self.panels.draw()
         self.filters.apply()
         self.draw_row_panel()

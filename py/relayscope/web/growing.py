@@ -171,6 +171,6 @@ class Growing(Loader):
             if s.fp is not None and s.fp not in self._fp_order:
                 self._fp_order[s.fp] = len(self._fp_order)
         self._group_and_bookkeeping(first)  # goes on from where the last look stopped
-        self.grow_search(first)
         self.lanes = self._grow_lanes(new)
         self._lane_ids = {lane.id for lane in self.lanes}
+        self.grow_search(first)  # after the lanes: a session row names its lane's model

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from .filters import chip_key
+from .chips import chip_key
 from .jobs import Jobs
 from .remote import Event, Node
 from .timeline import Timeline
@@ -71,8 +71,13 @@ class Selecting(Protocol):
     def move(self, delta: int) -> None: ...
 
 
+class Roving(Protocol):
+    focus_key: str  # the chip that holds the chips' one Tab stop
+
+
 class Filtering(Protocol):
-    chip_focus: str
+    @property
+    def chips(self) -> Roving: ...
 
     def clear_text(self) -> None: ...
 
@@ -176,4 +181,4 @@ class Keyboard:
             b.setAttribute("tabindex", "0" if i == k else "-1")
         buttons[k].focus()
         if group is not None and group.classList.contains("chips"):
-            self.filters.chip_focus = chip_key(buttons[k])
+            self.filters.chips.focus_key = chip_key(buttons[k])

@@ -8,7 +8,8 @@ text. It is put together from parts, one module each, so that a reader finds eac
     growing      an input that grows while it is shown (a watched file or folder)
     checkpoints  a translation's state kept as a load goes (a far step is made again from one)
     stepping     the steps of a translation and the view of one
-    rows         the rows and lane cards a view shows
+    rowtext      what one row says: its summary, its line as drawn, its time, its detail
+    rows         which rows a view shows and in which order, and the lane cards
     search       which relays a filter or a text search selects
 
 This module: the workspace itself, the examples and the share links. It is unit-tested under CPython (``tests/unit/test_web_*.py``) and runs

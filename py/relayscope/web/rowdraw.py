@@ -1,11 +1,11 @@
 """rowdraw: one row of the timeline, drawn from the view model: its lane's gutter, its type,
-fingerprint, summary (a search's words marked in it: ``<mark>`` elements holding text, and "in
-detail" where they are in the row's detail only), links to its pair and its lane, its time and
-input line; open, its detail (detail_view.py) and raw input line; a lost block's faint placeholder.
+fingerprint, summary (a search's words marked in it, and "in detail" where they are in the row's
+detail only), links to its pair and its lane, its time and input line (the cells of rowcells.py);
+open, its detail (detail_view.py) and raw input line; a lost block's faint placeholder.
 
 A gutter at the start of each row draws the lanes as vertical tracks, one column per lane that
-is open at the same time (view.LaneLayout), with a dot on the row's own lane, so that parallel
-sub-agents read as parallel lines.
+is open at the same time in the rows as drawn (gutter.Gutter), with a dot on the row's own lane,
+so that parallel sub-agents read as parallel lines.
 
 Must not: put transcript text anywhere but textContent and title attributes, or place rows
 (timeline.py does).
@@ -17,8 +17,9 @@ from typing import Final, Protocol
 
 from .. import relay as R
 from ..meaning import is_error, link_of
-from . import detail_view, newest, rowinfo
+from . import detail_view, newest, rowcells
 from .dom import Element, h
+from .gutter import Gutter
 from .model import RowView, Workspace
 from .search import Query, parse
 from .view import LaneLayout, Shown, ViewState
@@ -36,6 +37,8 @@ class Drawn(Protocol):
     selected: int | None
     expanded: bool
     highlight: set[int]
+    index: dict[int, int]  # seq -> its row's place as drawn
+    gutter: Gutter
 
     @property
     def layout(self) -> LaneLayout: ...
@@ -102,12 +105,12 @@ class RowDraw:
                 "title": "streamed deltas of one block, shown joined: show each fragment"}))
         elif r.partial:
             line.append(h("span", "partial", cls="badge"))
-        text = ws.shown(r)
+        text = rowcells.without_link(ws.shown(r), link_of(r.relay))
         q = self.query
         summary = h("span", None if q.words else text, cls="summary",
                     attrs={"title": text[:300], "data-testid": "row-summary"})
         if q.words:
-            summary.append(*marked(text, q.words))
+            summary.append(*rowcells.marked(text, q.words))
         line.append(summary)
         if q.words and ws.search_ready and ws.match_in(seq, q) == "detail":
             line.append(h("span", "in detail", cls="badge in-detail", attrs={
@@ -120,8 +123,9 @@ class RowDraw:
             line.append(button)
         for extra in self._newest(ws, r):
             line.append(extra)
-        self._time(line, r)
-        line.append(self._where(r.file, r.line))
+        for cell in rowcells.time(r):
+            line.append(cell)
+        line.append(rowcells.where(r.file, r.line))
         row.append(line)
         if seq == self.tl.selected and self.tl.expanded:
             row.append(self._detail(ws, r))
@@ -184,20 +188,21 @@ class RowDraw:
         return out
 
     def _gutter(self, seq: int, own: str) -> Element:
+        """The lanes' tracks beside row ``seq``, at its place as drawn."""
         g = h("span", cls="gutter", attrs={"aria-hidden": "true"})
-        layout = self.tl.layout
-        for col in range(layout.columns):
-            lane = layout.at(col, seq)
+        gutter, color, pos = self.tl.gutter, self.tl.layout.color, self.tl.index.get(seq, -1)
+        for col in range(gutter.columns):
+            lane = gutter.at(col, pos)
             if lane is None:
                 g.append(h("span", cls="track"))
                 continue
-            first, last = layout.spans[lane]
-            cls = f"track on lane-c{layout.color.get(lane, 0)}"
+            first, last = gutter.spans[lane]
+            cls = f"track on lane-c{color.get(lane, 0)}"
             if lane == own:
                 cls += " dot"
-            if seq == first:
+            if pos == first:
                 cls += " start"
-            if seq == last:
+            if pos == last:
                 cls += " end"
             g.append(h("span", cls=cls))
         return g
@@ -226,36 +231,7 @@ class RowDraw:
             box.append(more)
         return box
 
-    # -- time, file:line, lost blocks ------------------------------------------------
-
-    def _time(self, line: Element, r: RowView) -> None:
-        """The row's time where its input line has one, and the gap since its lane's previous row."""
-        stamp = r.time
-        if stamp is None:
-            return
-        gap = r.gap
-        since = f" · {rowinfo.gap(gap)} since the previous row of this lane" if gap is not None else ""
-        line.append(h("span", rowinfo.clock(stamp), cls="time", attrs={
-            "data-testid": "row-time", "data-time": stamp, "title": stamp + since}))
-        if gap is not None:  # its own cell where the row has room for it (app.css)
-            line.append(h("span", rowinfo.gap(gap), cls="gap", attrs={
-                "data-testid": "row-gap", "title": "since the previous row of this lane"}))
-
-    @staticmethod
-    def _where(file: str | None, number: int) -> Element:
-        """``file:line`` with the line number always shown; a long file name is shortened."""
-        title = f"input line {number}" + (f" of {file}" if file else "")
-        where = h("span", cls="where", attrs={"title": title})
-        if file:
-            name = file.rsplit("/", 1)[-1]
-            stem, dot, _ = name.rpartition(".")
-            stem = stem if dot else name
-            short = stem if len(stem) <= 14 else f"{stem[:6]}…{stem[-4:]}"
-            where.append(h("span", short, cls="file"))
-            where.append(h("span", f":{number}", cls="ln"))
-        else:
-            where.append(h("span", f"L{number}", cls="ln"))
-        return where
+    # -- lost blocks ------------------------------------------------------------------
 
     def _lost_row(self, ws: Workspace, row_id: int) -> Element:
         """A faint placeholder where a block the strategy never emitted would have been."""
@@ -268,7 +244,7 @@ class RowDraw:
             "role": "row", "data-seq": row_id, "data-type": "lost", "data-lane": lane or "",
             "aria-selected": "false", "data-line": b.line if b is not None else None})
         line = h("div", cls="line", attrs={"role": "gridcell"})
-        line.append(self._gutter(b.before_seq if b is not None else 0, lane or ""))
+        line.append(self._gutter(row_id, lane or ""))
         line.append(h("span", "lost", cls="seq"))
         line.append(h("span", "never emitted", cls="type"))
         line.append(h("span", "", cls="fp none"))
@@ -277,33 +253,7 @@ class RowDraw:
         text = f"{words}: '{strategy}' never emits it (the audit counts it as lost)"
         line.append(h("span", text, cls="summary", attrs={"title": text, "data-testid": "row-summary"}))
         if b is not None:
-            line.append(self._where(b.file, b.line))
+            line.append(rowcells.where(b.file, b.line))
         row.append(line)
         return row
 
-
-def marked(text: str, words: tuple[str, ...]) -> list[Element]:
-    """``text`` in pieces, each place a word is found (any case) a ``<mark>``: elements holding
-    text only (``textContent``), never markup."""
-    low = text.lower()
-    if len(low) != len(text):  # a letter whose lower case is longer ("İ"): no place to mark
-        return [h("span", text)]
-    spans: list[tuple[int, int]] = []
-    for w in words:
-        at = low.find(w)
-        while w and at >= 0:
-            spans.append((at, at + len(w)))
-            at = low.find(w, at + len(w))
-    out: list[Element] = []
-    pos = 0
-    for a, b in sorted(spans):
-        if b <= pos:
-            continue
-        a = max(a, pos)
-        if a > pos:
-            out.append(h("span", text[pos:a]))
-        out.append(h("mark", text[a:b]))
-        pos = b
-    if pos < len(text) or not out:
-        out.append(h("span", text[pos:]))
-    return out

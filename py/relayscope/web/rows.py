@@ -1,8 +1,8 @@
-"""rows: the rows and lane cards a view of the workspace shows.
+"""rows: which rows a view of the workspace shows, in which order, and the lane cards.
 
-Job: a relay as a timeline row (``RowView``: summary, its pair, fingerprint mark, time and gap),
-runs of partial deltas as one row, lost blocks placed among the rows, bookkeeping records, and
-the lane cards (counts, tokens, cost, wall time).
+Job: runs of partial deltas as one row, lost blocks placed among the rows, bookkeeping records,
+the rows in time across lanes or by lane, the lane of each row (the gutter's), and the lane cards
+(counts, tokens, cost, wall time). What one row says is ``rowtext``'s.
 Must not: load, translate or search (``loading``, ``search``); build markup (plain text only).
 """
 
@@ -10,162 +10,32 @@ from __future__ import annotations
 
 import collections
 import itertools
-import json
-from dataclasses import dataclass, field
+import operator
 from typing import Final
 
-import msgspec
-
-from .. import describe as D
 from .. import fates as F
 from .. import relay as R
-from .. import trace as T
 from ..lanes import MAIN, lane_label
-from ..meaning import BOOKKEEPING, call_of, init_words, is_error
-from ..present import clip, summary
+from ..meaning import BOOKKEEPING, call_of, is_error
 from ..spans import line_seconds
 from ..subagents import status_words
 from . import rowinfo
-from .stepping import Steps
+from .rowtext import NO_THINKING_TEXT, WALL_LOOK, RowText, RowView, detail, pretty_json
 from .workstate import LaneView
 
 # Records that only keep Claude Code's own books (meaning.BOOKKEEPING): hidden until asked for.
 __all__ = ["BOOKKEEPING", "NO_THINKING_TEXT", "RowView", "Rows", "detail", "pretty_json"]
-# Newer CLIs stream thinking as deltas with no text (only an estimate of its size).
-NO_THINKING_TEXT: Final = "(thinking: the stream carries no text for it)"
-GAP_LOOKBACK: Final = 2000  # relays searched back for the previous row of a lane (a drawn row's gap)
-# Relays looked at from each end of a lane for its first and last timestamp: every record of a
-# timed input has one, and an untimed input must not cost a decode of thousands of lines per lane.
-WALL_LOOK: Final = 24
-RESET_MARKS: Final = T.RESET_LABELS
 _LANE_CARD_TYPES: Final = frozenset({R.LaneStart, R.LaneEnd, R.Usage, R.TurnComplete, R.System})  # what a card sums
 # what moves a sub-agent lane's state (subagents.LaneStates), and what counts as its own records there
 _STATED: Final = frozenset({R.ToolUse, R.ToolResult, R.System, R.Passthrough})
 _RECORDS: Final = frozenset({R.TextDelta, R.ThinkingDelta, R.UserMessage, R.ContentBlock})
-_any: Final = msgspec.json.Decoder()
+_lane: Final = operator.attrgetter("lane")
 
 
-@dataclass(frozen=True, slots=True)
-class RowView:
-    seq: int
-    type: str
-    lane: str
-    file: str | None
-    line: int
-    summary: str
-    pair: int | None
-    opens_lane: str | None
-    back_to: int | None
-    fp: str | None
-    fp_color: int | None
-    mark: str | None
-    partial: bool
-    relay: R.Relay = field(repr=False)
-    workspace: Rows = field(repr=False)
-    fp_label: str = "●"  # a number once the palette is used up, so no two fingerprints look alike
-    fragments: int = 0  # a group of consecutive partial deltas of one block: how many
-    joined: str | None = None  # that group's text
-
-    # Only an opened row shows these, and the timeline makes a RowView for every row it draws
-    # while scrolling: so they are computed on access (pretty JSON, whole tool output).
-    @property
-    def detail(self) -> str:
-        """The full content, as plain text."""
-        return self.joined if self.joined is not None else detail(self.relay)
-
-    @property
-    def time(self) -> str | None:
-        """The input line's timestamp (ISO), where it has one."""
-        return self.workspace.row_time(self.seq)
-
-    @property
-    def raw_pretty(self) -> str | None:
-        """The input line as indented JSON (None when it is not JSON)."""
-        return pretty_json(self.raw)
-
-    @property
-    def gap(self) -> float | None:
-        """Seconds since the previous row of the same lane that has a time (bookkeeping aside)."""
-        return self.workspace.row_gap(self.seq)
-
-    @property
-    def raw(self) -> str:
-        """The input line the relay came from."""
-        return self.workspace.raw_line(self.file, self.line)
-
-
-class Rows(Steps):
-    """Rows and lane cards, from the relays and the lookups ``loading`` made."""
+class Rows(RowText):
+    """Which rows, in which order, and the lane cards, from the relays and the lookups ``loading`` made."""
 
     __slots__ = ()
-
-    def row(self, seq: int) -> RowView:
-        r = self.relays[seq]
-        k = self._step_at(seq) if self._st_line else None
-        pair = None
-        if isinstance(r, R.ToolUse):
-            pair = self._by_tool_result.get(r.id)
-        elif isinstance(r, R.ToolResult):
-            pair = self._by_tool_use.get(r.tool_use_id)
-        back_to = self._by_tool_result.get(r.tool_use_id) if isinstance(r, R.LaneEnd) and r.tool_use_id else None
-        opens = r.id if isinstance(r, R.ToolUse) and r.id in self._lane_ids and r.id != r.lane else None
-        fp = self._st_fp[k] if k is not None else None
-        mark = self.fp_mark(fp)
-        text, fragments, joined = summary(r), 0, None
-        end = self._group_end.get(seq)
-        if end is not None:
-            fragments = end - seq + 1
-            joined = "".join(getattr(x, "text", "") for x in self.relays[seq:end + 1])
-            last = self.relays[end]
-            text = clip(joined) or (summary(last) if isinstance(last, R.ThinkingDelta) and last.omitted
-                                    else NO_THINKING_TEXT if isinstance(r, R.ThinkingDelta) else "(empty)")
-        elif isinstance(r, R.SessionMeta):
-            text = self._session_summary(r)
-        elif isinstance(r, R.ThinkingDelta) and not r.text.strip() and not r.omitted:
-            text = NO_THINKING_TEXT
-        return RowView(
-            seq=r.seq, type=r.type, lane=r.lane, file=r.file, line=r.line, summary=text,
-            pair=pair, opens_lane=opens,
-            back_to=back_to, fp=fp, fp_color=mark[0] if mark else None, mark=RESET_MARKS.get(self._st_reset[k] or "") if k is not None else None,
-            partial=bool(getattr(r, "partial", False)), relay=r, workspace=self,
-            fp_label=mark[1] if mark else "●", fragments=fragments, joined=joined,
-        )
-
-    def call_of(self, r: RowView) -> tuple[R.ToolUse, R.ToolResult | None] | None:
-        """The row's tool call and its result (the model's pairing), or None for any other row."""
-        return self._call(r.relay, r.pair)
-
-    def _call(self, relay: R.Relay, pair: int | None) -> tuple[R.ToolUse, R.ToolResult | None] | None:
-        other = self.relays[pair] if pair is not None and 0 <= pair < len(self.relays) else None
-        if isinstance(relay, R.ToolUse):
-            return relay, other if isinstance(other, R.ToolResult) else None
-        if isinstance(relay, R.ToolResult) and isinstance(other, R.ToolUse):
-            return other, relay
-        return None
-
-    def shown(self, r: RowView) -> str:
-        """The row's one line as drawn: a tool call with how it ended once its result is known,
-        a result with what it was for; any other row keeps the model's summary."""
-        return self._line(r.relay, r.pair, r.summary)
-
-    def shown_text(self, seq: int) -> str:
-        """Row ``seq``'s line as drawn (``shown``), without a whole RowView where it needs none
-        (the search reads every row's)."""
-        r = self.relays[seq]
-        if seq in self._group_end or isinstance(r, R.SessionMeta | R.ThinkingDelta):
-            return self.shown(self.row(seq))
-        pair = (self._by_tool_result.get(r.id) if isinstance(r, R.ToolUse)
-                else self._by_tool_use.get(r.tool_use_id) if isinstance(r, R.ToolResult) else None)
-        return self._line(r, pair, summary(r))
-
-    def _line(self, relay: R.Relay, pair: int | None, text: str) -> str:
-        found = self._call(relay, pair) if isinstance(relay, R.ToolUse | R.ToolResult) else None
-        if found is None:
-            return str(text)
-        use, result = found
-        if isinstance(relay, R.ToolResult) and result is not None:
-            return D.result_summary(use, result) or str(text)
-        return D.summary(use, result) or str(text)
 
     def _group_and_bookkeeping(self, first: int = 0, stop: int | None = None) -> None:
         """One pass over the relays from ``first`` (to ``stop``): bookkeeping records, tool calls and results
@@ -176,7 +46,7 @@ class Rows(Steps):
         if first == 0:
             self._bookkeeping, self._group_end, self._member_head, self.retracted = set(), {}, {}, set()
             self._group_open = (None, -1)
-            self._by_tool_use, self._by_tool_result, self._refusals = {}, {}, {}
+            self._by_tool_use, self._by_tool_result, self._refusals, self._sessions = {}, {}, {}, []
         book, ends, members = self._bookkeeping, self._group_end, self._member_head
         uses, results = self._by_tool_use, self._by_tool_result
         slot, head = self._group_open
@@ -199,6 +69,8 @@ class Rows(Steps):
             elif t is R.Passthrough:
                 if r.event_type in BOOKKEEPING:  # type: ignore[attr-defined]
                     book.add(r.seq)
+            elif t is R.SessionMeta:
+                self._sessions.append(r.seq)
             elif t is R.System:
                 if r.subtype in BOOKKEEPING:  # type: ignore[attr-defined]
                     book.add(r.seq)
@@ -258,10 +130,6 @@ class Rows(Steps):
         """The first seq of the group of partial deltas ``seq`` belongs to, if any."""
         return seq if seq in self._group_end else self._member_head.get(seq)
 
-    def row_time(self, seq: int) -> str | None:
-        r = self.relays[seq]
-        return self.line_time(r.file, r.line)
-
     def time_keys(self) -> list[float]:
         """Each relay's place in time: its line's timestamp (seconds), else the place of the
         relay of the same file before it (a record with no time of its own stays after the one it
@@ -300,26 +168,6 @@ class Rows(Steps):
             at.append(k)
         return [rows[i] for i in sorted(range(len(rows)), key=at.__getitem__)]  # stable: ties as given
 
-    def row_gap(self, seq: int) -> float | None:
-        here = self.row_time(seq)
-        t1 = rowinfo.parse(here) if here else None
-        if t1 is None:
-            return None
-        relays, lane = self.relays, self.relays[seq].lane
-        book = self._bookkeeping  # hidden by default: a gap counts from a row one can see
-        looked = 0
-        for q in range(seq - 1, max(-1, seq - 1 - GAP_LOOKBACK), -1):
-            if relays[q].lane != lane or q in book:
-                continue
-            looked += 1
-            if looked > WALL_LOOK:  # an input timed here and there: no gap rather than a slow row
-                return None
-            before = self.row_time(q)
-            t0 = rowinfo.parse(before) if before else None
-            if t0 is not None:
-                return t1 - t0 if t1 >= t0 else None
-        return None
-
     def _wall_time(self, lane: LaneView) -> None:
         """First to last timestamp of the lane's rows; else the turns' own duration."""
         first = last = None
@@ -336,30 +184,6 @@ class Rows(Steps):
             lane.wall_s = t1 - t0
         elif lane.duration_ms:
             lane.wall_s = lane.duration_ms / 1000
-
-    def _session_summary(self, r: R.SessionMeta) -> str:
-        """A session row with what the transcript's rows say: the model, version, cwd, branch."""
-        model = r.model or next((lane.model for lane in self.lanes if lane.id == r.lane and lane.model), None)
-        cwd, version, branch = r.cwd, r.version, None
-        for line in range(r.line, r.line + 50):
-            raw = self._line_bytes(r.file, line)
-            if not raw:
-                break
-            c, v, b = rowinfo.session_head(raw)
-            cwd, version, branch = cwd or c, version or v, branch or b
-            if cwd and version and branch:
-                break
-        parts = [f"session {r.session_id or '?'}", model or "model ?"]
-        if version:
-            parts.append(f"v{version}")
-        if cwd:
-            parts.append(cwd)
-        if branch:
-            parts.append(f"branch {branch}")
-        if r.tools:
-            parts.append(f"{len(r.tools)} tools")
-        parts.extend(init_words(r.extra))  # the run's capabilities and the like, as its init line says
-        return " · ".join(parts)
 
     def _grow_lanes(self, relays: list[R.Relay]) -> list[LaneView]:
         """The lane cards, with ``relays`` (new since the last call) counted in."""
@@ -428,39 +252,14 @@ class Rows(Steps):
             view.parent, view.depth = MAIN, 1
         return view
 
-    def lane_spans(self) -> dict[str, tuple[int, int]]:
-        """Each lane's first and last seq, in the order lanes first appear."""
-        return {v.id: (v.first_seq, v.last_seq) for v in sorted(self.lanes, key=lambda v: v.first_seq)}
+    def lanes_of(self, rows: list[int]) -> list[str]:
+        """The lane of each of ``rows`` (a lost block's placeholder: its block's)."""
+        relays = self.relays
+        if not rows or min(rows) >= 0:  # no lost block among them: in C
+            return list(map(_lane, map(relays.__getitem__, rows)))
+        return [relays[q].lane if q >= 0 else ((b.lane if (b := self.lost_block(q)) else None) or "") for q in rows]
 
     def type_counts(self) -> dict[str, int]:
         """How many relays of each type, in the order types first appear."""
         counts = collections.Counter(map(type, self.relays))  # counted in C
         return {cls.__struct_config__.tag: n for cls, n in counts.items()}  # type: ignore[attr-defined]
-
-
-def pretty_json(raw: str) -> str | None:
-    try:
-        return json.dumps(_any.decode(raw), indent=2, ensure_ascii=False) if raw.strip() else None
-    except (msgspec.DecodeError, RecursionError):  # RecursionError: nested too deep to indent
-        return None
-
-
-def detail(r: R.Relay) -> str:
-    """The full content of a relay, as plain text."""
-    if isinstance(r, R.TextDelta | R.ThinkingDelta | R.UserMessage):
-        return r.text
-    if isinstance(r, R.ToolUse):
-        try:
-            pretty = json.dumps(_any.decode(r.input), indent=2, ensure_ascii=False)
-        except (msgspec.DecodeError, RecursionError, ValueError):
-            pretty = bytes(r.input).decode("utf-8", "replace")
-        return f"{r.name} ({r.id})\n{pretty}"
-    if isinstance(r, R.ToolResult):
-        head = "error result" if r.is_error else "result"
-        extra = f"; attachments: {', '.join(r.attachments)}" if r.attachments else ""
-        return f"{head} for {r.tool_use_id}{extra}\n{r.text}"
-    if isinstance(r, R.TurnComplete) and r.result:
-        fields = {k: v for k, v in R.to_dict(r).items() if k not in ("result", "type", "seq", "line", "lane")}
-        return f"{r.result}\n\n{json.dumps(fields, indent=2, ensure_ascii=False)}"
-    return json.dumps(R.to_dict(r), indent=2, ensure_ascii=False)
-

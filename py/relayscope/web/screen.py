@@ -56,7 +56,7 @@ class Screen:
             return False
         shown, e = self.shown, self.els
         shown.type_counts, shown.groups = ws.type_counts(), []
-        shown.layout = LaneLayout(ws.lane_spans(), [lane.id for lane in ws.lanes])
+        shown.layout = LaneLayout([lane.id for lane in ws.lanes])
         shown.labels = {lane.id: lane.label for lane in ws.lanes}
         self.jobs.busy = False
         show(e["workspace"])

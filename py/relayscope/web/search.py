@@ -10,6 +10,7 @@ Must not: change the translation, draw, or decide the rows' layout or order (``r
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -192,9 +193,31 @@ class Search(Rows):
         self._haystack = hay
 
     def grow_search(self, first: int) -> None:
-        """Relays from ``first`` on, added to the index if it is made (an input that grows)."""
-        if self._haystack is not None:
-            self._haystack.extend(self.searchable(q) for q in range(first, len(self.relays)))
+        """Relays from ``first`` on, added to the index if it is made (an input that grows), and
+        the rows before them whose line they change indexed again (``_changed_before``)."""
+        hay = self._haystack
+        if hay is None:
+            return
+        hay.extend(self.searchable(q) for q in range(len(hay), len(self.relays)))
+        for q in self._changed_before(first):
+            hay[q] = self.searchable(q)
+
+    def _changed_before(self, first: int) -> set[int]:
+        """The rows before ``first`` whose line the relays from ``first`` on change: a call whose
+        result came (its line says how it ended), a result whose call came, a group of streamed
+        fragments that grew, and the session rows (their model and the fields they read on)."""
+        out = {q for q in self._sessions if q < first}
+        uses, results, heads = self._by_tool_use, self._by_tool_result, self._member_head
+        for r in itertools.islice(self.relays, first, None):
+            if isinstance(r, R.ToolResult):
+                q = uses.get(r.tool_use_id)
+            elif isinstance(r, R.ToolUse):
+                q = results.get(r.id)
+            else:
+                q = heads.get(r.seq)
+            if q is not None and q < first:
+                out.add(q)
+        return out
 
     def searchable(self, seq: int) -> Hay:
         """Where the search looks for relay ``seq``, lower-cased: its row's type and line, and
@@ -207,6 +230,8 @@ class Search(Rows):
             for _ in self.prepare_search():
                 pass
         assert self._haystack is not None
+        if len(self._haystack) < len(self.relays):  # rows came while it was built in slices
+            self.grow_search(len(self._haystack))
         return self._haystack
 
 

@@ -14,9 +14,10 @@ Must not: put transcript text anywhere but textContent and title attributes.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from .dom import Element, clear, measure
+from .gutter import Gutter
 from .jobs import Jobs
 from .model import Workspace
 from .rowdraw import NARROW_W, ROW_H, ROW_H_NARROW, RowDraw
@@ -33,8 +34,9 @@ class Timeline:
         self.shown, self.view, self.jobs = shown, view, jobs
         self.container = container
         self.sizer = sizer
-        self.seqs: list[int] = []  # the rows shown (after filtering), in seq order
+        self.seqs: list[int] = []  # the rows shown (after filtering), in the order shown
         self.index: dict[int, int] = {}  # seq -> position in seqs
+        self.gutter = Gutter()  # the lanes' tracks over the rows as drawn
         self.nodes: dict[int, Element] = {}  # seq -> row element in the DOM
         self.selected: int | None = None
         self.expanded = False
@@ -84,7 +86,7 @@ class Timeline:
 
     @property
     def layout(self) -> LaneLayout:
-        return LaneLayout({}, []) if self.preview_ws is not None else self.shown.layout
+        return LaneLayout([]) if self.preview_ws is not None else self.shown.layout
 
     @property
     def labels(self) -> dict[str, str]:
@@ -93,6 +95,15 @@ class Timeline:
     def set_rows(self, seqs: list[int]) -> None:
         self.seqs = seqs
         self.index = {seq: i for i, seq in enumerate(seqs)}
+        self.gutter = Gutter(self._ws().lanes_of(seqs))
+        self.reset()
+
+    def add_rows(self, seqs: Iterable[int]) -> None:
+        """Rows after the last (a watched input's new rows, all shown): the lanes' tracks run on."""
+        base = len(self.seqs)
+        self.seqs.extend(seqs)
+        self.index.update({seq: i for i, seq in enumerate(self.seqs[base:], base)})
+        self.gutter = Gutter(self._ws().lanes_of(self.seqs))
         self.reset()
 
     def reset(self) -> None:
@@ -103,7 +114,7 @@ class Timeline:
         self.render()
 
     def clear(self) -> None:
-        self.seqs, self.index = [], {}
+        self.seqs, self.index, self.gutter = [], {}, Gutter()
         self.selected, self.expanded = None, False
         clear(self.container)
         self.container.append(self.sizer)
@@ -115,7 +126,7 @@ class Timeline:
         (the rest of the view comes with the end of the job, which draws every row again)."""
         self.preview_ws = ws
         self.selected, self.expanded = None, False
-        self.seqs, self.index = seqs, {seq: i for i, seq in enumerate(seqs)}
+        self.seqs, self.index, self.gutter = seqs, {seq: i for i, seq in enumerate(seqs)}, Gutter()
         for node in self.nodes.values():
             node.remove()
         self.nodes.clear()

@@ -17,7 +17,6 @@ Must not: draw, or know the controllers (they get these objects in their constru
 from __future__ import annotations
 
 import contextlib
-from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final, Generic, ParamSpec
@@ -33,7 +32,6 @@ SIZES: Final = (10, 80)  # the detail panel's size, in % of the workspace's widt
 READINGS: Final = ("run", "protocol")  # what happened (messages, tools, agents) / the relay events and de-dup
 ORDERS: Final = ("time", "lane")  # rows across lanes by their time, or grouped by lane
 SCOPES: Final = ("all", "shown")  # the stepper goes through every input line, or those of the rows shown
-MAX_COLS: Final = 8  # lane columns drawn in the rows' gutter; lanes beyond share the row colour only
 LANE_COLORS: Final = 8
 
 P = ParamSpec("P")
@@ -91,7 +89,7 @@ class Shown:
 
     ws: Workspace | None = None
     size: int = 0  # of the input, in bytes
-    layout: LaneLayout = field(default_factory=lambda: LaneLayout({}, []))
+    layout: LaneLayout = field(default_factory=lambda: LaneLayout([]))
     labels: dict[str, str] = field(default_factory=dict)  # lane id -> label
     type_counts: dict[str, int] = field(default_factory=dict)
     open_groups: set[int] = field(default_factory=set)  # groups of partial deltas shown fragment by fragment
@@ -99,39 +97,11 @@ class Shown:
 
 
 class LaneLayout:
-    """The colour of each lane, and which gutter column each lane takes, from each lane's first
-    and last seq (interval colouring: a column is reused once its lane is over)."""
+    """The colour of each lane, in the order the lanes are listed: the same in every view (the
+    gutter's columns follow the rows' order: gutter.Gutter)."""
 
-    def __init__(self, spans: dict[str, tuple[int, int]], order: list[str]) -> None:
+    def __init__(self, order: list[str]) -> None:
         self.color = {lane: k % LANE_COLORS for k, lane in enumerate(order)}
-        self.column: dict[str, int] = {}
-        self.spans = spans
-        ends: list[int] = []  # per column: last seq of the lane that holds it
-        for lane in sorted(spans, key=lambda x: (spans[x][0], order.index(x) if x in order else 0)):
-            first, last = spans[lane]
-            col = next((c for c, end in enumerate(ends) if end < first), None)
-            if col is None:
-                col = len(ends)
-                ends.append(last)
-            else:
-                ends[col] = last
-            self.column[lane] = col
-        self.columns = min(len(ends), MAX_COLS)
-        # per column: lanes sorted by first seq, for a bisect per row
-        self._starts: list[list[int]] = [[] for _ in range(self.columns)]
-        self._lanes: list[list[str]] = [[] for _ in range(self.columns)]
-        for lane, col in sorted(self.column.items(), key=lambda kv: spans[kv[0]][0]):
-            if col < self.columns:
-                self._starts[col].append(spans[lane][0])
-                self._lanes[col].append(lane)
-
-    def at(self, col: int, seq: int) -> str | None:
-        """The lane drawn in column ``col`` at ``seq``, if any."""
-        k = bisect_right(self._starts[col], seq) - 1
-        if k < 0:
-            return None
-        lane = self._lanes[col][k]
-        return lane if self.spans[lane][1] >= seq else None
 
 
 # -- the view and its query string ---------------------------------------------------------------

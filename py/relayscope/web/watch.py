@@ -81,8 +81,7 @@ class Watcher:
         self.bytes = 0
         self.ticks = 0
         self.presented = False
-        self.spans: dict[str, list[int]] = {}  # lane -> [first seq, last seq]
-        self.counted: list[R.Relay] | None = None  # the relay list spans were counted on
+        self.counted: list[R.Relay] | None = None  # the relay list the type counts were counted on
         self.last_change = ""  # when new bytes last came
         self.restarted = ""  # why the input was last read again from its start
         self.backlog = False  # the last look left bytes unread (READ_CAP)
@@ -130,7 +129,7 @@ class Watcher:
         ws.start_live(self.name + ("/" if self.folder else ""), folder=self.folder, strategy=self.view.strategy)
         self.offsets, self.handles, self.bytes = {}, {}, 0
         self.presented = False
-        self.spans, self.counted = {}, None
+        self.counted = None
         self.root.dataset.watchBytes = "0"
 
     def set_paused(self, paused: bool) -> None:
@@ -267,19 +266,8 @@ class Watcher:
             self.to_bottom()
 
     def recount(self) -> None:
-        ws = self.ws
-        assert ws is not None
-        self.spans = {}
-        self.counted = ws.relays
-        for r in ws.relays:
-            self._span(r)
-
-    def _span(self, r: R.Relay) -> None:
-        span = self.spans.get(r.lane)
-        if span is None:
-            self.spans[r.lane] = [r.seq, r.seq]
-        else:
-            span[1] = r.seq
+        assert self.ws is not None
+        self.counted = self.ws.relays
 
     def grow(self, new: range, following: bool, on_last: bool) -> None:
         """Add the new relays and steps to what is shown."""
@@ -292,27 +280,21 @@ class Watcher:
             self.recount()
             shown.type_counts = {}
             new = range(0, len(ws.relays))
-        else:
-            for seq in new:
-                self._span(ws.relays[seq])
         for seq in new:
             kind = ws.relays[seq].type
             shown.type_counts[kind] = shown.type_counts.get(kind, 0) + 1
-        shown.layout = LaneLayout({k: (v[0], v[1]) for k, v in self.spans.items()}, [lane.id for lane in ws.lanes])
+        shown.layout = LaneLayout([lane.id for lane in ws.lanes])
         shown.labels = {lane.id: lane.label for lane in ws.lanes}
         self.filters.draw_lane_filter()
-        self.filters.draw_type_chips()
+        self.filters.chips.draw()
         self.filters.draw_lanes()
         panels.errors(self.el, ws.errors, ws.error_summary())
         if st.text.strip() or st.types or st.lane or len(tl.seqs) != new.start:
             self.filters.apply()
         else:  # everything shown: the new rows go at the end
-            base = len(tl.seqs)
-            tl.seqs.extend(new)
-            tl.index.update({seq: base + i for i, seq in enumerate(new)})
+            tl.add_rows(new)
             self.el["relay-count"].textContent = str(len(tl.seqs))
             self.el["relay-count"].dataset.total = str(len(ws.relays))
-            tl.render()
         self.stepper.go(ws.step_count() - 1 if on_last else st.step, scroll=False)
         if following:
             self.to_bottom()

@@ -171,6 +171,7 @@ class Loaded:
     _states: LaneStates = field(default_factory=LaneStates)  # sub-agent lanes as the relays tell (subagents)
     _results: list[R.TurnComplete] = field(default_factory=list)  # in order: the CLI's count, the timing
     _refusals: dict[str, int] = field(default_factory=dict)  # a refused call's id -> the row that refused it
+    _sessions: list[int] = field(default_factory=list)  # session_meta rows: their line reads on (rows.Rows)
     _live: Analyzer | LiveFiles | None = None  # the translator a watched input is fed to
     _loading: Loading | None = None  # a single text coming a slice at a time (start_load)
     _live_rest: dict[str | None, bytes] = field(default_factory=dict)  # per file: a partial last line
