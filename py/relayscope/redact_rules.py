@@ -415,8 +415,19 @@ def _left(n: int, chars: bytes = rb"A-Za-z0-9+/_-") -> bytes:
 _KEYWORDS: Final = (b"password", b"passwd", b"secret", b"token", b"key")
 # a colon after a name ending as a secret's word does (password, passwd, secret, token, key: their
 # last two letters), bare or after its quote: a colon is in every JSON key, so the gate checks as
-# little per colon as it can (each look-behind is a cost per colon) and the row reads the name
-_COLON_GATE: Final = b"|".join(b"(?<=(?i:[rw]d|e[tny])%s:)" % q for q in (b"", b"[\"']", rb'\\"', rb'\\\\\\"'))
+# little per colon as it can (each look-behind is a cost per colon) and the row reads the name.
+# Each form tests the byte before the colon, then the name's last letter (one byte class each)
+# before the two letters case-blind: most colons (every JSON key's) fail at the first or second
+# byte, a third fewer instructions than the four forms tried whole on the real captures.
+_COLON_END: Final = rb"(?i:[rw]d|e[tny])"
+
+
+def _colon_form(quote: bytes) -> bytes:
+    return rb"(?<=[dDtTnNyY]%s:)(?<=%s%s:)" % (quote, _COLON_END, quote)
+
+
+_COLON_GATE: Final = (rb"(?<=[dDtTnNyY\"'\\]:)(?:" + _colon_form(b"") + b"|" + _colon_form(b"[\"']")
+                      + rb"|(?<=\\\":)(?:" + _colon_form(rb'\\"') + b"|" + _colon_form(rb'\\\\\\"') + b"))")
 _EQ_GATE: Final = b"|".join([b"(?<=(?i:%s)=)" % k for k in _KEYWORDS] + [b"(?<=(?i:%s)[ \t]=)" % k for k in _KEYWORDS]
                             + [b"(?<=[A-Z0-9_]=)", b"(?<=[A-Z0-9_][ \t]=)"])
 _EQ_BEFORE: Final = rb"(?<=[dDtTnNyYA-Z0-9_ \t]=)"  # what every row of _EQ_GATE has before its "=", tested first
