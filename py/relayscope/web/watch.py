@@ -180,18 +180,24 @@ class Watcher:
     # -- reading -------------------------------------------------------------------------------
 
     async def look(self, gen: int) -> None:
+        # A watch begun while this look awaits the files replaces the handle, name and offsets:
+        # this look keeps its own and gives up at its next await, reading nothing into the new one.
         changes: dict[str, bytes] = {}
         shrunk: str | None = None
-        assert self.handle is not None
+        watched, name = self.handle, self.name
+        assert watched is not None
         if self.folder:
-            shrunk = await self._read_all(changes)
-            for relative, handle in await self.handle.listing():
-                path = f"{self.name}/{relative}"
+            shrunk = await self._read_all(changes, gen)
+            listing = await watched.listing()
+            if gen != self.generation:
+                return
+            for relative, handle in listing:
+                path = f"{name}/{relative}"
                 if path not in self.handles and read_in_folder(path):
                     self.handles[path] = handle
-            shrunk = shrunk or await self._read_all(changes)
+            shrunk = shrunk or await self._read_all(changes, gen)
         else:
-            shrunk = await self._read(self.name, self.handle, changes)
+            shrunk = await self._read(name, watched, changes, gen)
         if gen != self.generation:
             return
         if shrunk is not None:
@@ -203,19 +209,22 @@ class Watcher:
         if changes or not self.presented:
             await self.apply(changes)
 
-    async def _read_all(self, changes: dict[str, bytes]) -> str | None:
-        for path, handle in self.handles.items():
-            shrunk = await self._read(path, handle, changes)
-            if shrunk is not None:
+    async def _read_all(self, changes: dict[str, bytes], gen: int) -> str | None:
+        for path, handle in list(self.handles.items()):
+            shrunk = await self._read(path, handle, changes, gen)
+            if shrunk is not None or gen != self.generation:
                 return shrunk
         return None
 
-    async def _read(self, path: str, handle: WatchHandle, changes: dict[str, bytes]) -> str | None:
-        """The bytes appended to one file since the last look; a reason if it shrank."""
+    async def _read(self, path: str, handle: WatchHandle, changes: dict[str, bytes], gen: int) -> str | None:
+        """The bytes appended to one file since the last look; a reason if it shrank (nothing if
+        another watch began meanwhile)."""
         try:
             f = await handle.file()
         except Exception:
             return None  # gone for now (being replaced): look again next time
+        if gen != self.generation:
+            return None
         size, done = int(f.size), self.offsets.get(path, 0)
         if size < done:
             return f"{path} shrank ({fmt_int(size)} bytes, {fmt_int(done)} read)"
@@ -224,6 +233,8 @@ class Watcher:
         end = min(size, done + READ_CAP)
         self.backlog = self.backlog or end < size
         data = await f.read(done, end)
+        if gen != self.generation:
+            return None
         self.offsets[path] = done + len(data)
         changes[path] = changes.get(path, b"") + data
         return None
