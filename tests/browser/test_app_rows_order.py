@@ -24,8 +24,11 @@ def all_rows(app: AppDriver) -> list[dict]:
     for top in range(0, total, max(ROW_H, height - ROW_H)):
         timeline.evaluate("(t, y) => { t.scrollTop = y; }", top)
         at = timeline.evaluate("t => t.scrollTop")
-        page.wait_for_selector(f'[data-testid=timeline] [role=row][style*="top: {int(at) // ROW_H * ROW_H}px"]',
-                               state="attached")
+        # the rows at the top and at the bottom of the box drawn (the ops of one scroll can come
+        # in more than one batch: rows read between them would be missed)
+        last = min(total - ROW_H, (int(at) + height) // ROW_H * ROW_H - ROW_H)
+        for y in (int(at) // ROW_H * ROW_H, last):
+            page.wait_for_selector(f'[data-testid=timeline] [role=row][style*="top: {y}px"]', state="attached")
         for row in page.eval_on_selector_all(
                 "[data-testid=timeline] [role=row]",
                 "els => els.map(e => ({top: parseFloat(e.style.top), seq: +e.dataset.seq, lane: e.dataset.lane,"
