@@ -1232,9 +1232,9 @@ def _top(by_tool: Mapping[str, list[float]], top: int) -> list[dict[str, Any]]:
     return out
 
 
-def counted(n: int, noun: str) -> str:
-    """``1 sub-agent``, ``3 sub-agents``: a count in words."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
+def counted(n: int, noun: str, number: Callable[[int], str] = str) -> str:
+    """``1 sub-agent``, ``3 sub-agents``: a count in words (the number written by ``number``)."""
+    return f"{number(n)} {noun}{'' if n == 1 else 's'}"
 
 
 def duration_words(seconds: float, axis: str) -> str:

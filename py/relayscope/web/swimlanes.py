@@ -377,8 +377,7 @@ def _figures_line(fig: dict[str, Any]) -> str:
 
 
 def _counted(n: int, noun: str) -> str:
-    """``1 sub-agent``, ``3 sub-agents``: a count in words."""
-    return f"{fmt_int(n)} {noun}{'' if n == 1 else 's'}"
+    return S.counted(n, noun, fmt_int)
 
 
 def _lane_line(lane: dict[str, Any], fig: dict[str, Any]) -> str:
