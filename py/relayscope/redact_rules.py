@@ -118,13 +118,15 @@ _JWT: Final = _token(rb"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-
 _BEARER: Final = _Lazy(rb"(?:(?<![A-Za-z0-9_])|(?<=\\[nrtbf]))" + _NOT_AFTER_PLACEHOLDER + rb"(?i:bearer)" + _SPACE + rb"{1,8}"
                             rb"(?P<s>(?!\[)(?:[A-Za-z0-9._~+-]|\\*/){16,}=*)")
 
-Row = Callable[[bytes, int, int], Iterable[Candidate]]  # (text, anchor, end of text) -> candidates
+# (text, anchor, end of text, user names known) -> candidates; a row that knows no names takes them all the same,
+# so that an anchor with one row calls it with no wrapper between
+Row = Callable[[bytes, int, int, tuple[bytes, ...]], Iterable[Candidate]]
 
 
 def _regex_row(kind: str, regex: _Lazy, offset: int) -> Row:
     group = "s" if b"(?P<s>" in regex.pattern else 0
 
-    def row(text: bytes, at: int, end: int) -> Iterable[Candidate]:
+    def row(text: bytes, at: int, end: int, known: tuple[bytes, ...] = ()) -> Iterable[Candidate]:
         if at - offset < 0:
             return ()
         m = regex.get().match(text, at - offset, end)
@@ -139,7 +141,7 @@ _KEY_TAIL: Final = _Lazy(rb"-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----"
 _LITERAL_REST: Final = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*')  # up to the unescaped quote ending a JSON string
 
 
-def _private_key(text: bytes, at: int, end: int) -> Iterable[Candidate]:
+def _private_key(text: bytes, at: int, end: int, known: tuple[bytes, ...] = ()) -> Iterable[Candidate]:
     """A PEM private key: from its BEGIN line to its END line, or (cut, or never ended) to the
     end of the string it is in."""
     m = _KEY_HEAD.get().match(text, at - 5, end) if at >= 5 else None
@@ -239,7 +241,7 @@ _ENV_VALUE: Final = _Lazy(_SPACE + rb"*(?P<q>(?:\\*[\"'])?)" + _NOT_A_VALUE
                                + rb"(?P<s>(?:[^\s'\"\\\[]|\\+/|" + _NOT_PLACEHOLDER + rb"){4,})(?P=q)")
 
 
-def _assignment(text: bytes, at: int, end: int) -> Iterable[Candidate]:
+def _assignment(text: bytes, at: int, end: int, known: tuple[bytes, ...] = ()) -> Iterable[Candidate]:
     """``password=...`` (any case, the name ending in the word) or ``.env``'s ``NAME=...`` (a
     line's start, the name in capitals holding the word): the value is the secret."""
     j = at
@@ -286,7 +288,7 @@ _BLANKS: Final = re.compile(_SPACE + rb"*")
 _A_VALUE: Final = re.compile(_NOT_A_VALUE)
 
 
-def _key_value(text: bytes, at: int, end: int) -> Iterable[Candidate]:
+def _key_value(text: bytes, at: int, end: int, known: tuple[bytes, ...] = ()) -> Iterable[Candidate]:
     """At a ``:`` after a word naming a secret: a quoted key's string value, or a YAML line's."""
     if at == 0:
         return ()
@@ -406,12 +408,15 @@ def _home(text: bytes, at: int, end: int, known: tuple[bytes, ...]) -> Iterable[
 _AFTER_NAME: Final = frozenset(b"-/\\\"'` \t\r\n),;:")
 
 
-Matcher = Callable[[bytes, int, int, tuple[bytes, ...]], Iterable[Candidate]]  # text, anchor, end, known names
+Matcher = Row  # what an anchor runs: its one row, or its rows in turn
 
 
 def _rows(*rows: Row) -> Matcher:
+    if len(rows) == 1:
+        return rows[0]
+
     def run(text: bytes, at: int, end: int, known: tuple[bytes, ...]) -> Iterable[Candidate]:
-        return [c for row in rows for c in row(text, at, end)]
+        return [c for row in rows for c in row(text, at, end, known)]
     return run
 
 
@@ -484,9 +489,8 @@ ANCHORS: Final[list[tuple[bytes, Matcher]]] = [
     (rb"h(?:ome(?<=[/\\-]home)|ooks\.slack\.com)", _home_or_hook),
 ]
 _GATE: Final = re.compile(b"|".join(a for a, _ in ANCHORS))
-_BY_BYTE: Final[dict[int, list[Matcher]]] = {}
-for _anchor, _matcher in ANCHORS:
-    _BY_BYTE.setdefault(_anchor[0], []).append(_matcher)
+_BY_BYTE: Final[dict[int, Matcher]] = {anchor[0]: matcher for anchor, matcher in ANCHORS}
+assert len(_BY_BYTE) == len(ANCHORS), "every anchor starts with a byte of its own"
 
 
 def anchored(text: bytes, start: int, end: int) -> bool:
@@ -567,22 +571,22 @@ def _scan(text: bytes, start: int, stop: int, known: tuple[bytes, ...]) -> list[
     covered: dict[Matcher, int] = {}  # a row's candidate ends here: its anchors before are its own (a key's body, a value's "=")
     for m in _GATE.finditer(text, start, stop):
         at = m.start()
-        for matcher in _BY_BYTE[text[at]]:
-            if at < covered.get(matcher, -1):
-                continue
-            for s, e, kind in matcher(text, at, stop, known):
+        matcher = _BY_BYTE[text[at]]
+        if covered and at < covered.get(matcher, -1):
+            continue
+        for s, e, kind in matcher(text, at, stop, known):
+            if text.find(b"\\", s - 6 if s > 6 else 0, e) >= 0:  # an escape near: whole escapes only
                 s, e = _whole_escapes(text, s, e)
-                if s < e:
-                    out.append((s, e, kind))
-                    covered[matcher] = max(covered.get(matcher, -1), e)
+            if s < e:
+                out.append((s, e, kind))
+                if e > covered.get(matcher, -1):
+                    covered[matcher] = e
     return out
 
 
 def _whole_escapes(text: bytes, start: int, end: int) -> tuple[int, int]:
     """A span that starts or ends inside an escape shrinks to whole escapes (``\\n``, ``\\"``,
     ``\\u00e9``): the text around a placeholder stays well-formed JSON string content."""
-    if text.find(b"\\", max(start - 6, 0), end) < 0:  # no escape near: the common case
-        return start, end
     start = _past_escape(text, start)
     for j in range(end - 1, max(start, end - 6) - 1, -1):
         width = _escape_at(text, j)
