@@ -436,24 +436,38 @@ def _left(n: int, chars: bytes = rb"A-Za-z0-9+/_-") -> bytes:
 
 
 _KEYWORDS: Final = (b"password", b"passwd", b"secret", b"token", b"key")
-# a colon after a name ending as a secret's word does (password, passwd, secret, token, key: their
-# last two letters), bare or after its quote: a colon is in every JSON key, so the gate checks as
-# little per colon as it can (each look-behind is a cost per colon) and the row reads the name.
-# Each form tests the byte before the colon, then the name's last letter (one byte class each)
-# before the two letters case-blind: most colons (every JSON key's) fail at the first or second
-# byte, a third fewer instructions than the four forms tried whole on the real captures.
+# A colon after a name ending as a secret's word does (password, passwd, secret, token, key: their
+# last two letters), bare or after its quote. A colon is in every JSON key, so the gate turns most
+# colons away at the fewest look-behinds (each is a cost per colon) and the row reads the name:
+# first one look-behind of byte classes (the two letters, or a letter or backslash and a
+# backslash, and the quote), which every key ending otherwise fails, only then the letters
+# case-blind. (The four forms tried whole cost a third more; a first test of the byte before the
+# colon alone let every JSON key through to three more.)
 _COLON_END: Final = rb"(?i:[rw]d|e[tny])"
 
 
 def _colon_form(quote: bytes) -> bytes:
-    return rb"(?<=[dDtTnNyY]%s:)(?<=%s%s:)" % (quote, _COLON_END, quote)
+    return rb"(?<=%s%s:)" % (_COLON_END, quote)
 
 
-_COLON_GATE: Final = (rb"(?<=[dDtTnNyY\"'\\]:)(?:" + _colon_form(b"") + b"|" + _colon_form(b"[\"']")
+_COLON_GATE: Final = (rb"(?<=[rwRWeE][dDtTnNyY]:)" + _colon_form(b"")
+                      + rb"|(?<=[rwRWeEdDtTnNyY\\][dDtTnNyY\\][\"']:)(?:" + _colon_form(b"[\"']")
                       + rb"|(?<=\\\":)(?:" + _colon_form(rb'\\"') + b"|" + _colon_form(rb'\\\\\\"') + b"))")
-_EQ_GATE: Final = b"|".join([b"(?<=(?i:%s)=)" % k for k in _KEYWORDS] + [b"(?<=(?i:%s)[ \t]=)" % k for k in _KEYWORDS]
-                            + [b"(?<=[A-Z0-9_]=)", b"(?<=[A-Z0-9_][ \t]=)"])
-_EQ_BEFORE: Final = rb"(?<=[dDtTnNyYA-Z0-9_ \t]=)"  # what every row of _EQ_GATE has before its "=", tested first
+
+
+def _eq_gate(blank: bytes) -> bytes:
+    """An ``=`` (``blank`` before it) after a secret's word, any case, or after a capital, digit or
+    ``_`` (a ``.env`` name's end). Most ``=`` of code are turned away by one look-behind of the byte
+    before (a word's last letter, or a capital's); only then the words that end in that letter."""
+    by_end: dict[bytes, list[bytes]] = {}
+    for word in _KEYWORDS:
+        by_end.setdefault(word[-1:], []).append(word)
+    words = b"|".join(rb"(?<=%s%s=)(?:%s)" % (end, blank, b"|".join(rb"(?<=(?i:%s)%s=)" % (w, blank) for w in ws))
+                      for end, ws in by_end.items())
+    return rb"(?<=[A-Z0-9_%s]%s=)(?:(?<=[A-Z0-9_]%s=)|%s)" % (b"".join(by_end), blank, blank, words)
+
+
+_EQ_GATE: Final = _eq_gate(b"") + b"|" + _eq_gate(rb"[ \t]")
 _GITLAB_HEADS: Final = (b"pat", b"ptt", b"dt", b"rt", b"soat", b"cbt", b"imt", b"oas")
 
 # The gate's alternatives (anchor) and the rows each runs. Every alternative starts with a literal
@@ -483,7 +497,7 @@ ANCHORS: Final[list[tuple[bytes, Matcher]]] = [
     (rb"whsec_" + _left(6), _rows(_regex_row("stripe-key", _WHSEC, 0))),
     (rb"J(?<=eyJ)" + _left(3), _rows(_regex_row("jwt", _JWT, 2))),
     (rb"@(?=[A-Za-z0-9-])", _at),
-    (rb"=" + _EQ_BEFORE + rb"(?:" + _EQ_GATE + rb")", _rows(_assignment)),
+    (rb"=(?:" + _EQ_GATE + rb")", _rows(_assignment)),
     (rb":(?:" + _COLON_GATE + rb")", _rows(_key_value)),
     (rb"Users(?<=[/\\-]Users)", _home),
     (rb"h(?:ome(?<=[/\\-]home)|ooks\.slack\.com)", _home_or_hook),
