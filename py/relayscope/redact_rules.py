@@ -300,14 +300,16 @@ def _key_value(text: bytes, at: int, end: int, known: tuple[bytes, ...] = ()) ->
         return ()
     start = _name_start(text, at - word.end())
     name = text[start:at]
+    lower = name.lower()
+    if _ENV_WORD.match(name):
+        value = _YAML_ENV_VALUE
+    elif lower.endswith(_PASSWORD_ENDS) and _PASSWORD_WORD.search(lower):
+        value = _YAML_VALUE
+    else:  # most colons of code and prose: the name first, the line's start read only for a secret's name
+        return ()
     if not _YAML_LEAD.search(text, max(start - 40, 0), start):
         return ()
-    if _ENV_WORD.match(name):
-        m = _YAML_QUOTED.get().match(text, at + 1, end) or _YAML_ENV_VALUE.get().match(text, at + 1, end)
-    elif _PASSWORD_WORD.search(name.lower()):
-        m = _YAML_QUOTED.get().match(text, at + 1, end) or _YAML_VALUE.get().match(text, at + 1, end)
-    else:
-        return ()
+    m = _YAML_QUOTED.get().match(text, at + 1, end) or value.get().match(text, at + 1, end)
     return ((m.start("s"), m.end("s"), "secret"),) if m else ()
 
 
@@ -328,7 +330,8 @@ def _quoted_key_value(text: bytes, at: int, end: int, quote: int) -> Iterable[Ca
     lead = b"\\" * k + bytes((quote,))
     if not text.startswith(lead, start - len(lead)) or (start - len(lead) > 0 and text[start - len(lead) - 1] == 0x5C):
         return ()
-    if not _PASSWORD_WORD.search(text[start:stop].lower()):
+    lower = text[start:stop].lower()
+    if not (lower.endswith(_PASSWORD_ENDS) and _PASSWORD_WORD.search(lower)):
         return ()
     i = _BLANKS.match(text, at + 1, end).end()  # type: ignore[union-attr]  # matches the empty string
     if not text.startswith(lead, i):
