@@ -38,6 +38,7 @@ package but its two helpers.
 from __future__ import annotations
 
 import json
+import operator
 import re
 from collections.abc import Iterable
 from typing import Any, Final, NamedTuple, TypeVar
@@ -50,6 +51,7 @@ LEFT: Final = "left: id-like field"  # a finding not replaced (listed in place o
 MAX_FINDINGS: Final = 2000  # listed for the preview; all are counted
 
 Line = TypeVar("Line", str, bytes)
+_SPAN: Final = operator.itemgetter(0, 1)  # a cut's place: the hole (maybe empty) before a span that starts where it does
 _CWD: Final = re.compile(rb'"cwd" ?: ?"((?:[^"\\]|\\.){1,4096})"')  # a session's working folder, as its lines have it
 
 
@@ -182,19 +184,17 @@ class Redactor:
                 self._leave(c, raw, number, found)
             else:
                 taken.append(c)
-        spans = choose(taken)
-        if not spans and hole is None:
+        cuts: list[tuple[int, int, str | None]] = list(choose(taken))  # with the kind, or None: the hole, its fill given
+        if hole is not None:
+            cuts.append((hole[0], hole[1], None))
+            cuts.sort(key=_SPAN)
+        elif not cuts:
             return raw
         parts: list[bytes] = []
         at = 0
-        cuts: list[tuple[int, int, bytes | None]] = [(s, e, None) for s, e, _ in spans]
-        if hole is not None:
-            cuts.append((hole[0], hole[1], fill))
-            cuts.sort()
-        kinds = {(s, e): k for s, e, k in spans}
-        for start, end, given in cuts:
+        for start, end, kind in cuts:
             parts.append(raw[at:start])
-            parts.append(given if given is not None else self.place(kinds[(start, end)], raw[start:end], number, found))
+            parts.append(fill if kind is None else self.place(kind, raw[start:end], number, found))
             at = end
         parts.append(raw[at:])
         return b"".join(parts)
