@@ -590,15 +590,34 @@ def redactor_of(args: argparse.Namespace) -> Redactor | None:
     return _run.redactor
 
 
-def redacted_lines(args: argparse.Namespace, lines: Iterable[bytes]) -> Iterable[bytes]:
-    """``lines``, redacted with ``--redact`` (as they are, with no generator between, without)."""
+REDACT_AHEAD: Final = 256 << 10  # a regular file's lines redacted this far ahead of their use
+
+
+def redacted_lines(args: argparse.Namespace, lines: Iterable[bytes], live: bool = True) -> Iterable[bytes]:
+    """``lines``, redacted with ``--redact`` (as they are, with no generator between, without);
+    ``live``: each line as it comes (a pipe), else ``REDACT_AHEAD`` bytes at a time."""
     r = redactor_of(args)
-    return lines if r is None else _redacted(r, lines)
+    return lines if r is None else _redacted(r, lines, live)
 
 
-def _redacted(r: Redactor, lines: Iterable[bytes]) -> Iterator[bytes]:
-    for number, line in enumerate(lines, 1):
-        yield from r.feed(line, number)  # a streamed block's lines come out together, when it ends
+def _redacted(r: Redactor, lines: Iterable[bytes], live: bool = True) -> Iterator[bytes]:
+    """A streamed block's lines come out together, when it ends. From a file the lines are
+    redacted a batch ahead of the command's use: redacting and translating line by line in turn
+    took 12% longer than the two one batch after the other (each pushes the other's code and data
+    out of the processor's caches). A read that fails gives the lines before it first."""
+    ready: list[bytes] = []
+    held = 0
+    try:
+        for number, line in enumerate(lines, 1):
+            ready += r.feed(line, number)
+            held += len(line)
+            if live or held >= REDACT_AHEAD:
+                yield from ready
+                ready, held = [], 0
+    except OSError:
+        yield from ready
+        raise
+    yield from ready
     yield from r.flush()
 
 
@@ -700,7 +719,7 @@ def _stream(source: Input, args: argparse.Namespace, writer: Writer, several: bo
     try:
         writer.live = source.live
         feed, write = a.feed_line, writer.write
-        for _run.line, line in enumerate(redacted_lines(args, source.lines()), 1):
+        for _run.line, line in enumerate(redacted_lines(args, source.lines(), source.live), 1):
             relays = feed(line)
             if not relays:  # an unreadable or repaired line has its relay: nothing to say without one
                 continue
@@ -742,7 +761,7 @@ def _lines_of(source: Input, args: argparse.Namespace) -> Iterator[bytes]:
     """One input's lines (redacted with ``--redact``), read as they are taken: a command that takes
     them one by one holds none it has passed. A read that fails is a usage error."""
     try:
-        for line in redacted_lines(args, source.lines()):
+        for line in redacted_lines(args, source.lines(), source.live):
             _run.line += 1
             yield line
     except OSError as exc:
@@ -1016,7 +1035,7 @@ def cmd_redact(args: argparse.Namespace) -> int:
         from .verdict import LineCheck
 
         check = LineCheck()
-        for line in redacted_lines(args, _checked(source, check)):
+        for line in redacted_lines(args, _checked(source, check), source.live):
             if not args.list:
                 _write_some(out, line)
                 if source.live:  # a pipe: each line out as it comes
@@ -1212,7 +1231,7 @@ def _source(args: argparse.Namespace) -> tuple[FilesOnDisk | Iterator[bytes], Ca
 
     def lines() -> Iterator[bytes]:
         try:
-            yield from redacted_lines(args, source.lines())
+            yield from redacted_lines(args, source.lines(), source.live)
         except OSError as exc:
             raise UsageError(f"{source.name}: {exc.strerror or exc}") from exc
     return lines(), None

@@ -3,7 +3,8 @@ delta is redacted over the field's whole text, whatever lines come between its p
 long the field is, and the pieces still join into the redacted whole. Each shape a stream takes
 gets its test: a text, thinking and tool-input delta (``input_json_delta``), a sub-agent's record
 between two pieces, a field longer than the settle window, an Arbiter SSE stream's ``text`` events
-and a relay export's partial deltas; and the memory bound (a forced cut) leaves no secret."""
+and a relay export's partial deltas; and the memory bound (a forced cut) leaves no secret. The
+command line redacts a file's lines a batch ahead and a pipe's as they come, with the same lines."""
 
 from __future__ import annotations
 
@@ -206,3 +207,57 @@ def test_the_same_secret_in_a_stream_and_its_final_message_gets_the_same_placeho
     out = Redactor().lines(lines)
     assert json.loads(out[-1])["message"]["content"][0]["text"] == pieces_of(out)  # numbers and all
     assert Redactor().lines(out) == out  # nothing more to redact
+
+
+def _lines_with_secrets(count: int) -> list[bytes]:
+    rng = random.Random(7)
+    out = [delta(p).encode() + b"\n" for p in cut(f"the key {KEY} and {AWS} ", rng, 9)] + [stop().encode() + b"\n"]
+    out += [json.dumps({"type": "user", "n": n, "cwd": f"/Users/janedoe/app{n}", "to": "jane.doe@acme-corp.io"}).encode()
+            + b"\n" for n in range(count)]
+    return out
+
+
+def test_a_file_redacted_a_batch_ahead_gives_the_lines_a_line_at_a_time_gives() -> None:
+    from relayscope.cli import REDACT_AHEAD, _redacted
+
+    lines = _lines_with_secrets(REDACT_AHEAD // 60)  # several batches
+    alone = list(_redacted(Redactor(), iter(lines), live=True))
+    assert list(_redacted(Redactor(), iter(lines), live=False)) == alone
+    assert len(alone) == len(lines) and not any(s.encode() in b"".join(alone) for s in SECRETS)
+
+
+def test_a_pipes_lines_are_redacted_as_they_come_and_a_files_a_batch_ahead() -> None:
+    from relayscope.cli import REDACT_AHEAD, _redacted
+
+    lines = _lines_with_secrets(REDACT_AHEAD // 60)
+    read = 0
+
+    def source() -> Any:
+        nonlocal read
+        for line in lines:
+            read += 1
+            yield line
+
+    piped = _redacted(Redactor(), source(), live=True)
+    next(piped)  # the first line is out once the streamed block that holds it has ended (its 10 lines)
+    assert read == 10
+    read = 0
+    ahead = _redacted(Redactor(), source(), live=False)
+    next(ahead)
+    assert sum(map(len, lines[:read - 1])) < REDACT_AHEAD <= sum(map(len, lines[:read]))
+
+
+def test_a_read_that_fails_in_a_batch_gives_every_line_before_it_then_the_error() -> None:
+    from relayscope.cli import _redacted
+
+    lines = _lines_with_secrets(50)
+
+    def failing() -> Any:
+        yield from lines[:30]
+        raise OSError(5, "Input/output error")
+
+    got: list[bytes] = []
+    with pytest.raises(OSError):
+        for line in _redacted(Redactor(), failing(), live=False):
+            got.append(line)
+    assert got == list(_redacted(Redactor(), iter(lines[:30]), live=True))[:len(got)] and len(got) == 30
