@@ -459,15 +459,17 @@ _COLON_GATE: Final = (rb"(?<=[rwRWeE][dDtTnNyY]:)" + _colon_form(b"")
 
 
 def _eq_gate(blank: bytes) -> bytes:
-    """An ``=`` (``blank`` before it) after a secret's word, any case, or after a capital, digit or
-    ``_`` (a ``.env`` name's end). Most ``=`` of code are turned away by one look-behind of the byte
-    before (a word's last letter, or a capital's); only then the words that end in that letter."""
+    """An ``=`` (``blank`` before it) after a secret's word, any case, or after three capitals,
+    digits or ``_`` (a ``.env`` name's end: TOKEN is its shortest word). Most ``=`` of code are turned
+    away by one look-behind of the byte before (a word's last letter, or a capital's); only then
+    the words that end in that letter."""
     by_end: dict[bytes, list[bytes]] = {}
     for word in _KEYWORDS:
         by_end.setdefault(word[-1:], []).append(word)
-    words = b"|".join(rb"(?<=%s%s=)(?:%s)" % (end, blank, b"|".join(rb"(?<=(?i:%s)%s=)" % (w, blank) for w in ws))
+    words = b"|".join(rb"(?<=[%s%s]%s=)(?:%s)" % (end, end.upper(), blank,
+                                                    b"|".join(rb"(?<=(?i:%s)%s=)" % (w, blank) for w in ws))
                       for end, ws in by_end.items())
-    return rb"(?<=[A-Z0-9_%s]%s=)(?:(?<=[A-Z0-9_]%s=)|%s)" % (b"".join(by_end), blank, blank, words)
+    return rb"(?<=[A-Z0-9_%s]%s=)(?:(?<=[A-Z0-9_]{3}%s=)|%s)" % (b"".join(by_end), blank, blank, words)
 
 
 _EQ_GATE: Final = _eq_gate(b"") + b"|" + _eq_gate(rb"[ \t]")

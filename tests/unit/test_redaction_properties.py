@@ -21,7 +21,7 @@ from typing import Any
 
 from _cli import main
 from _corpus import FIXTURES
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from relayscope import redact_rules as rules
@@ -280,7 +280,7 @@ PLAIN_GATE = re.compile(b"|".join([
     rb"J(?<=eyJ)" + rules._left(3),
     rb"@(?=[A-Za-z0-9-])",
     rb"=(?:" + b"|".join([rb"(?<=(?i:%s)%s=)" % (k, blank) for blank in (b"", rb"[ \t]") for k in rules._KEYWORDS]
-                         + [rb"(?<=[A-Z0-9_]=)", rb"(?<=[A-Z0-9_][ \t]=)"]) + rb")",
+                         + [rb"(?<=[A-Z0-9_]{3}=)", rb"(?<=[A-Z0-9_]{3}[ \t]=)"]) + rb")",
     rb":(?:" + b"|".join(rb"(?<=%s%s:)" % (rules._COLON_END, quote) for quote in (b"", b"[\"']", rb'\\"', rb'\\\\\\"'))
     + rb")",
     rb"U(?=sers)(?<=[/\\-]U)",
@@ -315,3 +315,38 @@ def test_the_gate_finds_the_anchors_of_its_plain_form_on_the_captures() -> None:
     found = [[s for s, _ in _anchors(rules._GATE, line, 0, len(line))] for line in lines]
     assert found == [[s for s, _ in _anchors(PLAIN_GATE, line, 0, len(line))] for line in lines]
     assert sum(map(len, found)) > 1000  # the captures have anchors to find
+
+
+# An "=" after one capital, digit or _ was an anchor before; the gate now wants three (a .env
+# name is longer: TOKEN is its shortest word). What it passes over, the assignment's row finds
+# nothing at.
+ONE_CAPITAL_EQ = re.compile(rb"=(?:(?<=[A-Z0-9_]=)|(?<=[A-Z0-9_][ \t]=))")
+EQ_ATOMS = ["=", " ", "\t", "\\n", "\n", "\"", "export ", "KEY", "API_KEY", "MY_TOKEN", "TOKEN", "ID", "2", "SECRET", "PASSWORD", "PASSWD",
+            "CREDENTIALS", "A", "1", "_", "x", "p1", "Ab", "key", "Token", "hunter2", "s3cr3t-v4lue", "${X}", "'"]
+
+
+def _eq_passed_over(text: bytes) -> list[int]:
+    gated = {m.start() for m in rules._GATE.finditer(text)}
+    return [m.start() for m in ONE_CAPITAL_EQ.finditer(text) if m.start() not in gated]
+
+
+@settings(max_examples=max(2000, settings().max_examples))
+@given(st.lists(st.sampled_from(EQ_ATOMS), min_size=1, max_size=16))
+@example(["TOKEN", "2", "=", "s3cr3t-v4lue"])  # .env names of five and more that end in no word
+@example(["\\n", "TOKEN", "ID", " ", "=", "hunter2"])
+@example(["export ", "MY_TOKEN", "_", "=", "hunter2"])
+@example(["\"", "SECRET", "2", "=", "${X}", "s3cr3t-v4lue"])
+def test_an_equals_sign_the_gate_passes_over_holds_no_assignment(atoms: list[str]) -> None:
+    text = "".join(atoms).encode()
+    for at in _eq_passed_over(text):
+        assert not rules._assignment(text, at, len(text)), (text, at)
+
+
+def test_an_equals_sign_the_gate_passes_over_holds_no_assignment_on_the_captures() -> None:
+    passed = 0
+    for path in sorted(FIXTURES.rglob("*.jsonl")):
+        for line in path.read_bytes().split(b"\n"):
+            for at in _eq_passed_over(line):
+                passed += 1
+                assert not rules._assignment(line, at, len(line)), (path.name, at)
+    assert passed > 100  # the captures have such "=" (code: "p1 = a")
