@@ -603,7 +603,7 @@ def redacted_lines(args: argparse.Namespace, lines: Iterable[bytes], live: bool 
 def _redacted(r: Redactor, lines: Iterable[bytes], live: bool = True) -> Iterator[bytes]:
     """A streamed block's lines come out together, when it ends. From a file the lines are
     redacted a batch ahead of the command's use: redacting and translating line by line in turn
-    took 12% longer than the two one batch after the other (each pushes the other's code and data
+    took 15% longer than the two one batch after the other (each pushes the other's code and data
     out of the processor's caches). A read that fails gives the lines before it first."""
     ready: list[bytes] = []
     held = 0
