@@ -439,7 +439,10 @@ def _left(n: int, chars: bytes = rb"A-Za-z0-9+/_-") -> bytes:
     return rb"(?:(?<![" + chars + rb"]" + dots + rb")|(?<=\\[nrtbf]" + dots + rb"))"
 
 
-_KEYWORDS: Final = (b"password", b"passwd", b"secret", b"token", b"key")
+# the words an assignment's name ends in (``_PASSWORD_WORD``'s, ``api[_-]?key`` spelt out: a
+# look-behind is of fixed width; a bare ``key=``, as JSX's ``key={i}``, names no secret)
+_KEYWORDS: Final = (b"password", b"passwd", b"secret", b"token", b"api_key", b"api-key", b"apikey", b"access_key",
+                    b"access-key", b"accesskey")
 # A colon after a name ending as a secret's word does (password, passwd, secret, token, key: their
 # last two letters), bare or after its quote. A colon is in every JSON key, so the gate turns most
 # colons away at the fewest look-behinds (each is a cost per colon) and the row reads the name:
@@ -502,7 +505,7 @@ ANCHORS: Final[list[tuple[bytes, Matcher]]] = [
     (rb"9\.(?<=ya29\.)", _rows(_regex_row("google-key", _YA29, 3))),
     (rb"whsec_" + _left(6), _rows(_regex_row("stripe-key", _WHSEC, 0))),
     (rb"J(?<=eyJ)" + _left(3), _rows(_regex_row("jwt", _JWT, 2))),
-    (rb"@(?=[A-Za-z0-9-])", _at),
+    (rb"@(?<![\s/?#@\"'<>\[\]\\]@)(?=[A-Za-z0-9-])", _at),  # after what an e-mail's or a password's last byte can be
     (rb"=(?:" + _EQ_GATE + rb")", _rows(_assignment)),
     (rb":(?:" + _COLON_GATE + rb")", _rows(_key_value)),
     (rb"Users(?<=[/\\-]Users)", _home),

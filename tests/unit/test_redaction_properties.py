@@ -278,7 +278,7 @@ PLAIN_GATE = re.compile(b"|".join([
     rb"9\.(?<=ya29\.)",
     rb"w" + rules._left(1) + rb"hsec_",
     rb"J(?<=eyJ)" + rules._left(3),
-    rb"@(?=[A-Za-z0-9-])",
+    rb"@(?<![\s/?#@\"'<>\[\]\\]@)(?=[A-Za-z0-9-])",
     rb"=(?:" + b"|".join([rb"(?<=(?i:%s)%s=)" % (k, blank) for blank in (b"", rb"[ \t]") for k in rules._KEYWORDS]
                          + [rb"(?<=[A-Z0-9_]{3}=)", rb"(?<=[A-Z0-9_]{3}[ \t]=)"]) + rb")",
     rb":(?:" + b"|".join(rb"(?<=%s%s:)" % (rules._COLON_END, quote) for quote in (b"", b"[\"']", rb'\\"', rb'\\\\\\"'))
@@ -317,36 +317,48 @@ def test_the_gate_finds_the_anchors_of_its_plain_form_on_the_captures() -> None:
     assert sum(map(len, found)) > 1000  # the captures have anchors to find
 
 
-# An "=" after one capital, digit or _ was an anchor before; the gate now wants three (a .env
-# name is longer: TOKEN is its shortest word). What it passes over, the assignment's row finds
-# nothing at.
-ONE_CAPITAL_EQ = re.compile(rb"=(?:(?<=[A-Z0-9_]=)|(?<=[A-Z0-9_][ \t]=))")
-EQ_ATOMS = ["=", " ", "\t", "\\n", "\n", "\"", "export ", "KEY", "API_KEY", "MY_TOKEN", "TOKEN", "ID", "2", "SECRET", "PASSWORD", "PASSWD",
+# An "=" after one capital, digit or _, or after "key", was an anchor before; the gate now wants
+# three capitals (a .env name is longer: TOKEN is its shortest word) and a key's whole word
+# (api_key ...). An "@" after a blank, quote or slash was one too (no e-mail address or password
+# ends so). What the gate passes over, the rows find nothing at.
+ONE_CAPITAL_EQ = re.compile(rb"=(?:" + b"|".join([rb"(?<=(?i:%s)%s=)" % (k, blank) for blank in (b"", rb"[ \t]")
+                                                for k in (b"password", b"passwd", b"secret", b"token", b"key")]
+                                               + [rb"(?<=[A-Z0-9_]=)", rb"(?<=[A-Z0-9_][ \t]=)"]) + rb")")
+ANY_AT = re.compile(rb"@(?=[A-Za-z0-9-])")
+EQ_AT_ATOMS = ["=", " ", "\t", "\\n", "\n", "\"", "export ", "KEY", "API_KEY", "MY_TOKEN", "TOKEN", "ID", "2", "SECRET", "PASSWORD", "PASSWD",
+            "key", "api_", "api-", "Api", "access", "_", "-", "monkey", "client_secret", "@", "a", "jane.doe", "acme.io",
+            "https://", "user:pw", "/", "#", "<", "[", "\\", "'", "%", "+",
             "CREDENTIALS", "A", "1", "_", "x", "p1", "Ab", "key", "Token", "hunter2", "s3cr3t-v4lue", "${X}", "'"]
 
 
-def _eq_passed_over(text: bytes) -> list[int]:
+def _passed_over(text: bytes, before: re.Pattern[bytes]) -> list[int]:
     gated = {m.start() for m in rules._GATE.finditer(text)}
-    return [m.start() for m in ONE_CAPITAL_EQ.finditer(text) if m.start() not in gated]
+    return [m.start() for m in before.finditer(text) if m.start() not in gated]
+
+
+def _found_at(text: bytes, at: int) -> bool:
+    return bool(rules._assignment(text, at, len(text)) if text[at] == 0x3D else rules._at(text, at, len(text), ()))
 
 
 @settings(max_examples=max(2000, settings().max_examples))
-@given(st.lists(st.sampled_from(EQ_ATOMS), min_size=1, max_size=16))
+@given(st.lists(st.sampled_from(EQ_AT_ATOMS), min_size=1, max_size=16))
 @example(["TOKEN", "2", "=", "s3cr3t-v4lue"])  # .env names of five and more that end in no word
 @example(["\\n", "TOKEN", "ID", " ", "=", "hunter2"])
 @example(["export ", "MY_TOKEN", "_", "=", "hunter2"])
 @example(["\"", "SECRET", "2", "=", "${X}", "s3cr3t-v4lue"])
-def test_an_equals_sign_the_gate_passes_over_holds_no_assignment(atoms: list[str]) -> None:
+@example(["Api", "_", "key", "=", "s3cr3t-v4lue"])  # a key's word in any case, and an e-mail or URL's password
+@example(["monkey", "=", "s3cr3t-v4lue", " ", "jane.doe", "@", "acme.io", " ", "https://", "user:pw", "@", "a"])
+def test_an_equals_sign_or_at_sign_the_gate_passes_over_holds_no_secret(atoms: list[str]) -> None:
     text = "".join(atoms).encode()
-    for at in _eq_passed_over(text):
-        assert not rules._assignment(text, at, len(text)), (text, at)
+    for at in _passed_over(text, ONE_CAPITAL_EQ) + _passed_over(text, ANY_AT):
+        assert not _found_at(text, at), (text, at)
 
 
-def test_an_equals_sign_the_gate_passes_over_holds_no_assignment_on_the_captures() -> None:
-    passed = 0
+def test_an_equals_sign_or_at_sign_the_gate_passes_over_holds_no_secret_on_the_captures() -> None:
+    passed = {b"=": 0, b"@": 0}
     for path in sorted(FIXTURES.rglob("*.jsonl")):
         for line in path.read_bytes().split(b"\n"):
-            for at in _eq_passed_over(line):
-                passed += 1
-                assert not rules._assignment(line, at, len(line)), (path.name, at)
-    assert passed > 100  # the captures have such "=" (code: "p1 = a")
+            for at in _passed_over(line, ONE_CAPITAL_EQ) + _passed_over(line, ANY_AT):
+                passed[line[at:at + 1]] += 1
+                assert not _found_at(line, at), (path.name, at)
+    assert min(passed.values()) > 50, passed  # the captures have such (code: "p1 = a", "key={i}", " * @param")
