@@ -10,9 +10,10 @@ imported.
 How it reads the text (the theory of operation):
 
 - **One pass.** A gate regex finds *anchors*: the fixed start of a key format (``AKIA``, ``eyJ``,
-  ``sk-``, ``ghp_``, ``-----BEGIN`` ...), an ``@``, an ``=`` after a word that names a secret (or
-  three capitals: a ``.env`` name), a ``:`` after a name ending as one does (``"password":``,
-  ``password:``), ``Users`` or ``home`` after a path separator. Every alternative of the gate
+  ``sk-``, ``ghp_``, ``-----BEGIN`` ...), an ``@`` after what ends an e-mail address or a password,
+  an ``=`` after a word that names a secret (or three capitals: a ``.env`` name), a ``:`` after a
+  name ending as one does (``"password":``, ``password:``), ``Users`` or ``home`` after a path
+  separator. Every alternative of the gate
   starts with a literal byte, so Python's ``re`` skips to the next possible anchor by a character
   set; the text is read once by the gate and then only around the anchors (``ANCHORS``: anchor,
   rows it runs).
