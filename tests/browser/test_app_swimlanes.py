@@ -239,6 +239,7 @@ RECORD_ORDER = """() => {
     what, state: root.dataset.appState, lanesMs: root.dataset.lanesMs ?? null,
     building: section.hasAttribute('data-building'), hidden: section.hidden,
     note: document.querySelector('[data-testid=swimlanes-building]')?.textContent ?? null,
+    noteSeen: document.querySelector('[data-testid=swimlanes-building]')?.checkVisibility() ?? false,
     tracks: document.querySelectorAll('[data-testid=swimlane-track]').length,
     rows: document.querySelectorAll('[data-testid=timeline] .row').length,
     rowsTop: document.querySelector('[data-testid=timeline]').getBoundingClientRect().top});
@@ -267,6 +268,7 @@ def test_the_rows_are_done_before_the_swimlanes_which_say_they_are_being_built(a
     assert order.index(done) < order.index(drawn), order
     assert done["rows"] > 0 and done["lanesMs"] is None and done["tracks"] == 0, done
     assert done["building"] and not done["hidden"] and "Building the agents' timeline" in (done["note"] or ""), done
+    assert done["noteSeen"], done
     assert not drawn["building"] and drawn["note"] is None and drawn["tracks"] == len(app.lanes()), drawn
     assert drawn["rowsTop"] == done["rowsTop"], "the rows moved when the swimlanes came"
     lanes_ms = float(app.page.get_attribute("html", "data-lanes-ms"))

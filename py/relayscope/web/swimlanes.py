@@ -61,6 +61,7 @@ IDS: Final = ("swimlanes", "swimlanes-axis", "swimlanes-figures", "swimlanes-tra
               "swimlanes-fold-idle")
 PART_NUMBERS: Final = 60_000  # numbers per part (10,000 spans; 12,000 marks)
 PART_CHARS: Final = 1 << 20  # part text per message to the page
+BUILDING: Final = "Building the agents' timeline… the rows are ready meanwhile."
 LABELS_UP_TO: Final = 20_000  # spans in all: past this, a span's tooltip gives its name, not its key input
 
 
@@ -132,13 +133,13 @@ class Swimlanes:
         show(self.els["swimlanes-clear-range"], False)
         document.documentElement.removeAttribute("data-lanes-ms")
         section.setAttribute("data-building", "true")
-        for name in ("swimlanes-figures", "swimlanes-axis"):
-            self.els[name].textContent = ""
-            self.els[name].removeAttribute("title")
-        box = self.els["swimlanes-tracks"]
-        clear(box)
-        box.append(h("p", "Building the agents' timeline… the rows are ready meanwhile.", cls="sl-building muted",
-                     attrs={"data-testid": "swimlanes-building", "role": "status"}))
+        clear(self.els["swimlanes-tracks"])
+        self.els["swimlanes-axis"].textContent = ""
+        self.els["swimlanes-axis"].removeAttribute("title")
+        # in the figures' line: the one line under the head that shows at any height (390 px: 3rem)
+        self._say_figures(BUILDING)
+        self.els["swimlanes-figures"].replaceChildren(h("span", BUILDING, attrs={
+            "data-testid": "swimlanes-building", "role": "status"}))
         if len(ws.lanes) > 1:  # a track a lane: it will show, so it takes its place now
             show(section)
 
@@ -170,6 +171,7 @@ class Swimlanes:
         clear(box)
         if not worth_showing(tl):
             show(section, False)
+            self._say_figures("")
             self._built(began)
             return
         fig = S.figures(tl, ws.relays, stamps)
@@ -185,9 +187,7 @@ class Swimlanes:
         order = newest.placed([(tr.id, tr.depth, tr.agent.seq if tr.agent and tr.agent.tool_id else None)
                                for tr in tl.tracks], newest.missing_agents(ws))
         box.append(*[elements[x] if isinstance(x, str) else _missing_card(x) for x in order])
-        figures_line = _figures_line(fig)
-        self.els["swimlanes-figures"].textContent = figures_line
-        self.els["swimlanes-figures"].setAttribute("title", figures_line)  # one line: it may end in an ellipsis
+        self._say_figures(_figures_line(fig))
         self._say_fold()
         self.version += 1
         PAGE.op(Op.LANES, {
@@ -205,6 +205,10 @@ class Swimlanes:
             self._built(began)
             self.outlined = None  # the page forgets its outline with its data: the selection's again
             self.follow(self.selected)
+
+    def _say_figures(self, line: str) -> None:
+        self.els["swimlanes-figures"].textContent = line
+        self.els["swimlanes-figures"].setAttribute("title", line)  # one line: it may end in an ellipsis
 
     def _built(self, began: float) -> None:
         """The build is over: the section says so, <html data-lanes-ms> says when."""
