@@ -21,23 +21,9 @@ __all__ = ["WIDTH", "clip", "omitted_thinking", "summary", "tool_input_summary"]
 _any: Final = msgspec.json.Decoder()
 # The keys a tool input is summed up by, in the order they are looked for.
 KEY_INPUTS: Final = ("description", "command", "file_path", "pattern", "path", "url", "query", "prompt")
-
-
-class _KeyInputs(msgspec.Struct):
-    """Only the keys ``tool_input_summary`` looks for: the decoder skips the rest of the object
-    without building it (an Edit's or a Write's text is most of its input)."""
-
-    description: object = None
-    command: object = None
-    file_path: object = None
-    pattern: object = None
-    path: object = None
-    url: object = None
-    query: object = None
-    prompt: object = None
-
-
-_keys: Final = msgspec.json.Decoder(_KeyInputs)
+# Only those keys: the decoder skips the rest of the object without building it (an Edit's or a
+# Write's text is most of its input).
+_keys: Final = msgspec.json.Decoder(msgspec.defstruct("KeyInputs", [(k, object, None) for k in KEY_INPUTS]))
 
 
 def tool_input_summary(raw: msgspec.Raw, width: int = 100) -> str:
