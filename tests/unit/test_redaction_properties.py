@@ -19,8 +19,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from _cli import main
-from _corpus import FIXTURES
+from _corpus import FIXTURES, REAL_FILES, SESSION_FILES, sweep
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -362,3 +363,14 @@ def test_an_equals_sign_or_at_sign_the_gate_passes_over_holds_no_secret_on_the_c
                 passed[line[at:at + 1]] += 1
                 assert not _found_at(line, at), (path.name, at)
     assert min(passed.values()) > 50, passed  # the captures have such (code: "p1 = a", "key={i}", " * @param")
+
+
+@pytest.mark.parametrize("path", sweep(REAL_FILES + SESSION_FILES, lambda p: p.name[:50]))
+def test_the_gate_finds_its_plain_forms_anchors_and_no_secret_where_it_passes_over_on_every_capture(
+        path: Path | None) -> None:
+    assert path is not None
+    for line in path.read_bytes().split(b"\n"):
+        assert [s for s, _ in _anchors(rules._GATE, line, 0, len(line))] == \
+            [s for s, _ in _anchors(PLAIN_GATE, line, 0, len(line))]
+        for at in _passed_over(line, ONE_CAPITAL_EQ) + _passed_over(line, ANY_AT):
+            assert not _found_at(line, at), at
