@@ -8,7 +8,9 @@ profile; long and random in ``make fuzz``):
 - the pieces of a streamed field join into the redaction of its whole text;
 - redacting twice is redacting once, and a line that was JSON stays JSON of the same shape;
 - the rules' gate finds the anchors its plain form finds (each anchor's byte, then its
-  look-arounds), on any text and any part of it, and on every line of the carried captures."""
+  look-arounds), on any text and any part of it, and on every line of the captures;
+- where the gate passes over an ``=`` or ``@`` that was an anchor before (after one capital or a
+  bare ``key``; after a blank, quote or slash), the rows find no secret."""
 
 from __future__ import annotations
 
