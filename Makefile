@@ -85,13 +85,14 @@ lint: $(VENV)/.stamp
 	$(VPY) -m mypy
 
 # The unit tests on UNIT_WORKERS processes (pytest-xdist: they share no state, each takes its own
-# temp dirs and free ports), then the browser tests in one process (each waits on Python booting and
-# working in Chromium: two at once on two cores would slow each other). Both always run; either
+# temp dirs and free ports; a file's tests stay on one worker, so a module's fixture, such as the
+# Phoenix server, starts once), then the browser tests in one process (each waits on Python booting
+# and working in Chromium: two at once on two cores would slow each other). Both always run; either
 # failing fails the target.
 UNIT_WORKERS ?= 2
 test: chromium lint site $(CCUSAGE_DIR)/node_modules/.stamp $(PHOENIX_DIR)/.venv/.stamp
 	status=0; \
-	$(VPY) -m pytest -n $(UNIT_WORKERS) --dist loadgroup tests/unit || status=$$?; \
+	$(VPY) -m pytest -n $(UNIT_WORKERS) --dist loadfile tests/unit || status=$$?; \
 	$(VPY) -m pytest tests/browser || status=$$?; \
 	exit $$status
 

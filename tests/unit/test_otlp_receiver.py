@@ -27,8 +27,6 @@ SESSION = next(FIXTURE_SESSIONS.rglob("ef958aa1-0e93-49f0-bb71-150f63befcd1.json
 # another run, sent after a repeat as a barrier (its spans have other ids)
 LATER = FIXTURE_STREAM_JSON / "GuhyupLee__waifu-agent__tests__fixtures__claude-multiturn.jsonl"
 STARTUP = 120.0  # seconds; about 10 on this machine
-# make test's parallel unit run (--dist loadgroup) keeps these tests on one worker: one Phoenix
-pytestmark = pytest.mark.xdist_group("phoenix")
 
 
 def _port() -> int:
