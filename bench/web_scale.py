@@ -19,7 +19,9 @@ and repeated up to --mb megabytes, written once to bench/out/. Measured in the s
              `change` event to <html data-app-state="done"> as the page sees them (reading the
              file a slice at a time, translating, drawing the first screen; where that time
              went, as the page reports it in <html data-analysis-parts>; Playwright's own
-             hand-over of the file comes before `change` and is not counted), then a re-run
+             hand-over of the file comes before `change` and is not counted), and to the
+             swimlanes drawn (built after `done`: <html data-lanes-ms> appears; a build that
+             draws them before `done` counts `done`), then a re-run
              with the 'none' strategy, a text filter over every row, then (--audit) the audit
              of every strategy.
 --against DIR (a `make dist` folder of another build) loads the same file in that build too, in
@@ -28,7 +30,7 @@ build's: a before and after in one run, on a machine whose speed drifts (with --
 load in a browser of its own, so that each renderer's peak is its own).
 With --first-rows SIZES (MB, comma-separated), only the load, per size: the file chosen to its
 first screen of rows (<html data-first-rows-ms> appears: drawn while the rest is translated) and
-to done, each as a ratio to the CLI run just before it on the same file.
+to done and to the swimlanes drawn, each as a ratio to the CLI run just before it on the same file.
 --first-rows also prints the peak RSS of the renderer process the page and its worker run in.
 While the page works, a PerformanceObserver records every long task (a main-thread task over
 50 ms, the browser's Long Tasks API); the table gives the longest and how many exceeded 200 ms.
@@ -58,9 +60,11 @@ from _inputs import stream_json_dir
 OUT = ROOT / "bench" / "out"
 
 LONG_TASKS = """
-window.__changed = null; window.__doneAt = null; window.__firstAt = null;
+window.__changed = null; window.__doneAt = null; window.__firstAt = null; window.__lanesAt = null;
 document.addEventListener("change", (e) => {
-  if (e.target?.type === "file") { window.__changed = performance.now(); window.__doneAt = null; window.__firstAt = null; }
+  if (e.target?.type === "file") {
+    window.__changed = performance.now(); window.__doneAt = null; window.__firstAt = null; window.__lanesAt = null;
+  }
 }, true);
 new MutationObserver(() => {
   const root = document.documentElement;
@@ -68,7 +72,11 @@ new MutationObserver(() => {
     window.__doneAt = performance.now();
   if (window.__changed !== null && window.__firstAt === null && root.dataset.firstRowsMs !== undefined)
     window.__firstAt = performance.now();
-}).observe(document, {attributes: true, subtree: true, attributeFilter: ["data-app-state", "data-first-rows-ms"]});
+  // the swimlanes, built after "done": their data-lanes-ms comes anew (a build before them has none)
+  if (window.__doneAt !== null && window.__lanesAt === null && root.dataset.lanesMs !== undefined)
+    window.__lanesAt = performance.now();
+}).observe(document, {attributes: true, subtree: true,
+                      attributeFilter: ["data-app-state", "data-first-rows-ms", "data-lanes-ms"]});
 window.__longTasks = [];
 new PerformanceObserver((list) => {
   for (const e of list.getEntries()) window.__longTasks.push({start: e.startTime, duration: e.duration});
@@ -152,6 +160,17 @@ def worker_run(browser, url: str, path: Path) -> float:
         context.close()
 
 
+# The swimlanes of the last job drawn: none being built (a build before they came after "done" has no
+# data-building: there this holds at "done").
+LANES_DRAWN = "[data-testid=swimlanes]:not([data-building])"
+
+
+def lanes_drawn(page, timeout: float) -> float:
+    """Wait for the swimlanes built after "done"; the file's `change` to them drawn (ms)."""
+    page.wait_for_selector(LANES_DRAWN, state="attached", timeout=timeout)
+    return page.evaluate("(window.__lanesAt ?? window.__doneAt) - window.__changed")
+
+
 def browser_run(browser, url: str, path: Path, audit: bool) -> dict[str, float]:
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     try:
@@ -169,6 +188,7 @@ def browser_run(browser, url: str, path: Path, audit: bool) -> dict[str, float]:
         result = {
             "load_wall": page.evaluate("performance.now()") - t0,
             "load": page.evaluate("window.__doneAt - window.__changed"),
+            "lanes": lanes_drawn(page, 600_000),
             "analysis": float(page.get_attribute("html", "data-analysis-ms")),
             "relays": int(page.text_content('[data-testid="relay-count"]')),
             "slice": float(page.get_attribute("html", "data-longest-slice-ms")),
@@ -178,6 +198,7 @@ def browser_run(browser, url: str, path: Path, audit: bool) -> dict[str, float]:
         page.select_option('[data-testid="strategy"]', "none")
         page.wait_for_selector("html[data-app-state=done]", state="attached", timeout=600_000)
         result["rerun"] = float(page.get_attribute("html", "data-analysis-ms"))
+        page.wait_for_selector(LANES_DRAWN, state="attached", timeout=600_000)  # the filter below alone
         t1 = page.evaluate("performance.now()")
         tasks = page.evaluate("window.__longTasks")
         work = [t["duration"] for t in tasks if t["start"] >= t0]
@@ -222,6 +243,7 @@ def first_rows_run(browser, url: str, path: Path) -> dict[str, float]:
             raise SystemExit("the page ended in error: " + page.text_content('[data-testid="status"]'))
         return {"first": page.evaluate("window.__firstAt - window.__changed"),
                 "done": page.evaluate("window.__doneAt - window.__changed"),
+                "lanes": lanes_drawn(page, 1_800_000),
                 "first_attr": float(page.get_attribute("html", "data-first-rows-ms")),
                 "peak_mb": renderer_peak_mb()}
     finally:
@@ -258,7 +280,8 @@ def renderer_peak_mb() -> float:
 def first_rows(sizes: list[int], against: Path | None = None) -> None:
     from playwright.sync_api import sync_playwright
 
-    print("asked   file MB   cli ms   first rows ms (x cli)   done ms (x cli)   (first rows: after the first 256 KiB)")
+    print("asked   file MB   cli ms   first rows ms (x cli)   done ms (x cli)   swimlanes ms (x cli)   "
+          "(first rows: after the first 256 KiB)")
     with contextlib.ExitStack() as stack, sync_playwright() as playwright:
         builds = [("", stack.enter_context(serving(ROOT)))]
         if against is not None:
@@ -272,7 +295,8 @@ def first_rows(sizes: list[int], against: Path | None = None) -> None:
                 r = first_rows_run(browser, url, path)
                 browser.close()
                 print(f"{mb:4d} MB {path.stat().st_size / 2**20:8.1f} {cli:8.0f}   {r['first']:8.0f} "
-                      f"(x{r['first'] / cli:.3f})      {r['done']:8.0f} (x{r['done'] / cli:.2f})   (page's "
+                      f"(x{r['first'] / cli:.3f})      {r['done']:8.0f} (x{r['done'] / cli:.2f})   "
+                      f"{r['lanes']:8.0f} (x{r['lanes'] / cli:.2f})   (page's "
                       f"data-first-rows-ms {r['first_attr']:.0f}; renderer peak RSS {r['peak_mb']:.0f} MB){name}")
 
 
@@ -327,6 +351,9 @@ def main() -> None:
           f"the engine's share)")
     print(f"  browser  {med('load'):8.0f} ms   x{ratio('load'):.2f}   (file chosen -> done; each run over the "
           f"CLI run before it: {pairs}; relays shown {runs[0]['relays']})")
+    pairs = ", ".join(f"{r['lanes'] / r['cli']:.2f}" for r in runs)
+    print(f"  lanes    {med('lanes'):8.0f} ms   x{ratio('lanes'):.2f}   (file chosen -> the swimlanes drawn, after "
+          f"done; each run over the CLI run before it: {pairs})")
     print(f"           {'':8}      (data-analysis-ms {med('analysis'):.0f}; with Playwright's hand-over of the file "
           f"{med('load_wall'):.0f} ms)")
     parts = {k: statistics.median(r["parts"].get(k, 0.0) for r in runs) for k in runs[0]["parts"]}
@@ -338,6 +365,10 @@ def main() -> None:
         x = statistics.median(r["load"] / r["cli"] for r in other)
         print(f"  against  {load:8.0f} ms   x{x:.2f}   ({args.against}: file chosen -> done; each run over the CLI "
               f"run before it: {pairs})")
+        pairs = ", ".join(f"{r['lanes'] / r['cli']:.2f}" for r in other)
+        lanes = statistics.median(r["lanes"] for r in other)
+        x = statistics.median(r["lanes"] / r["cli"] for r in other)
+        print(f"           {lanes:8.0f} ms   x{x:.2f}   (its swimlanes drawn: {pairs})")
         parts = {k: statistics.median(r["parts"].get(k, 0.0) for r in other) for k in other[0]["parts"]}
         print(f"           {'':8}      (its own account, medians: "
               + ", ".join(f"{k} {v:.0f}" for k, v in parts.items()) + " ms)")

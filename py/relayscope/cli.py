@@ -641,7 +641,9 @@ def _follow(command: str, args: argparse.Namespace, paths: list[str]) -> int | N
 
     folder = [paths[0]] if os.path.isdir(paths[0]) else None
     if command == "translate":
-        outcome = follow.run(paths[0], args, Writer(stdout(), args.format, live=True, text=relay_text(args, folder)))
+        writer = Writer(stdout(), args.format, live=True, text=relay_text(args, folder))
+        lanes_to = writer.text.follow_lanes if writer.text is not None else None
+        outcome = follow.run(paths[0], args, writer, lanes_to=lanes_to)
     else:
         outcome = follow.run(paths[0], args, None, Table(args, names_of(paths), folder))
     return INTERRUPTED if outcome.interrupted else INPUT_ERRORS if outcome.failed else OK

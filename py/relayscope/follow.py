@@ -26,7 +26,7 @@ import signal
 import stat
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import FrameType
 from typing import Final, Protocol
@@ -37,6 +37,7 @@ from . import relay as R
 from . import trace as T
 from .analysis import Analyzer
 from .inputs import walk
+from .lanes import Lane
 from .live import LiveFiles
 from .termsafe import safe
 
@@ -241,6 +242,10 @@ class FileFollower:
     def finish(self) -> None:
         self._end()
 
+    def lanes(self) -> Mapping[str, Lane]:
+        """The lanes as the current analyzer knows them (a restart begins another)."""
+        return self.a.lanes
+
     def _end(self) -> None:
         self._emit(self.a.finish())
 
@@ -326,6 +331,10 @@ class FolderFollower:
     def finish(self) -> None:
         self._emit(self.live.finish())
 
+    def lanes(self) -> Mapping[str, Lane]:
+        """Every session's lanes as read so far."""
+        return self.live.lanes()
+
     def _emit(self, relays: list[R.Relay]) -> None:
         self.out.relays(relays)
         self.out.trace(self.live.trace)
@@ -347,11 +356,13 @@ class Outcome:
 
 
 def run(path: str, args: argparse.Namespace, writer: RelayWriter | None,
-        table: TraceWriter | None = None, raw: Callable[[str, bytes], None] | None = None) -> Outcome:
+        table: TraceWriter | None = None, raw: Callable[[str, bytes], None] | None = None,
+        lanes_to: Callable[[Callable[[], Mapping[str, Lane]]], None] | None = None) -> Outcome:
     """Follow ``path`` (a file or folder that exists) until Ctrl-C or ``args.idle_exit`` quiet
     seconds. ``writer``: where relays go (``translate``, ``export``); else ``table``: the trace's.
     ``raw``: told each file's appended bytes before they are translated (``export`` reads their
-    timestamps)."""
+    timestamps). ``lanes_to``: given where the lanes are as they are read (``-f text`` says on a
+    call's result row that its sub-agent's transcript is missing)."""
     tracing = writer is None
     out = Out(writer, table)
     follower: FileFollower | FolderFollower
@@ -359,6 +370,8 @@ def run(path: str, args: argparse.Namespace, writer: RelayWriter | None,
         follower = FolderFollower(path, args, out, tracing, raw)
     else:
         follower = FileFollower(path, args, out, tracing, raw)
+    if lanes_to is not None:
+        lanes_to(follower.lanes)
     interval: float = args.poll_interval
     idle_exit: float | None = args.idle_exit
     with Stop() as stop:

@@ -19,15 +19,36 @@ from .meaning import init_words, relay_summary, result_words
 __all__ = ["WIDTH", "clip", "omitted_thinking", "summary", "tool_input_summary"]
 
 _any: Final = msgspec.json.Decoder()
+# The keys a tool input is summed up by, in the order they are looked for.
+KEY_INPUTS: Final = ("description", "command", "file_path", "pattern", "path", "url", "query", "prompt")
+# Only those keys: the decoder skips the rest of the object without building it (an Edit's or a
+# Write's text is most of its input).
+_keys: Final = msgspec.json.Decoder(msgspec.defstruct("KeyInputs", [(k, object, None) for k in KEY_INPUTS]))
 
 
 def tool_input_summary(raw: msgspec.Raw, width: int = 100) -> str:
+    """A tool input's first key input (``command: pytest -q``), else all of it as JSON, clipped.
+    The keys are read first without decoding the rest; anything else (not an object, not JSON,
+    no key input that is text) takes the whole decode, so the result is the same."""
+    if raw:
+        try:
+            keys = _keys.decode(raw)
+        except (msgspec.DecodeError, UnicodeDecodeError):  # not JSON, not an object: as before, below
+            pass
+        else:
+            for key in KEY_INPUTS:
+                if isinstance(value := getattr(keys, key), str):
+                    return clip(f"{key}: {value}", width)
+    return _whole_summary(raw, width)
+
+
+def _whole_summary(raw: msgspec.Raw, width: int) -> str:
     try:
         value = _any.decode(raw) if raw else {}
     except msgspec.DecodeError:
         return clip(bytes(raw).decode("utf-8", "replace"), width)
     if isinstance(value, dict):
-        for key in ("description", "command", "file_path", "pattern", "path", "url", "query", "prompt"):
+        for key in KEY_INPUTS:
             if isinstance(value.get(key), str):
                 return clip(f"{key}: {value[key]}", width)
     return clip(msgspec.json.encode(value).decode(), width)

@@ -15,7 +15,8 @@ file. A record the meaning table calls an error (a permission denial) is coloure
 A Task/Agent call whose sub-agent's transcript is not among the input says so as the page's row
 does ("missing agent-<id>.jsonl", ``lanes.missing_transcripts``): on the call's row when the
 caller read the whole input first (a folder, several files), else on its result's row, the first
-printed once the record that names the sub-agent has been read (``follow_lanes``).
+printed once the record that names the sub-agent has been read (``follow_lanes``; ``--follow``
+gives the lanes as they are read).
 Every cell that comes from the input (a file name, a label, a summary, a reason, a block) is one
 line with its control characters shown, not obeyed (``termsafe.safe``): transcript text is data
 on a terminal too, and a newline in a name cannot forge a row.

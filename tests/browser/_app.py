@@ -20,6 +20,8 @@ SUBAGENT_SESSION = (CORPUS / "session-jsonl" / "handgemacht-ai__claude-code-log"
                     / "real_projects" / "-experiments-worktrees")
 SETTLED_RUN = "html[data-app-state=done], html[data-app-state=error]"
 RUN_TIMEOUT_MS = 120_000
+# the swimlanes are built after a load's "done" (screen.py): none being built
+LANES_DRAWN = "[data-testid=swimlanes]:not([data-building])"
 # The page's long tasks (Long Tasks API, from before its first script) and a 20 ms timer's ticks:
 # add_init_script() it, then read window.__longTasks ({start, duration}) and window.__ticks.
 LONG_TASKS = """
@@ -44,9 +46,16 @@ class AppDriver:
         return self.page.locator(f'[data-testid="{name}"]')
 
     def settle(self, expect: str = "done") -> None:
+        """The move's job ended in ``expect``; when "done", the swimlanes it builds after it drawn too."""
         self.page.wait_for_selector(SETTLED_RUN, state="attached", timeout=RUN_TIMEOUT_MS)
         state = self.page.get_attribute("html", "data-app-state")
         assert state == expect, f"app state {state!r}: {self.testid('status').text_content()}\n{self.log.report()}"
+        if expect == "done":
+            self.lanes_drawn()
+
+    def lanes_drawn(self) -> None:
+        """The swimlanes are built (after the rows: drawn, or found to show nothing the rows do not)."""
+        self.page.wait_for_selector(LANES_DRAWN, state="attached", timeout=RUN_TIMEOUT_MS)
 
     def example(self, example_id: str, strategy: str = "lineage") -> None:
         self.page.evaluate("document.getElementById('examples-box').open = true")

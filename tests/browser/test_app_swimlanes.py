@@ -231,6 +231,50 @@ def test_the_tracks_declare_and_say_their_keys(app, tmp_path: Path) -> None:
         assert button.get_attribute("tabindex") == "-1" and button.get_attribute("aria-keyshortcuts")
 
 
+# At each change of <html data-app-state> and once the swimlanes are drawn: what the page shows.
+RECORD_ORDER = """() => {
+  window.__order = [];
+  const root = document.documentElement, section = document.querySelector('[data-testid=swimlanes]');
+  const look = (what) => window.__order.push({
+    what, state: root.dataset.appState, lanesMs: root.dataset.lanesMs ?? null,
+    building: section.hasAttribute('data-building'), hidden: section.hidden,
+    note: document.querySelector('[data-testid=swimlanes-building]')?.textContent ?? null,
+    noteSeen: document.querySelector('[data-testid=swimlanes-building]')?.checkVisibility() ?? false,
+    tracks: document.querySelectorAll('[data-testid=swimlane-track]').length,
+    rows: document.querySelectorAll('[data-testid=timeline] .row').length,
+    rowsTop: document.querySelector('[data-testid=timeline]').getBoundingClientRect().top});
+  let had = root.dataset.lanesMs !== undefined;
+  new MutationObserver(() => {
+    const last = window.__order.at(-1);
+    if (!last || last.state !== root.dataset.appState) look('state');
+    const has = root.dataset.lanesMs !== undefined;
+    if (has && !had) look('lanes');
+    had = has;
+  }).observe(root, {attributes: true, attributeFilter: ['data-app-state', 'data-lanes-ms']});
+}"""
+
+
+def test_the_rows_are_done_before_the_swimlanes_which_say_they_are_being_built(app, tmp_path: Path) -> None:
+    """The job is done (rows, counts) with the swimlanes still to build: the section in its
+    place saying so in words; then they are drawn, the rows where they were, and <html
+    data-lanes-ms> says when."""
+    open_session(app, tmp_path)  # a timeline on screen: the next input's replaces it
+    app.page.evaluate(RECORD_ORDER)
+    app.testid("strategy").select_option("none")
+    app.settle()
+    order = app.page.evaluate("window.__order")
+    done = next(o for o in order if o["what"] == "state" and o["state"] == "done")
+    drawn = next(o for o in order if o["what"] == "lanes")
+    assert order.index(done) < order.index(drawn), order
+    assert done["rows"] > 0 and done["lanesMs"] is None and done["tracks"] == 0, done
+    assert done["building"] and not done["hidden"] and "Building the agents' timeline" in (done["note"] or ""), done
+    assert done["noteSeen"], done
+    assert not drawn["building"] and drawn["note"] is None and drawn["tracks"] == len(app.lanes()), drawn
+    assert drawn["rowsTop"] == done["rowsTop"], "the rows moved when the swimlanes came"
+    lanes_ms = float(app.page.get_attribute("html", "data-lanes-ms"))
+    assert lanes_ms >= float(app.page.get_attribute("html", "data-analysis-ms"))
+
+
 def test_the_view_shows_only_when_it_shows_more_than_the_rows(app, tmp_path: Path) -> None:
     """Lanes side by side, or tool calls in wall-clock time; not one lane in line order."""
     section = app.page.locator("[data-testid=swimlanes]")
@@ -306,7 +350,10 @@ def test_usable_at_390_px_in_dark(app, tmp_path: Path) -> None:
         sw, cw = section.evaluate("e => [e.scrollWidth, e.clientWidth]")
         assert sw <= cw  # nothing sticks out sideways
         box = page.locator('[data-testid=swimlane-track][data-lane="main"] .sl-lane').bounding_box()
-        assert box["width"] > 300  # the label goes above: the track keeps the width
+        # drawn compact in the default height: the label in a narrow column beside its track, which
+        # keeps two-thirds of the width (drawn full, the label goes above it)
+        assert page.get_attribute("[data-testid=swimlanes]", "data-density") == "compact"
+        assert box["width"] > 0.6 * 390
         bg = section.evaluate("e => getComputedStyle(e).backgroundColor")
         assert bg != "rgb(251, 252, 253)"  # the dark panel, not the light one
         page.set_viewport_size({"width": 1400, "height": 844})

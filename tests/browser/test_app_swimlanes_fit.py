@@ -1,7 +1,8 @@
 """The swimlanes' default height in the workspace, in a real browser at 1280x800: main's track and
 the first sub-agents' show in the swimlanes' visible box without resizing (the tracks drawn
 compact while they do not all fit, their heads one line each), while the rows under them keep
-their 20 rows; dragged taller, the tracks are drawn full again."""
+their 20 rows; dragged taller, the tracks are drawn full again. On a phone (390x844) main and
+its first sub-agent show too, each label beside its track, over the first rows."""
 
 from __future__ import annotations
 
@@ -53,6 +54,20 @@ def test_main_and_the_first_sub_agents_show_over_twenty_rows(app) -> None:
     for head in app.page.locator("[data-testid=swimlane-track] .sl-head-cell").all():
         assert head.bounding_box()["height"] < 20
     assert app.page.evaluate(ROWS_IN_VIEW) >= 20
+
+
+def test_on_a_phone_main_and_its_first_sub_agent_show_beside_their_labels(app) -> None:
+    app.page.set_viewport_size({"width": 390, "height": 844})
+    app.open_files([str(f) for f in SESSION_FILES])
+    entries = shown(app)
+    assert [e[:2] for e in entries[:2]] == [["swimlane-track", "main"], ["swimlane-track", entries[1][1]]]
+    assert entries[0][2] and entries[1][2], entries  # wholly in sight without dragging
+    for track in app.page.locator("[data-testid=swimlane-track]").all()[:2]:
+        head = track.locator(".sl-head-cell").bounding_box()
+        lane = track.locator(".sl-lane").bounding_box()
+        assert head["x"] + head["width"] <= lane["x"] + 1 and head["height"] < 20  # beside, one line
+    assert app.page.evaluate(ROWS_IN_VIEW) >= 3
+    assert app.page.evaluate("document.documentElement.scrollWidth") <= 390
 
 
 @pytest.mark.skipif(not IDAHO.is_dir(), reason="the shared corpus' five-day session is not beside the checkout "

@@ -203,3 +203,17 @@ def test_a_missing_transcript_s_name_is_shown_not_obeyed(tmp_path: Path) -> None
     p = run("translate", "-f", "text", str(tmp_path / "s.jsonl"))
     assert b"\x1b" not in p.stdout and b"\x07" not in p.stdout
     assert len([line for line in rows(p) if "missing agent-x" in line]) == 1
+
+
+def test_following_says_which_sub_agent_transcripts_are_missing_as_a_finished_read_does() -> None:
+    """``--follow`` marks each call whose sub-agent's transcript the input lacks, once, on the
+    first row that can know it (a backlog is read in one look): the names a read of the finished
+    input gives."""
+    for target in (MAIN_FILE, SESSION):
+        followed = run("translate", "-f", "text", "--follow", "--idle-exit", "0.3", "--poll-interval", "0.05",
+                       str(target))
+        finished = run("translate", "-f", "text", str(target))
+        names = [MISSING.findall(line) for line in rows(followed)]
+        expected = [MISSING.findall(line) for line in rows(finished)]
+        assert sorted(n for found in names for n in found) == sorted(n for found in expected for n in found)
+        assert len([n for found in names for n in found]) >= 4

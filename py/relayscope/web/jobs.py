@@ -155,6 +155,11 @@ class Jobs:
         self.status(f"{label} ({ms / 1000:.2f} s)")
         self.set_state("done")
 
+    @property
+    def started(self) -> float:
+        """When the running job began (``time.perf_counter``)."""
+        return self._t_start
+
     def elapsed_ms(self) -> float:
         """Time since the running job began."""
         return (time.perf_counter() - self._t_start) * 1000

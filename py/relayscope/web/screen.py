@@ -2,6 +2,11 @@
 a re-run or a watch's first look (``present``), a big input's first rows while the rest is
 translated (``first_rows``), and nothing of the last input once an input is not text.
 
+``present`` draws the panels, the stepper, the filters, the rows and the selection, and hands
+the swimlanes' build to a task of its own that begins once the job is done (``<html
+data-app-state="done">``): the rows never wait for the agents' timeline, which says meanwhile
+that it is being built and, once drawn, sets ``<html data-lanes-ms>`` (swimlanes.py).
+
 Must not: translate or read input (loads.py), or decide what a panel shows (the controllers
 and panels.py do); it only calls them in order, a slice at a time.
 """
@@ -30,9 +35,13 @@ IDS: Final = ("workspace", "strategy", "type-filter", "lanes", "relay-count", "r
 
 
 class Lanes(Protocol):
-    """The swimlanes, drawn from the workspace (a job of their own, a slice at a time)."""
+    """The swimlanes, drawn from the workspace (a task of their own, a slice at a time)."""
 
-    async def show(self, ws: Workspace) -> None: ...
+    def building(self, ws: Workspace) -> None: ...
+
+    def stop(self) -> None: ...
+
+    async def show(self, ws: Workspace, began: float) -> None: ...
 
 
 class Screen:
@@ -65,7 +74,7 @@ class Screen:
         self.stepper.start()
         e["strategy"].value = ws.strategy
         self.filters.start()
-        await self.swimlanes.show(ws)
+        self.swimlanes.building(ws)
         panels.errors(e, ws.errors, ws.error_summary())
         panels.audit(e, ws.audit, ws.strategy, ws.format)
         legend.draw(e["fp-legend-box"], e["fp-legend-summary"], e["fp-legend"], ws.fp_legend())
@@ -77,6 +86,8 @@ class Screen:
         self.stepper.go(step, scroll=row is None)
         self.presented.emit()
         self.first_rows_done(run)
+        # after the job's end (the caller's, in this same turn): a task, so "done" comes first
+        self.jobs.spawn(self.swimlanes.show(ws, self.jobs.started))
         return True
 
     def first_rows(self, ws: Workspace, run: int) -> None:
@@ -107,6 +118,7 @@ class Screen:
     def clear(self) -> None:
         """An input that is not text: nothing of the previous one left on screen."""
         self.shown.ws = None
+        self.swimlanes.stop()
         self.timeline.clear()
         show(self.els["workspace"], False)
         self.chrome.show_skips(False)

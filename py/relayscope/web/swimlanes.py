@@ -24,6 +24,13 @@ shows only when it has something to show the rows do not (:func:`worth_showing`)
 side (more than one), or tool calls in wall-clock time (their durations). One lane in line order
 is the rows again, drawn as bars, and one more Tab stop on the way to them.
 
+They are built after the rest of an input is on screen and its job is done (screen.py): the rows
+do not wait for them. Meanwhile (``building``) nothing of the last input's timeline answers, the
+section says in words that it is being built (shown in its place when the input has lanes side by
+side, so that the rows do not move when it is ready) and carries ``data-building``; once drawn (or
+found not worth showing), ``<html data-lanes-ms>`` is the time from the job's start. A newer
+``building`` (another input, a re-run) or ``stop`` gives up a build still running at its next slice.
+
 Must not: draw (the page does), hold the page's zoom, or parse input beyond ``spans``.
 """
 
@@ -54,6 +61,7 @@ IDS: Final = ("swimlanes", "swimlanes-axis", "swimlanes-figures", "swimlanes-tra
               "swimlanes-fold-idle")
 PART_NUMBERS: Final = 60_000  # numbers per part (10,000 spans; 12,000 marks)
 PART_CHARS: Final = 1 << 20  # part text per message to the page
+BUILDING: Final = "Building the agents' timeline… the rows are ready meanwhile."
 LABELS_UP_TO: Final = 20_000  # spans in all: past this, a span's tooltip gives its name, not its key input
 
 
@@ -104,6 +112,7 @@ class Swimlanes:
         self.by_lane: dict[str, list[S.Span]] = {}  # each track's spans, for the row selected
         self.outlined: tuple[str, int] | None = None  # the span outlined on the page
         self.selected: int | None = None  # the row selected
+        self.builds = 0  # the newest build: an older one gives up at its next slice
 
     def wire(self, on: On) -> None:
         """What the reader picks and drags on the page's tracks comes as messages; the fold
@@ -114,19 +123,46 @@ class Swimlanes:
 
     # -- drawing the data ---------------------------------------------------------------------
 
-    async def show(self, ws: Workspace) -> None:
+    def building(self, ws: Workspace) -> None:
+        """Before ``ws``'s timeline is built: the last input's gone from the tracks (nothing of it
+        answers a click or a selection), and the section says in words that it is being built."""
+        self.builds += 1
+        section = self.els["swimlanes"]
+        self.tl, self.fold, self.xs, self.range = None, None, [], None
+        self.by_lane, self.outlined = {}, None
+        show(self.els["swimlanes-clear-range"], False)
+        document.documentElement.removeAttribute("data-lanes-ms")
+        section.setAttribute("data-building", "true")
+        clear(self.els["swimlanes-tracks"])
+        self.els["swimlanes-axis"].textContent = ""
+        self.els["swimlanes-axis"].removeAttribute("title")
+        # in the figures' line: the one line under the head that shows at any height (390 px: 3rem)
+        self._say_figures(BUILDING)
+        self.els["swimlanes-figures"].replaceChildren(h("span", BUILDING, attrs={
+            "data-testid": "swimlanes-building", "role": "status"}))
+        if len(ws.lanes) > 1:  # a track a lane: it will show, so it takes its place now
+            show(section)
+
+    def stop(self) -> None:
+        """No timeline to build any more (the input is not text): a build running gives up."""
+        self.builds += 1
+        self.els["swimlanes"].removeAttribute("data-building")
+
+    async def show(self, ws: Workspace, began: float) -> None:
         """The timeline of what ``ws`` shows, sent to the page's tracks: the tracks first, then
         their data in parts of about ``PART_CHARS`` with a pause between, so that no message the
-        page applies is big (a 600 MB run sends megabytes), then ``lanes-ready``."""
+        page applies is big (a 600 MB run sends megabytes), then ``lanes-ready``. Called after
+        :meth:`building`, once the rest of the input is on screen; ``began``: its job's start
+        (``time.perf_counter``), for ``<html data-lanes-ms>``."""
+        build = self.builds
         section = self.els["swimlanes"]
-        self.range = None
-        show(self.els["swimlanes-clear-range"], False)
+        await asyncio.sleep(0)  # what the job drew reaches the page before any of this work
 
         def stamps(file: str | None, line: int) -> float | None:
             stamp = ws.line_time(file, line)
             return S.parse(stamp) if stamp else None
-        began = time.perf_counter()
-        tl = await self._build(ws, stamps)
+        t0 = time.perf_counter()
+        tl = await self._build(ws, stamps, build)
         if tl is None:
             return  # another input came meanwhile: its own show() draws
         self.tl, self.xs = tl, S.positions(ws.relays, tl.axis, stamps)
@@ -135,6 +171,8 @@ class Swimlanes:
         clear(box)
         if not worth_showing(tl):
             show(section, False)
+            self._say_figures("")
+            self._built(began)
             return
         fig = S.figures(tl, ws.relays, stamps)
         spans: dict[str, list[S.Span]] = {}
@@ -149,9 +187,7 @@ class Swimlanes:
         order = newest.placed([(tr.id, tr.depth, tr.agent.seq if tr.agent and tr.agent.tool_id else None)
                                for tr in tl.tracks], newest.missing_agents(ws))
         box.append(*[elements[x] if isinstance(x, str) else _missing_card(x) for x in order])
-        figures_line = _figures_line(fig)
-        self.els["swimlanes-figures"].textContent = figures_line
-        self.els["swimlanes-figures"].setAttribute("title", figures_line)  # one line: it may end in an ellipsis
+        self._say_figures(_figures_line(fig))
         self._say_fold()
         self.version += 1
         PAGE.op(Op.LANES, {
@@ -162,16 +198,26 @@ class Swimlanes:
         for t in tracks:
             PAGE.op(Op.LANE_META, t.lane, t.spans_meta, t.marks_meta)
         # the worker's time for all of it: spans, figures, the data (bench/swimlanes_bench.py)
-        section.setAttribute("data-build-ms", f"{(time.perf_counter() - began) * 1000:.0f}")
-        if await self._send(ws, tracks):
+        section.setAttribute("data-build-ms", f"{(time.perf_counter() - t0) * 1000:.0f}")
+        if await self._send(tracks, build):
             show(section)
             PAGE.op(Op.LANES_READY)
+            self._built(began)
             self.outlined = None  # the page forgets its outline with its data: the selection's again
             self.follow(self.selected)
 
-    async def _build(self, ws: Workspace, stamps: S.Stamps) -> S.Timeline | None:
+    def _say_figures(self, line: str) -> None:
+        self.els["swimlanes-figures"].textContent = line
+        self.els["swimlanes-figures"].setAttribute("title", line)  # one line: it may end in an ellipsis
+
+    def _built(self, began: float) -> None:
+        """The build is over: the section says so, <html data-lanes-ms> says when."""
+        self.els["swimlanes"].removeAttribute("data-building")
+        document.documentElement.setAttribute("data-lanes-ms", f"{(time.perf_counter() - began) * 1000:.0f}")
+
+    async def _build(self, ws: Workspace, stamps: S.Stamps, build: int) -> S.Timeline | None:
         """The core's timeline of ``ws``, a slice at a time (the worker answers the reader
-        meanwhile); None if another input came meanwhile."""
+        meanwhile); None if a newer build began meanwhile."""
         steps = S.build_steps(ws.relays, stamps, _lost(ws.fates))
         while True:
             try:
@@ -179,7 +225,7 @@ class Swimlanes:
             except StopIteration as done:
                 return done.value  # type: ignore[no-any-return]
             await asyncio.sleep(0)
-            if self.shown.ws is not ws and self.shown.ws is not None:
+            if build != self.builds:
                 return None
 
     def _track(self, tr: S.Track, tl: S.Timeline, fig: dict[str, Any], spans: list[S.Span],
@@ -222,8 +268,8 @@ class Swimlanes:
                       "parts": -(-len(data) // PART_NUMBERS)},
                      {"texts": list(mnames), "n": len(mdata) // 5, "parts": -(-len(mdata) // PART_NUMBERS)})
 
-    async def _send(self, ws: Workspace, tracks: list[Track]) -> bool:
-        """The tracks' numbers, a part at a time; False if another input came meanwhile."""
+    async def _send(self, tracks: list[Track], build: int) -> bool:
+        """The tracks' numbers, a part at a time; False if a newer build began meanwhile."""
         written = 0
         for t in tracks:
             for stem, numbers in (("spans", t.spans), ("marks", t.marks)):
@@ -234,7 +280,7 @@ class Swimlanes:
                     if written >= PART_CHARS:  # this turn's ops go to the page as one message: end it
                         written = 0
                         await asyncio.sleep(0)
-                        if self.shown.ws is not ws and self.shown.ws is not None:
+                        if build != self.builds:
                             return False
         return True
 
