@@ -26,7 +26,7 @@ PYTHON_LOCK ?= $(shell for p in $(PYTHON) python3.13 python3.12 \
 
 help:
 	@echo "make serve   build the site and serve it at http://127.0.0.1:$(PORT)/ (PORT=...)"
-	@echo "make test    install what is needed, build the site, run pytest tests/ (unit + browser)"
+	@echo "make test    install what is needed, build the site, run the unit tests (2 processes), then the browser tests"
 	@echo "make site    fill static/vendor/ and update pyodide-lock.json"
 	@echo "make lint    ruff on everything, mypy --strict on py/relayscope (make test runs it first)"
 	@echo "make fuzz    the property tests, randomized, FUZZ_EXAMPLES=3000 examples each (long)"
@@ -84,8 +84,17 @@ lint: $(VENV)/.stamp
 	$(VPY) -m ruff check .
 	$(VPY) -m mypy
 
+# The unit tests on UNIT_WORKERS processes (pytest-xdist: they share no state, each takes its own
+# temp dirs and free ports; a file's tests stay on one worker, so a module's fixture, such as the
+# Phoenix server, starts once), then the browser tests in one process (each waits on Python booting
+# and working in Chromium: two at once on two cores would slow each other). Both always run; either
+# failing fails the target.
+UNIT_WORKERS ?= 2
 test: chromium lint site $(CCUSAGE_DIR)/node_modules/.stamp $(PHOENIX_DIR)/.venv/.stamp
-	$(VPY) -m pytest tests/
+	status=0; \
+	$(VPY) -m pytest -n $(UNIT_WORKERS) --dist loadfile tests/unit || status=$$?; \
+	$(VPY) -m pytest tests/browser || status=$$?; \
+	exit $$status
 
 # The property tests with random examples (make test runs them derandomized: the "ci" profile in
 # tests/conftest.py): the core's entry points, every command with hostile input (redact, export,

@@ -24,3 +24,14 @@ settings.register_profile("fuzz", derandomize=False, database=None, deadline=Non
                           max_examples=int(os.environ.get("FUZZ_EXAMPLES", "3000")),
                           suppress_health_check=_SLOW_OK, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# `make test` runs the unit tests on pytest-xdist's workers, which inherit the controller's C
+# environment, where GNU readline (loaded by the controller) has written COLUMNS=80 and LINES=24
+# when they were unset. The CLI sizes its tables by COLUMNS: a worker keeps only what the
+# controller's own environment had, so a test's output is the same on a worker as in a plain run.
+_TERMINAL = ("COLUMNS", "LINES")
+if "PYTEST_XDIST_WORKER" not in os.environ:
+    os.environ["RELAYSCOPE_TEST_TERMINAL"] = ",".join(k for k in _TERMINAL if k in os.environ)
+else:
+    for _name in set(_TERMINAL) - set(os.environ.get("RELAYSCOPE_TEST_TERMINAL", "").split(",")):
+        os.environ.pop(_name, None)

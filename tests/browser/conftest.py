@@ -162,12 +162,16 @@ def recorded_page(browser, log: RequestLog, **context_args):
     messages and page errors all land in `log`; every request goes through `log.route`."""
     context = browser.new_context(**context_args)
     context.route("**/*", log.route)
-    page = context.new_page()
+    return context, recorded(context.new_page(), log)
+
+
+def recorded(page, log: RequestLog):
+    """`page`, its requests, failures, console messages and page errors landing in `log`."""
     page.on("request", lambda r: log.requests.append(r))
     page.on("requestfailed", lambda r: log.failed.append(f"{r.failure} {r.url}"))
     page.on("console", lambda m: log.console.append(f"{m.type}: {m.text}"))
     page.on("pageerror", lambda e: log.console.append(f"pageerror: {e}"))
-    return context, page
+    return page
 
 
 # The field focused and the text selected in it: what Ctrl+C would copy.
@@ -227,17 +231,53 @@ def new_app_page(browser, site: Site, log: RequestLog, **context_args):
     return context, page
 
 
+# What the `app` pages' context forgets of the site's origin before each new page: all it stores
+# but Cache Storage, where the app keeps its boot snapshot (Chromium's Storage.clearDataForOrigin).
+FORGOTTEN = "cookies,file_systems,indexeddb,local_storage,service_workers,websql,shared_storage"
+
+
+class AppContext:
+    """The one browser context the `app` pages open in, one module's page at a time (requests
+    go through that page's log). The first page boots Python from scratch and keeps a snapshot of
+    the booted interpreter, as the app does on any first visit; every later page boots from it,
+    seconds sooner, as a returning visitor's does. Before each page the rest of the origin's
+    storage (local storage, IndexedDB, the origin-private files) is cleared: a module starts as a
+    returning visitor who left nothing behind. The boot from scratch is tested on fresh contexts
+    (test_boot.py, test_startup.py, the embeds), the snapshot itself in test_boot_snapshot.py."""
+
+    def __init__(self, browser) -> None:
+        self.context = browser.new_context(viewport={"width": 1400, "height": 900})
+        self.log = RequestLog()
+        self.context.route("**/*", lambda route: self.log.route(route))
+
+    def new_page(self, site: Site, log: RequestLog):
+        self.log = log
+        log.origin = origin(site.url)
+        page = self.context.new_page()
+        cdp = self.context.new_cdp_session(page)
+        cdp.send("Storage.clearDataForOrigin", {"origin": log.origin, "storageTypes": FORGOTTEN})
+        cdp.detach()
+        return recorded(page, log)
+
+
+@pytest.fixture(scope="session")
+def app_context(browser) -> Iterator[AppContext]:
+    shared = AppContext(browser)
+    yield shared
+    shared.context.close()
+
+
 @pytest.fixture(scope="module")
-def app(browser, site) -> Iterator[AppDriver]:
+def app(app_context: AppContext, site) -> Iterator[AppDriver]:
     """One booted app page shared by the tests of a module (booting Pyodide takes seconds);
     each test loads its own input. Tests that need a fresh page use `page`/`open_app`."""
     log = RequestLog()
-    context, page = new_app_page(browser, site, log, viewport={"width": 1400, "height": 900})
+    page = app_context.new_page(site, log)
     page.goto(site.url)
     page.wait_for_selector(SETTLED, state="attached", timeout=BOOT_TIMEOUT_MS)
     assert page.get_attribute("html", "data-app-state") == "ready", log.report()
     yield AppDriver(page, log, site)
-    context.close()
+    page.close()
 
 
 @pytest.fixture

@@ -63,6 +63,10 @@ def test_example_cards_speak_the_readers_language(app) -> None:
     assert "seeds/" not in text and "seeds" not in text.lower()
 
 
+def test_the_app_links_to_the_tour(app) -> None:
+    assert app.testid("tour-link").get_attribute("href") == "./static/tour.html"
+
+
 def test_compare_with_lineage_and_back_keeps_the_step(app) -> None:
     app.page.evaluate("document.getElementById('examples-box').open = true")
     app.page.click('[data-testid="example"][data-example="index-bug"]')

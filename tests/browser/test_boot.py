@@ -6,7 +6,11 @@ import hashlib
 import json
 import re
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
+from conftest import SETTLED, RequestLog, goto_settled, recorded_page
 
 ROOT = Path(__file__).resolve().parents[2]
 VENDOR = ROOT / "static" / "vendor"
@@ -23,8 +27,20 @@ def text(page, testid: str) -> str:
     return page.text_content(f'[data-testid="{testid}"]')
 
 
-def test_page_boots_offline_to_ready_and_shows_the_package_version(open_app, site) -> None:
-    page = open_app(site)
+@pytest.fixture(scope="module")
+def booted(browser, site) -> Iterator[tuple]:
+    """One page booted to "ready" in a fresh context, and its RequestLog: what the tests below
+    read of a boot (its requests, what it shows) is the same for each, so they share one boot.
+    Nothing here acts on it: a test that does (a fetch, a paste) boots its own page."""
+    log = RequestLog()
+    context, page = recorded_page(browser, log)
+    goto_settled(page, log, site.url, SETTLED, "ready")
+    yield page, log
+    context.close()
+
+
+def test_page_boots_offline_to_ready_and_shows_the_package_version(booted, site) -> None:
+    page, _ = booted
     assert text(page, "version") == package_version()
     assert text(page, "msgspec-version") == site.lock()["packages"]["msgspec"]["version"]
     assert page.is_editable('[data-testid="paste-input"]')
@@ -32,19 +48,19 @@ def test_page_boots_offline_to_ready_and_shows_the_package_version(open_app, sit
     assert page.evaluate("crossOriginIsolated") is False
 
 
-def test_the_page_talks_to_the_worker_through_messages_only_and_fills_its_selects_from_the_core(open_app, site) -> None:
+def test_the_page_talks_to_the_worker_through_messages_only_and_fills_its_selects_from_the_core(booted) -> None:
     """No global hooks between the page and the worker; the strategy selects hold the core's catalogue."""
     from relayscope.translator import STRATEGY_NAMES
 
-    page = open_app(site)
+    page, _ = booted
     assert page.evaluate("Object.keys(globalThis).filter((k) => k.startsWith('relayscope'))") == []
     for select in ("strategy", "embed-strategy"):
         options = page.eval_on_selector_all(f"#{select} option", "els => els.map((e) => e.value)")
         assert options == list(STRATEGY_NAMES), select
 
 
-def test_every_request_during_load_stays_on_the_page_origin(open_app, site, request_log) -> None:
-    open_app(site)
+def test_every_request_during_load_stays_on_the_page_origin(booted) -> None:
+    _, request_log = booted
     request_log.assert_same_origin()
     request_log.assert_all_succeeded()
 
@@ -56,9 +72,8 @@ def test_the_request_log_catches_a_request_to_another_origin(open_app, site, req
     assert request_log.blocked == ["https://cdn.jsdelivr.net/pyodide/"]
 
 
-def test_python_comes_from_the_top_level_lock_and_its_wheels(open_app, site, request_log) -> None:
-    open_app(site)
-    paths = request_log.paths()
+def test_python_comes_from_the_top_level_lock_and_its_wheels(booted, site) -> None:
+    paths = booted[1].paths()
     assert "pyodide-lock.json" in paths
     assert "static/vendor/pyodide/pyodide-lock.json" not in paths  # Pyodide's own lock: unused
     lock = site.lock()["packages"]
@@ -68,10 +83,9 @@ def test_python_comes_from_the_top_level_lock_and_its_wheels(open_app, site, req
     assert "py/relayscope/__init__.py" not in paths
 
 
-def test_vendor_holds_only_what_the_page_uses(open_app, site, request_log) -> None:
-    open_app(site)
+def test_vendor_holds_only_what_the_page_uses(booted, site) -> None:
     served = {p.relative_to(ROOT).as_posix() for p in VENDOR.rglob("*") if p.is_file()}
-    unused = served - set(request_log.paths())
+    unused = served - set(booted[1].paths())
     # PyScript and the lock beside Pyodide serve static/pyscript.html, not the app
     # (tests/browser/test_pyscript.py shows them used there).
     unused -= {p for p in served if p.startswith("static/vendor/pyscript/")}

@@ -1,5 +1,6 @@
 """The protocol tour (static/tour.html): text from its own origin, each point shown by a live
-embedded view that reaches "done" and shows what the text says."""
+embedded view that reaches "done" and shows what the text says. (The app's link to the tour is
+checked in test_app_links.py, on the page booted there.)"""
 
 from __future__ import annotations
 
@@ -16,43 +17,6 @@ EXPECT = {
     "real-streaming": "lineage",
     "gotchas": "index",
 }
-
-
-def test_the_tour_explains_the_protocol_with_live_views(browser, site) -> None:
-    log = RequestLog(origin=origin(site.url))
-    context, page = recorded_page(browser, log, viewport={"width": 1100, "height": 800})
-    try:
-        page.goto(site.url + "static/tour.html")
-        text = page.text_content("main")
-        for topic in ("one block", "message.id", "parent_tool_use_id", "--include-partial-messages",
-                      "stop_reason", "fingerprint", "lineage"):
-            assert topic in text, topic
-        assert page.locator('[data-testid="tour-app-link"]').get_attribute("href") == "../index.html"
-        frames = page.locator('iframe[data-testid="tour-embed"]')
-        assert [frames.nth(i).get_attribute("data-example") for i in range(frames.count())] == list(EXPECT)
-        for example, strategy in EXPECT.items():
-            here = frames.first  # the ones before it were removed
-            here.scroll_into_view_if_needed()  # the frames load lazily, as a reader scrolls
-            assert here.get_attribute("data-example") == example
-            frame = here.element_handle().content_frame()
-            frame.wait_for_selector(SETTLED_RUN, state="attached", timeout=BOOT_TIMEOUT_MS)
-            assert frame.get_attribute("html", "data-app-state") == "done", (example, log.report())
-            assert frame.get_attribute("html", "data-embed") == "1"
-            assert frame.eval_on_selector('[data-testid="strategy"]', "s => s.value") == strategy, example
-            assert frame.is_visible('[data-testid="open-full"]')
-            if example == "index-bug":
-                assert frame.text_content('[data-testid="step-position"]') == "4 / 6"
-                lost = frame.text_content('tr[data-strategy="index"] td[data-col="lost"]')
-                assert lost == "1"
-            here.evaluate("f => f.remove()")  # each frame runs its own Python: free it
-        log.assert_same_origin()
-        log.assert_all_succeeded()
-    finally:
-        context.close()
-
-
-def test_the_app_links_to_the_tour(app) -> None:
-    assert app.testid("tour-link").get_attribute("href") == "./static/tour.html"
 
 
 # -- each frame shows its section's point as it opens --------------------------------------
@@ -77,21 +41,39 @@ BOX = "e => { const r = e.getBoundingClientRect(); return {x: r.x, y: r.y, width
 BACKGROUND = {"light": "rgb(255, 255, 255)", "dark": "rgb(13, 17, 23)"}
 
 
+# Each width and scheme loads the tour once and boots each of its frames (a Python each): the
+# text, the links and every frame's state are checked on the same load as its view's layout.
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", [1280, 390])
-def test_each_tour_view_shows_its_point_as_it_opens(browser, site, width: int, scheme: str) -> None:
+def test_the_tour_explains_the_protocol_with_live_views_that_show_their_point_as_they_open(
+        browser, site, width: int, scheme: str) -> None:
     log = RequestLog(origin=origin(site.url))
     context, page = recorded_page(browser, log, viewport={"width": width, "height": 900}, color_scheme=scheme)
     try:
         page.goto(site.url + "static/tour.html")
         assert page.evaluate("getComputedStyle(document.body).backgroundColor") == BACKGROUND[scheme]
+        text = page.text_content("main")
+        for topic in ("one block", "message.id", "parent_tool_use_id", "--include-partial-messages",
+                      "stop_reason", "fingerprint", "lineage"):
+            assert topic in text, topic
+        assert page.locator('[data-testid="tour-app-link"]').get_attribute("href") == "../index.html"
+        assert page.locator('[data-testid="pyscript-link"]').get_attribute("href") == "./pyscript.html"
         frames = page.locator('iframe[data-testid="tour-embed"]')
+        assert [frames.nth(i).get_attribute("data-example") for i in range(frames.count())] == list(EXPECT)
+        assert list(POINTS) == list(EXPECT)
         for example, points in POINTS.items():
-            here = frames.first
-            here.scroll_into_view_if_needed()
+            here = frames.first  # the ones before it were removed
+            here.scroll_into_view_if_needed()  # the frames load lazily, as a reader scrolls
             assert here.get_attribute("data-example") == example
             frame = here.element_handle().content_frame()
             frame.wait_for_selector(SETTLED_RUN, state="attached", timeout=BOOT_TIMEOUT_MS)
+            assert frame.get_attribute("html", "data-app-state") == "done", (example, log.report())
+            assert frame.get_attribute("html", "data-embed") == "1"
+            assert frame.eval_on_selector('[data-testid="strategy"]', "s => s.value") == EXPECT[example], example
+            assert frame.is_visible('[data-testid="open-full"]')
+            if example == "index-bug":
+                assert frame.text_content('[data-testid="step-position"]') == "4 / 6"
+                assert frame.text_content('tr[data-strategy="index"] td[data-col="lost"]') == "1"
             assert frame.evaluate("getComputedStyle(document.body).backgroundColor") == BACKGROUND[scheme]
             view_w, view_h = frame.evaluate("[innerWidth, innerHeight]")
             assert frame.evaluate("document.scrollingElement.scrollWidth") <= view_w, example
@@ -102,18 +84,8 @@ def test_each_tour_view_shows_its_point_as_it_opens(browser, site, width: int, s
             if example in WORDS:
                 where, words = WORDS[example]
                 assert words in frame.text_content(where), example
-            here.evaluate("f => f.remove()")
+            here.evaluate("f => f.remove()")  # each frame runs its own Python: free it
         log.assert_same_origin()
-    finally:
-        context.close()
-
-
-def test_the_tour_links_to_the_pyscript_page(browser, site) -> None:
-    log = RequestLog(origin=origin(site.url))
-    context, page = recorded_page(browser, log)
-    try:
-        page.goto(site.url + "static/tour.html")
-        link = page.locator('[data-testid="pyscript-link"]')
-        assert link.get_attribute("href") == "./pyscript.html"
+        log.assert_all_succeeded()
     finally:
         context.close()
