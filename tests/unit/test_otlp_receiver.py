@@ -24,6 +24,8 @@ from _corpus import FIXTURE_SESSIONS, FIXTURE_STREAM_JSON
 ROOT = Path(__file__).resolve().parents[2]
 PHOENIX = ROOT / "tools" / "phoenix" / ".venv" / "bin" / "phoenix"
 SESSION = next(FIXTURE_SESSIONS.rglob("ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"))
+# another session with a sub-agent, followed: none of its spans is in the receiver before
+FOLLOWED = next(FIXTURE_SESSIONS.rglob("29ccd257-68b1-427f-ae5f-6524b7cb6f20.jsonl"))
 # another run, sent after a repeat as a barrier (its spans have other ids)
 LATER = FIXTURE_STREAM_JSON / "GuhyupLee__waifu-agent__tests__fixtures__claude-multiturn.jsonl"
 STARTUP = 120.0  # seconds; about 10 on this machine
@@ -83,12 +85,12 @@ def _export(*args: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run([sys.executable, "-m", "relayscope", "export", *args], capture_output=True, timeout=120)
 
 
-def _family(tmp_path: Path) -> Path:
+def _family(tmp_path: Path, session: Path = SESSION) -> Path:
     folder = tmp_path / "project"
-    (folder / SESSION.stem / "subagents").mkdir(parents=True)
-    (folder / SESSION.name).write_bytes(SESSION.read_bytes())
-    for p in sorted(SESSION.with_suffix("").glob("subagents/*")):
-        (folder / SESSION.stem / "subagents" / p.name).write_bytes(p.read_bytes())
+    (folder / session.stem / "subagents").mkdir(parents=True)
+    (folder / session.name).write_bytes(session.read_bytes())
+    for p in sorted(session.with_suffix("").glob("subagents/*")):
+        (folder / session.stem / "subagents" / p.name).write_bytes(p.read_bytes())
     return folder
 
 
@@ -139,7 +141,7 @@ def _seconds(stamp: str) -> float:
 
 
 def test_a_followed_session_lands_with_the_ids_of_the_finished_files(phoenix: str, tmp_path: Path) -> None:
-    folder = _family(tmp_path)
+    folder = _family(tmp_path, FOLLOWED)
     before = {s["context"]["span_id"] for s in _spans(phoenix, 0)}
     got = subprocess.run([sys.executable, "-m", "relayscope", "export", "--follow", "--idle-exit", "1",
                           "--poll-interval", "0.1", "--otlp-endpoint", phoenix, str(folder)],
@@ -147,6 +149,6 @@ def test_a_followed_session_lands_with_the_ids_of_the_finished_files(phoenix: st
     assert got.returncode == 0, got.stderr
     expected = json.loads(_export("--format", "otlp", str(folder)).stdout)
     ids = _ids(expected)
-    after = {s["context"]["span_id"] for s in _spans(phoenix, len(before | ids))}
-    assert ids <= after  # every span the finished files give arrived while following
-    assert after - before <= ids  # and nothing else: a re-sent run does not double
+    assert ids and not ids & before  # a session the receiver has not seen: only following can send it
+    after = {s["context"]["span_id"] for s in _spans(phoenix, len(before) + len(ids))}
+    assert after - before == ids  # every span the finished files give arrived while following, nothing else
