@@ -49,6 +49,7 @@ const DENSITIES = {
   full: { agentH: 8, rowH: 14, gap: 2, rows: MAX_ROWS, names: true },
   compact: { agentH: 6, rowH: 5, gap: 1, rows: 2, names: false },
 };
+const NARROW = matchMedia("(max-width: 640px)"); // swimlanes.css's narrow layout
 const FULL_HEAD_H = 30; // a full track's head: its label over its figures (px, swimlanes.css)
 const TRACK_CHROME = 7; // a full track's border and padding (px, swimlanes.css)
 // A sub-agent's spans are drawn at least this wide (px), from their true start, so that a short
@@ -202,7 +203,9 @@ function fitDensity() {
   const room = cs.maxHeight !== "none" ? parseFloat(cs.maxHeight) : tracksBox.clientHeight;
   if (!room) return; // folded, or not laid out yet
   const need = lanes.reduce((n, l) => n + Math.max(heightAt(DENSITIES.full, l.rowsUsed), FULL_HEAD_H) + TRACK_CHROME, 0);
-  const next = need <= room + 1 ? DENSITIES.full : DENSITIES.compact;
+  // a phone (swimlanes.css's narrow layout) keeps them compact at any height: drawn full there a
+  // label goes above its track and a missing sub-agent's card wraps, which this sum does not count
+  const next = need <= room + 1 && !NARROW.matches ? DENSITIES.full : DENSITIES.compact;
   section.dataset.density = next === DENSITIES.full ? "full" : "compact";
   if (next === geo) return;
   geo = next;

@@ -18,6 +18,7 @@
 //     previous run's).
 // Must not: parse markup, or wait for the worker (nothing here blocks on an answer).
 import { listenForDrops } from "./files.mjs";
+import "./grip.mjs";
 import { KEY_WHEN, MSG, OP, POST, WORK } from "./protocol.mjs";
 import * as split from "./split.mjs";
 import * as swimlanes from "./swimlanes.mjs";

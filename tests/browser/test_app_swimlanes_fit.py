@@ -2,7 +2,8 @@
 the first sub-agents' show in the swimlanes' visible box without resizing (the tracks drawn
 compact while they do not all fit, their heads one line each), while the rows under them keep
 their 20 rows; dragged taller, the tracks are drawn full again. On a phone (390x844) main and
-its first sub-agent show too, each label beside its track, over the first rows."""
+its first sub-agent show too, each label beside its track, over the first rows, and a handle a
+finger can drag (or the arrow keys move) sets the height there; a wide screen has the mouse's."""
 
 from __future__ import annotations
 
@@ -68,6 +69,43 @@ def test_on_a_phone_main_and_its_first_sub_agent_show_beside_their_labels(app) -
         assert head["x"] + head["width"] <= lane["x"] + 1 and head["height"] < 20  # beside, one line
     assert app.page.evaluate(ROWS_IN_VIEW) >= 3
     assert app.page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+TRACKS_H = "() => document.getElementById('swimlanes-tracks').clientHeight"
+
+
+def test_on_a_phone_the_handle_sets_the_height_by_drag_and_keys(app) -> None:
+    page = app.page
+    page.set_viewport_size({"width": 390, "height": 844})
+    try:
+        app.open_files([str(f) for f in SESSION_FILES])
+        shown(app)
+        section = page.locator("[data-testid=swimlanes]")
+        grip = app.testid("swimlanes-grip")
+        box = grip.bounding_box()
+        before, tracks = section.bounding_box()["height"], page.evaluate(TRACKS_H)
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        page.mouse.move(x, y)
+        page.mouse.down()
+        page.mouse.move(x, y + 75, steps=3)
+        page.mouse.move(x, y + 150, steps=3)
+        page.mouse.up()
+        assert abs(section.bounding_box()["height"] - (before + 150)) <= 2
+        assert page.evaluate(TRACKS_H) >= tracks + 145  # the tracks' box takes what was added
+        entries = shown(app)
+        assert all(inside for _, _, inside in entries[:5]), entries  # compact still: more of them in sight
+        assert section.get_attribute("data-density") == "compact"
+        assert int(grip.get_attribute("aria-valuenow")) > 0
+        taller = section.bounding_box()["height"]
+        grip.focus()
+        page.keyboard.press("ArrowUp")
+        assert abs(section.bounding_box()["height"] - (taller - 24)) <= 1
+        page.keyboard.press("Home")
+        assert section.bounding_box()["height"] <= 33  # the head alone
+        page.set_viewport_size({"width": 1280, "height": 800})
+        assert not grip.is_visible()  # a mouse has the CSS handle there
+    finally:
+        page.evaluate("() => { document.querySelector('[data-testid=swimlanes]').style.height = ''; }")
 
 
 @pytest.mark.skipif(not IDAHO.is_dir(), reason="the shared corpus' five-day session is not beside the checkout "
