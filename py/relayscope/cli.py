@@ -600,7 +600,7 @@ def redacted_lines(args: argparse.Namespace, lines: Iterable[bytes], live: bool 
     return lines if r is None else _redacted(r, lines, live)
 
 
-def _redacted(r: Redactor, lines: Iterable[bytes], live: bool = True) -> Iterator[bytes]:
+def _redacted(r: Redactor, lines: Iterable[bytes], live: bool) -> Iterator[bytes]:
     """A streamed block's lines come out together, when it ends. From a file the lines are
     redacted a batch ahead of the command's use: redacting and translating line by line in turn
     took 15% longer than the two one batch after the other (each pushes the other's code and data

@@ -5,6 +5,8 @@
 // (swimlanes.mjs watches their box: compact while they do not all fit, full once they do).
 // Must not: draw the tracks or keep the height anywhere but the section's style.
 
+import { onDrag } from "./drag.mjs";
+
 const MIN = 32; // px: the head alone
 const STEP = 24; // px a key moves the edge
 const MAX_SHARE = 0.75; // of the column, as the section's CSS max-height says
@@ -22,22 +24,13 @@ function set(px) {
 }
 
 if (grip && section) {
-  let from = null; // [pointer's y, section's height] when the drag began
-  grip.addEventListener("pointerdown", (event) => {
-    from = [event.clientY, section.getBoundingClientRect().height];
-    grip.setPointerCapture(event.pointerId);
-    grip.classList.add("dragging");
-    event.preventDefault();
+  let from = [0, 0]; // [pointer's y, section's height] when the drag began
+  onDrag(grip, {
+    start: (event) => {
+      from = [event.clientY, section.getBoundingClientRect().height];
+    },
+    move: (event) => set(from[1] + event.clientY - from[0]),
   });
-  grip.addEventListener("pointermove", (event) => {
-    if (from) set(from[1] + event.clientY - from[0]);
-  });
-  const end = () => {
-    from = null;
-    grip.classList.remove("dragging");
-  };
-  grip.addEventListener("pointerup", end);
-  grip.addEventListener("pointercancel", end);
   grip.addEventListener("keydown", (event) => {
     const now = section.getBoundingClientRect().height;
     const px = { ArrowDown: now + STEP, ArrowUp: now - STEP, Home: MIN, End: most() }[event.key];

@@ -6,6 +6,8 @@
 // a width, under them a height.
 // Must not: decide what the size means elsewhere (the worker clamps it and writes the address).
 
+import { onDrag } from "./drag.mjs";
+
 const MIN = 10;
 const MAX = 80;
 const STEP = 5;
@@ -41,26 +43,14 @@ function atPointer(event) {
 }
 
 if (resizer && panes) {
-  let dragging = false;
-  resizer.addEventListener("pointerdown", (event) => {
-    dragging = true;
-    resizer.setPointerCapture(event.pointerId);
-    resizer.classList.add("dragging");
-    event.preventDefault();
+  onDrag(resizer, {
+    move: (event) => show(atPointer(event)),
+    end: (event) => {
+      const pct = atPointer(event);
+      show(pct);
+      commit(pct);
+    },
   });
-  resizer.addEventListener("pointermove", (event) => {
-    if (dragging) show(atPointer(event));
-  });
-  const end = (event) => {
-    if (!dragging) return;
-    dragging = false;
-    resizer.classList.remove("dragging");
-    const pct = atPointer(event);
-    show(pct);
-    commit(pct);
-  };
-  resizer.addEventListener("pointerup", end);
-  resizer.addEventListener("pointercancel", end);
   resizer.addEventListener("keydown", (event) => {
     const grow = beside() ? "ArrowLeft" : "ArrowUp";
     const shrink = beside() ? "ArrowRight" : "ArrowDown";

@@ -136,10 +136,10 @@ class Swimlanes:
         clear(self.els["swimlanes-tracks"])
         self.els["swimlanes-axis"].textContent = ""
         self.els["swimlanes-axis"].removeAttribute("title")
-        # in the figures' line: the one line under the head that shows at any height (390 px: 3rem)
-        self._say_figures(BUILDING)
-        self.els["swimlanes-figures"].replaceChildren(h("span", BUILDING, attrs={
-            "data-testid": "swimlanes-building", "role": "status"}))
+        # in the figures' line: the one line under the head that shows at any height on a phone
+        figures = self.els["swimlanes-figures"]
+        figures.replaceChildren(h("span", BUILDING, attrs={"data-testid": "swimlanes-building", "role": "status"}))
+        figures.setAttribute("title", BUILDING)
         if len(ws.lanes) > 1:  # a track a lane: it will show, so it takes its place now
             show(section)
 
