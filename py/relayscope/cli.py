@@ -26,7 +26,6 @@ import contextlib
 import errno
 import functools
 import os
-import signal
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
@@ -47,7 +46,6 @@ from .inputs import (
     read_share,
     walk,
 )
-from .termsafe import json_safe, safe, safe_data
 
 # Each command imports the modules it needs when it runs, not here: a run of one command (and
 # ``--version``) then loads none of the others' modules (start-up was most of a short run).
@@ -63,6 +61,8 @@ if TYPE_CHECKING:
     from .textout import Names, RelayText
     from .trace import TraceStep
     from .verdict import LineCheck
+
+    Commands = argparse._SubParsersAction["Parser"]  # what add_subparsers gives
 
 OK: Final = 0
 INPUT_ERRORS: Final = 1
@@ -106,6 +106,8 @@ def _err(text: str) -> None:
     stream = sys.stderr
     if stream is None:
         return
+    from .termsafe import safe
+
     text = safe(shown(text))
     try:
         stream.write(text + "\n")
@@ -123,7 +125,13 @@ def json_out(data: bytes) -> bytes:
     """JSON as written: to a terminal, with what JSON allows raw but terminals obey escaped
     (``termsafe.json_safe``: the same JSON); to a file or a pipe, as encoded (which escapes every
     C0 control already), at no cost to a program reading it."""
-    return json_safe(data) if to_terminal() else data
+    return _terminal_safe(data) if to_terminal() else data
+
+
+def _terminal_safe(data: bytes) -> bytes:
+    from .termsafe import json_safe  # here: output to a file or a pipe never loads it
+
+    return json_safe(data)
 
 
 def to_terminal() -> bool:
@@ -241,7 +249,7 @@ class Writer(Held):
             except UnicodeEncodeError:
                 data = _encode_safe(relays)
             if self.terminal:
-                data = json_safe(data)
+                data = _terminal_safe(data)
         elif self.fmt == "json":
             parts = []
             for r in relays:
@@ -253,7 +261,7 @@ class Writer(Held):
                 self.count += 1
             data = b"".join(parts)
             if self.terminal:
-                data = json_safe(data)
+                data = _terminal_safe(data)
         else:
             if self.text is None:
                 from .textout import RelayText
@@ -383,6 +391,8 @@ def where_width(names: Names, files: list[str] | None) -> int:
     """The where column: the line (6), or ``file:line`` as wide as the longest name needs."""
     if not files:
         return 6
+    from .termsafe import safe
+
     return min(max(len(safe(names(f))) for f in files) + 6, 48)
 
 
@@ -989,6 +999,7 @@ def _audit_many(args: argparse.Namespace, items: list[Named]) -> int:
 
     from .audit import render
     from .multifile import audit_input
+    from .termsafe import safe
 
     files, problems = gather(items)
     files = redacted_files(args, files)
@@ -1131,6 +1142,8 @@ def _redact_share(args: argparse.Namespace, items: list[Named], r: Redactor) -> 
 
 
 def _list_findings(out: BinaryIO, r: Redactor) -> None:
+    from .termsafe import safe
+
     rows = [f"{'line':>6}  {'kind':<16} {'placeholder':<30} masked"]
     rows += [f"{f.line:>6}  {f.kind:<16} {f.placeholder:<30} {safe(f.masked)}" for f in r.findings]
     _write_some(out, ("\n".join(rows) + "\n").encode())
@@ -1372,6 +1385,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     from .export import run_figures
     from .export import stream as export_stream
     from .spans import render_figures
+    from .termsafe import safe, safe_data
 
     source, read = _source(args)
     failed = _unread(source, False)
@@ -1526,43 +1540,40 @@ def cmd_html(args: argparse.Namespace) -> int:
     return INPUT_ERRORS if failed else OK
 
 
-def build_parser() -> Parser:
-    p = Parser(
-        prog="relayscope",
-        description="Translate Claude Code stream-json, session transcripts and Arbiter fleet streams "
-        "into de-duplicated relay events, and explain every decision.",
-    )
-    p.add_argument("--version", action="version", version=f"relayscope {__version__}")
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+def _follow_options(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("--follow", action="store_true",
+                    help="keep reading FILE or DIR as it grows, like tail -f (Ctrl-C ends; exit 130)")
+    sp.add_argument("--idle-exit", type=float, metavar="SECONDS", default=None,
+                    help="with --follow: stop after SECONDS with nothing new")
+    sp.add_argument("--poll-interval", type=float, metavar="SECONDS", default=0.25,
+                    help="with --follow: how often to look for new bytes (default: 0.25)")
 
-    def follow_options(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("--follow", action="store_true",
-                        help="keep reading FILE or DIR as it grows, like tail -f (Ctrl-C ends; exit 130)")
-        sp.add_argument("--idle-exit", type=float, metavar="SECONDS", default=None,
-                        help="with --follow: stop after SECONDS with nothing new")
-        sp.add_argument("--poll-interval", type=float, metavar="SECONDS", default=0.25,
-                        help="with --follow: how often to look for new bytes (default: 0.25)")
 
-    def color_option(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("--color", choices=["auto", "always", "never"], default="auto",
-                        help="colour the text output: auto (default: on a terminal, unless NO_COLOR is set), "
-                        "always, never")
+def _color_option(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("--color", choices=["auto", "always", "never"], default="auto",
+                    help="colour the text output: auto (default: on a terminal, unless NO_COLOR is set), "
+                    "always, never")
 
-    def redact_option(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("--redact", action="store_true",
-                        help="replace secrets, e-mail addresses and home-folder user names in the input with "
-                        "[redacted:KIND:N] before anything else reads it (see: relayscope redact --help)")
 
-    def view_option(sp: argparse.ArgumentParser, text: str) -> None:
-        sp.add_argument("--view", action="append", metavar="KEY=VALUE", help=text)
+def _redact_option(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("--redact", action="store_true",
+                    help="replace secrets, e-mail addresses and home-folder user names in the input with "
+                    "[redacted:KIND:N] before anything else reads it (see: relayscope redact --help)")
 
-    def common(sp: argparse.ArgumentParser, strategy: bool = True) -> None:
-        if strategy:
-            later(sp.add_argument("-s", "--strategy", default="lineage", help="de-dup strategy (default: lineage)"),
-                  _strategies)
-        later(sp.add_argument("-i", "--input-format", default="auto",
-                              help="input format (default: detected from the first lines)"), _input_formats)
 
+def _view_option(sp: argparse.ArgumentParser, text: str) -> None:
+    sp.add_argument("--view", action="append", metavar="KEY=VALUE", help=text)
+
+
+def _common(sp: argparse.ArgumentParser, strategy: bool = True) -> None:
+    if strategy:
+        later(sp.add_argument("-s", "--strategy", default="lineage", help="de-dup strategy (default: lineage)"),
+              _strategies)
+    later(sp.add_argument("-i", "--input-format", default="auto",
+                          help="input format (default: detected from the first lines)"), _input_formats)
+
+
+def _translate_parser(sub: Commands) -> argparse.ArgumentParser:
     t = sub.add_parser("translate", help="relay events, NDJSON by default, streaming",
                        description="Translate input to relay events. Reads stdin for '-' or no file, "
                        "line by line, so `claude -p ... --output-format stream-json --verbose | relayscope "
@@ -1572,12 +1583,15 @@ def build_parser() -> Parser:
                    "a session's main file and its sub-agent files are translated together")
     t.add_argument("-f", "--format", choices=["ndjson", "json", "text"], default="ndjson",
                    help="output format (default: ndjson); text: aligned columns for people")
-    color_option(t)
-    redact_option(t)
-    common(t)
-    follow_options(t)
+    _color_option(t)
+    _redact_option(t)
+    _common(t)
+    _follow_options(t)
     t.set_defaults(run=cmd_translate)
+    return t
 
+
+def _trace_parser(sub: Commands) -> argparse.ArgumentParser:
     tr = sub.add_parser("trace", help="every input line's de-dup decision and each block's fate",
                         description="One row per input line: its lane (as the page labels it), kind, the "
                         "decision, the de-dup index before and after, the relays it emitted and why; under it, "
@@ -1593,12 +1607,15 @@ def build_parser() -> Parser:
     tr.add_argument("--json", action="store_true", help="JSON array instead of a table")
     tr.add_argument("--lane", metavar="LANE", default=None,
                     help="only the steps of one lane: its id (main, toolu_...), its label, or the label's start")
-    color_option(tr)
-    redact_option(tr)
-    common(tr)
-    follow_options(tr)
+    _color_option(tr)
+    _redact_option(tr)
+    _common(tr)
+    _follow_options(tr)
     tr.set_defaults(run=cmd_trace)
+    return tr
 
+
+def _audit_parser(sub: Commands) -> argparse.ArgumentParser:
     au = sub.add_parser("audit", help="compare the strategies on one transcript",
                         description="For each strategy: blocks emitted, lost and duplicated, against an "
                         "inventory of the transcript's content blocks built independently of any strategy. "
@@ -1613,10 +1630,13 @@ def build_parser() -> Parser:
     au.add_argument("file", nargs="+", metavar="FILE",
                     help="a transcript; or a session's files, or a directory: one audit per session")
     au.add_argument("--json", action="store_true", help="JSON instead of a table")
-    redact_option(au)
-    common(au, strategy=False)
+    _redact_option(au)
+    _common(au, strategy=False)
     au.set_defaults(run=cmd_audit)
+    return au
 
+
+def _redact_parser(sub: Commands) -> argparse.ArgumentParser:
     rd = sub.add_parser("redact", help="the input with secrets replaced, in its own format",
                         description="Replace provider API keys (Anthropic, OpenAI, AWS, GitHub, GitLab, Slack, "
                         "Google, Stripe), JWTs, private key blocks, password=/token=/.env-style assignments, "
@@ -1631,7 +1651,10 @@ def build_parser() -> Parser:
     rd.add_argument("--list", action="store_true",
                     help="list what would be replaced (line, kind, placeholder, a masked excerpt) instead")
     rd.set_defaults(run=cmd_redact)
+    return rd
 
+
+def _export_parser(sub: Commands) -> argparse.ArgumentParser:
     ex = sub.add_parser("export", help="the run as a trace: Chrome Trace Event Format or OTLP, to a file or a collector",
                         description="One span per agent (its spawning call to its result), per tool call "
                         "(tool_use to tool_result) and per model call (with its usage), on the input's timestamps "
@@ -1657,11 +1680,14 @@ def build_parser() -> Parser:
     ex.add_argument("--otlp-give-up", type=float, metavar="SECONDS", default=300.0,
                     help="with a collector that cannot be reached: stop retrying after SECONDS (default 300; "
                     "--follow never gives up)")
-    common(ex)
-    redact_option(ex)
-    follow_options(ex)
+    _common(ex)
+    _redact_option(ex)
+    _follow_options(ex)
     ex.set_defaults(run=cmd_export)
+    return ex
 
+
+def _stats_parser(sub: Commands) -> argparse.ArgumentParser:
     st = sub.add_parser("stats", help="where the time went, per lane and for the run",
                         description="Wall time (the main agent: its first record to its last; a sub-agent: its "
                         "spawning call to that call's result), cut into time in tool calls, waiting on the model and "
@@ -1670,9 +1696,13 @@ def build_parser() -> Parser:
                         "else lines). Memory as export's: one input a line at a time, a folder a session at a time.")
     st.add_argument("file", nargs="+", metavar="FILE", help="a transcript; or a session's files, or a directory")
     st.add_argument("--json", action="store_true", help="JSON instead of text")
-    common(st)
-    redact_option(st)
+    _common(st)
+    _redact_option(st)
     st.set_defaults(run=cmd_stats)
+    return st
+
+
+def _pack_parser(sub: Commands) -> argparse.ArgumentParser:
     pk = sub.add_parser("pack", help="one shareable file: every file of the input, compressed, with a view",
                         description="Write the input (files, folders, shareable files) as one shareable file: a zip "
                         "holding every file under its path relative to the others (a session's main file, its "
@@ -1682,10 +1712,14 @@ def build_parser() -> Parser:
     pk.add_argument("files", nargs="+", metavar="INPUT", help="files, folders or shareable files to pack")
     pk.add_argument("-o", "--output", metavar="FILE", required=True,
                     help=f"the shareable file to write (name it *{SHARE_SUFFIX}; - for stdout)")
-    view_option(pk, "the view the page opens it at, as in the page's address: strategy=index, step=40, row=12 "
+    _view_option(pk, "the view the page opens it at, as in the page's address: strategy=index, step=40, row=12 "
                 "(repeat; default: the view of a shareable file packed again)")
-    redact_option(pk)
+    _redact_option(pk)
     pk.set_defaults(run=cmd_pack)
+    return pk
+
+
+def _html_parser(sub: Commands) -> argparse.ArgumentParser:
     ht = sub.add_parser("html", help="a snapshot anyone can read: one self-contained HTML page",
                         description="Write the input as one HTML page that needs nothing else: the rows (each "
                         "relay in words, its whole content one click away), the swimlanes and the figures of "
@@ -1698,15 +1732,44 @@ def build_parser() -> Parser:
                           help="de-dup strategy (default: a shareable file's view, else lineage)"), _strategies)
     later(ht.add_argument("-i", "--input-format", default="auto",
                           help="input format (default: detected from the first lines)"), _input_formats)
-    view_option(ht, "row=N opens that row; strategy=NAME (as in the page's address; default: a shareable "
+    _view_option(ht, "row=N opens that row; strategy=NAME (as in the page's address; default: a shareable "
                 "file's view)")
     ht.add_argument("--detail-chars", type=int, metavar="N", default=None,
                     help="characters of each row's content kept (default: 20000 for an input up to 10 MB, "
                     "else 0); 0: the rows' one-line summaries only, so the page of a large input opens fast")
-    redact_option(ht)
+    _redact_option(ht)
     ht.set_defaults(run=cmd_html)
-    p.commands = {"translate": t, "trace": tr, "audit": au, "redact": rd, "export": ex, "stats": st, "pack": pk,
-                  "html": ht}
+    return ht
+
+
+
+# each command's parser, built only for a run of that command (or for the top level's help)
+_COMMANDS: Final[dict[str, Callable[[Commands], argparse.ArgumentParser]]] = {
+    "translate": _translate_parser,
+    "trace": _trace_parser,
+    "audit": _audit_parser,
+    "redact": _redact_parser,
+    "export": _export_parser,
+    "stats": _stats_parser,
+    "pack": _pack_parser,
+    "html": _html_parser,
+}
+
+
+def build_parser(argv: Sequence[str] | None = None) -> Parser:
+    p = Parser(
+        prog="relayscope",
+        description="Translate Claude Code stream-json, session transcripts and Arbiter fleet streams "
+        "into de-duplicated relay events, and explain every decision.",
+    )
+    p.add_argument("--version", action="version", version=f"relayscope {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    # a run of one command builds that command's parser alone (argparse's work for the others'
+    # options was a part of every run's start-up); anything else (help, no command, a wrong one)
+    # builds them all, as the top level's help and errors list them
+    named = argv[0] if argv else ""
+    chosen = {named: _COMMANDS[named]} if named in _COMMANDS else _COMMANDS
+    p.commands = {name: add(sub) for name, add in chosen.items()}
     return p
 
 
@@ -1762,7 +1825,7 @@ def _silence_stdout() -> None:
 def main(argv: list[str] | None = None) -> int:
     global _run
     _run = _Run()
-    parser = build_parser()
+    parser = build_parser(sys.argv[1:] if argv is None else argv)
     args, extra = parser.parse_known_args(argv)
     if extra:  # said with the command's own usage, not the top level's
         parser.commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
@@ -1788,6 +1851,8 @@ def main(argv: list[str] | None = None) -> int:
         _silence_stdout()
         return OK
     except KeyboardInterrupt:
+        import signal  # here: only an interrupted run needs it
+
         old = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the cleanup
         try:
             _close_output()

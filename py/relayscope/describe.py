@@ -21,7 +21,6 @@ Must not: do I/O, import anything above ``relay``, produce markup (renderers set
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -517,6 +516,8 @@ _SUMMARIES: Final = {
 
 def _diff(old: str, new: str, title: str = "") -> tuple[Hunk, ...]:
     """old -> new with difflib, numbered from 1 in each; a short edit whole, a long one as hunks."""
+    import difflib  # here: a one-line summary (translate -f text) diffs nothing
+
     a, b = _lines(old), _lines(new)
     context = CONTEXT if len(a) + len(b) > 60 else max(len(a), len(b), 1)
     hunks = []
