@@ -90,9 +90,10 @@ WEB_LAYERS: dict[str, int] = {
 # inputs: the shareable file's reader (zipfile, the redactor) only for bytes that start as a zip.
 # formats: a format's translator only when one is made (sniffing alone loads none); verdict: the
 # decoder of a line that is no JSON object, the SSE translator and the meta reader only when met
-# (``redact`` judges lines as the translators would without loading them).
+# (``redact`` judges lines as the translators would without loading them); describe: difflib only
+# when a diff is made (a one-line summary, all that ``translate -f text`` asks for, makes none).
 LATE_IMPORTS_ALLOWED = {"relayscope.web.main", "relayscope.cli", "relayscope.inputs", "relayscope.formats",
-                        "relayscope.verdict", "relayscope.web.exports"}
+                        "relayscope.verdict", "relayscope.web.exports", "relayscope.describe"}
 WEB = "relayscope.web"
 
 
