@@ -15,9 +15,10 @@ from relayscope import cli, fates, textout
 
 # only an interrupted run (signal), a terminal or a message on stderr (termsafe) need these
 NOT_IN_A_TRANSLATE = {"signal", "relayscope.termsafe"}
-# the text shows no block fates (fates and the audit under it) and no diffs (difflib)
+# the text shows no block fates (fates and the audit under it) and no diffs (difflib); the
+# details it does not show are Structs, not dataclasses
 NOT_IN_ITS_TEXT = {"relayscope.fates", "relayscope.audit", "relayscope._compact", "relayscope.subagents",
-                   "relayscope.usage", "hashlib", "difflib", "zlib", "array"}
+                   "relayscope.usage", "hashlib", "difflib", "zlib", "array", "dataclasses"}
 
 
 @pytest.mark.parametrize("path", [ONE_SESSION, ONE_TRANSCRIPT], ids=["stream-json", "session transcript"])
