@@ -1,5 +1,5 @@
 """Start-up of the command line as a user has it: `relayscope --version` and a one-session
-`translate`, against a bare `python -c pass`, as whole processes, in the same run.
+`translate` (NDJSON and `-f text`), against a bare `python -c pass`, as whole processes, in the same run.
 
 A regular install: a virtual environment under bench/out/startup-venv made once with pip (msgspec
 from PyPI), into which this checkout is installed anew on every run (pip compiles the bytecode,
@@ -66,11 +66,13 @@ def main() -> None:
         "python -c 'import msgspec'": [str(python), "-c", "import msgspec"],
         "relayscope --version": [str(command), "--version"],
         f"relayscope translate ({args.file.stat().st_size // 1000} KB)": [str(command), "translate", str(args.file)],
+        "relayscope translate -f text": [str(command), "translate", "-f", "text", str(args.file)],
     }
     if args.against is not None:
         _, other = install(args.against, VENV.with_name("startup-venv-against"))
         cases["against: relayscope --version"] = [str(other), "--version"]
         cases["against: relayscope translate"] = [str(other), "translate", str(args.file)]
+        cases["against: relayscope translate -f text"] = [str(other), "translate", "-f", "text", str(args.file)]
     for argv in cases.values():  # warm the file cache
         timed(argv, env)
     got: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
@@ -80,11 +82,11 @@ def main() -> None:
     base_cpu = statistics.median(c for c, _ in got["python -c pass"])
     base_wall = statistics.median(w for _, w in got["python -c pass"])
     print(f"whole processes, median of {args.runs} runs each, interleaved; Python {sys.version.split()[0]}")
-    print(f"{'':<36}{'CPU ms':>8}{'x pass':>8}{'wall ms':>9}{'x pass':>8}   CPU ms min-max")
+    print(f"{'':<42}{'CPU ms':>8}{'x pass':>8}{'wall ms':>9}{'x pass':>8}   CPU ms min-max")
     for name, runs in got.items():
         cpu = [c for c, _ in runs]
         wall = statistics.median(w for _, w in runs)
-        print(f"{name:<36}{statistics.median(cpu) * 1000:8.1f}{statistics.median(cpu) / base_cpu:8.2f}"
+        print(f"{name:<42}{statistics.median(cpu) * 1000:8.1f}{statistics.median(cpu) / base_cpu:8.2f}"
               f"{wall * 1000:9.1f}{wall / base_wall:8.2f}   {min(cpu) * 1000:.0f}-{max(cpu) * 1000:.0f}")
 
 

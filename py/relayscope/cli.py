@@ -21,18 +21,15 @@ No state between commands.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import errno
 import functools
 import os
-import signal
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, BinaryIO, Final
+from types import SimpleNamespace, TracebackType
+from typing import TYPE_CHECKING, Any, BinaryIO, Final, cast
 
-from . import __version__
 from .inputs import (
     STDIN,
     Input,
@@ -47,11 +44,12 @@ from .inputs import (
     read_share,
     walk,
 )
-from .termsafe import json_safe, safe, safe_data
 
 # Each command imports the modules it needs when it runs, not here: a run of one command (and
 # ``--version``) then loads none of the others' modules (start-up was most of a short run).
 if TYPE_CHECKING:
+    import argparse
+
     from . import relay as R
     from .drift import Drift, DriftReport
     from .emitter import Emitter
@@ -70,9 +68,6 @@ USAGE: Final = 2
 INTERNAL: Final = 70  # EX_SOFTWARE: a bug of ours, never "your input was bad"
 OUTPUT_FAILED: Final = 74  # EX_IOERR: stdout could not be written
 INTERRUPTED: Final = 130  # 128 + SIGINT, what shells report for Ctrl-C
-# sharefile.SUFFIX (test_cli_startup holds them equal), written here so that building the parser
-# loads no zip reader
-SHARE_SUFFIX: Final = ".relayscope.zip"
 
 
 class UsageError(Exception):
@@ -106,6 +101,8 @@ def _err(text: str) -> None:
     stream = sys.stderr
     if stream is None:
         return
+    from .termsafe import safe
+
     text = safe(shown(text))
     try:
         stream.write(text + "\n")
@@ -123,7 +120,13 @@ def json_out(data: bytes) -> bytes:
     """JSON as written: to a terminal, with what JSON allows raw but terminals obey escaped
     (``termsafe.json_safe``: the same JSON); to a file or a pipe, as encoded (which escapes every
     C0 control already), at no cost to a program reading it."""
-    return json_safe(data) if to_terminal() else data
+    return _terminal_safe(data) if to_terminal() else data
+
+
+def _terminal_safe(data: bytes) -> bytes:
+    from .termsafe import json_safe  # here: output to a file or a pipe never loads it
+
+    return json_safe(data)
 
 
 def to_terminal() -> bool:
@@ -241,7 +244,7 @@ class Writer(Held):
             except UnicodeEncodeError:
                 data = _encode_safe(relays)
             if self.terminal:
-                data = json_safe(data)
+                data = _terminal_safe(data)
         elif self.fmt == "json":
             parts = []
             for r in relays:
@@ -253,7 +256,7 @@ class Writer(Held):
                 self.count += 1
             data = b"".join(parts)
             if self.terminal:
-                data = json_safe(data)
+                data = _terminal_safe(data)
         else:
             if self.text is None:
                 from .textout import RelayText
@@ -383,6 +386,8 @@ def where_width(names: Names, files: list[str] | None) -> int:
     """The where column: the line (6), or ``file:line`` as wide as the longest name needs."""
     if not files:
         return 6
+    from .termsafe import safe
+
     return min(max(len(safe(names(f))) for f in files) + 6, 48)
 
 
@@ -989,6 +994,7 @@ def _audit_many(args: argparse.Namespace, items: list[Named]) -> int:
 
     from .audit import render
     from .multifile import audit_input
+    from .termsafe import safe
 
     files, problems = gather(items)
     files = redacted_files(args, files)
@@ -1131,6 +1137,8 @@ def _redact_share(args: argparse.Namespace, items: list[Named], r: Redactor) -> 
 
 
 def _list_findings(out: BinaryIO, r: Redactor) -> None:
+    from .termsafe import safe
+
     rows = [f"{'line':>6}  {'kind':<16} {'placeholder':<30} masked"]
     rows += [f"{f.line:>6}  {f.kind:<16} {f.placeholder:<30} {safe(f.masked)}" for f in r.findings]
     _write_some(out, ("\n".join(rows) + "\n").encode())
@@ -1143,73 +1151,6 @@ def _write_some(out: BinaryIO, data: bytes) -> None:
             out.flush()
     except OSError as exc:
         raise OutputError(exc) from exc
-
-
-class Parser(argparse.ArgumentParser):
-    commands: dict[str, argparse.ArgumentParser]
-
-    def _get_formatter(self) -> argparse.HelpFormatter:
-        # argparse's own asks shutil for the width (shutil imports bz2 and lzma: 3 ms of every
-        # run, for a formatter add_argument makes and throws away); the same width, read here
-        return self.formatter_class(prog=self.prog, width=_columns())  # type: ignore[call-arg]
-
-
-def _columns() -> int:
-    """The terminal's width as shutil.get_terminal_size() gives it (COLUMNS, else stdout's, else 80)."""
-    columns = os.environ.get("COLUMNS", "")
-    if columns.isdigit() and int(columns) > 0:
-        return int(columns)
-    try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
-    except (AttributeError, ValueError, OSError):
-        return 80
-
-
-class _Later(Sequence[str]):
-    """An option's choices, from a module read when argparse first looks at them (to check a value
-    given, or to print help): building the parser then loads no command's modules."""
-
-    def __init__(self, load: Callable[[], Sequence[str]]) -> None:
-        self._load = load
-        self._names: Sequence[str] | None = None
-
-    def _all(self) -> Sequence[str]:
-        if self._names is None:
-            self._names = self._load()
-        return self._names
-
-    def __getitem__(self, i: Any) -> Any:
-        return self._all()[i]
-
-    def __len__(self) -> int:
-        return len(self._all())
-
-    def __contains__(self, value: object) -> bool:
-        return value in self._all()
-
-
-def later(action: argparse.Action, load: Callable[[], Sequence[str]]) -> None:
-    """Give ``action`` choices read late (set after ``add_argument``, which formats them at once)."""
-    action.choices = _Later(load)
-
-
-def _strategies() -> list[str]:
-    from .translator import STRATEGIES
-
-    return list(STRATEGIES)
-
-
-def _input_formats() -> list[str]:
-    from .analysis import AUTO
-    from .formats import FORMATS
-
-    return [AUTO, *FORMATS]
-
-
-def _export_formats() -> list[str]:
-    from .export import FORMATS
-
-    return list(FORMATS)
 
 
 # -- the run as a trace (export), sent to a collector, and where its time went (stats) -------------
@@ -1372,6 +1313,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     from .export import run_figures
     from .export import stream as export_stream
     from .spans import render_figures
+    from .termsafe import safe, safe_data
 
     source, read = _source(args)
     failed = _unread(source, False)
@@ -1526,188 +1468,22 @@ def cmd_html(args: argparse.Namespace) -> int:
     return INPUT_ERRORS if failed else OK
 
 
-def build_parser() -> Parser:
-    p = Parser(
-        prog="relayscope",
-        description="Translate Claude Code stream-json, session transcripts and Arbiter fleet streams "
-        "into de-duplicated relay events, and explain every decision.",
-    )
-    p.add_argument("--version", action="version", version=f"relayscope {__version__}")
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+COMMANDS: Final[dict[str, Callable[[argparse.Namespace], int]]] = {
+    "translate": cmd_translate, "trace": cmd_trace, "audit": cmd_audit, "redact": cmd_redact, "export": cmd_export,
+    "stats": cmd_stats, "pack": cmd_pack, "html": cmd_html,
+}
 
-    def follow_options(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("--follow", action="store_true",
-                        help="keep reading FILE or DIR as it grows, like tail -f (Ctrl-C ends; exit 130)")
-        sp.add_argument("--idle-exit", type=float, metavar="SECONDS", default=None,
-                        help="with --follow: stop after SECONDS with nothing new")
-        sp.add_argument("--poll-interval", type=float, metavar="SECONDS", default=0.25,
-                        help="with --follow: how often to look for new bytes (default: 0.25)")
 
-    def color_option(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("--color", choices=["auto", "always", "never"], default="auto",
-                        help="colour the text output: auto (default: on a terminal, unless NO_COLOR is set), "
-                        "always, never")
-
-    def redact_option(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("--redact", action="store_true",
-                        help="replace secrets, e-mail addresses and home-folder user names in the input with "
-                        "[redacted:KIND:N] before anything else reads it (see: relayscope redact --help)")
-
-    def view_option(sp: argparse.ArgumentParser, text: str) -> None:
-        sp.add_argument("--view", action="append", metavar="KEY=VALUE", help=text)
-
-    def common(sp: argparse.ArgumentParser, strategy: bool = True) -> None:
-        if strategy:
-            later(sp.add_argument("-s", "--strategy", default="lineage", help="de-dup strategy (default: lineage)"),
-                  _strategies)
-        later(sp.add_argument("-i", "--input-format", default="auto",
-                              help="input format (default: detected from the first lines)"), _input_formats)
-
-    t = sub.add_parser("translate", help="relay events, NDJSON by default, streaming",
-                       description="Translate input to relay events. Reads stdin for '-' or no file, "
-                       "line by line, so `claude -p ... --output-format stream-json --verbose | relayscope "
-                       "translate -` works live.")
-    t.add_argument("files", nargs="*", metavar="FILE",
-                   help="input files, - for stdin, or a directory (a session or project folder): "
-                   "a session's main file and its sub-agent files are translated together")
-    t.add_argument("-f", "--format", choices=["ndjson", "json", "text"], default="ndjson",
-                   help="output format (default: ndjson); text: aligned columns for people")
-    color_option(t)
-    redact_option(t)
-    common(t)
-    follow_options(t)
-    t.set_defaults(run=cmd_translate)
-
-    tr = sub.add_parser("trace", help="every input line's de-dup decision and each block's fate",
-                        description="One row per input line: its lane (as the page labels it), kind, the "
-                        "decision, the de-dup index before and after, the relays it emitted and why; under it, "
-                        "each block of the line: emitted as #N, duplicate of #N, already streamed as #N, or "
-                        "lost (never emitted), in the words of the web page's step-through. One input is "
-                        "written as it is read; to name a duplicate's first emission at any distance it "
-                        "remembers a 16-byte digest of every content block (about 8 MB per 100 MB of "
-                        "real captures). Several files or a folder are read whole first.")
-    tr.add_argument("file", nargs="+", metavar="FILE",
-                    help="a transcript; or a session's files, or a directory, traced together")
-    tr.add_argument("-f", "--format", choices=["text", "json"], default="text",
-                    help="text (default): the table; json: a JSON array of the steps (as --json)")
-    tr.add_argument("--json", action="store_true", help="JSON array instead of a table")
-    tr.add_argument("--lane", metavar="LANE", default=None,
-                    help="only the steps of one lane: its id (main, toolu_...), its label, or the label's start")
-    color_option(tr)
-    redact_option(tr)
-    common(tr)
-    follow_options(tr)
-    tr.set_defaults(run=cmd_trace)
-
-    au = sub.add_parser("audit", help="compare the strategies on one transcript",
-                        description="For each strategy: blocks emitted, lost and duplicated, against an "
-                        "inventory of the transcript's content blocks built independently of any strategy. "
-                        "The whole run's count keeps about 60 bytes per content block (a digest, its line, "
-                        "which strategies emitted it, its words deflated: a lost block's words are its "
-                        "report), about 2.5 MB per 100 MB of real captures. A file over 128 MB named here is "
-                        "read once per strategy, each translator's bounded memory held alone (peak about 60 MB "
-                        "at 400 MB, about 1.15 times one pass's CPU time); a smaller file, a pipe, stdin or "
-                        "--redact is read once, every strategy at a time, and "
-                        "grows about 14 MB per 100 MB (41 MB at 100 MB, 83 MB at 400 MB). Several files or "
-                        "a folder are read whole first.")
-    au.add_argument("file", nargs="+", metavar="FILE",
-                    help="a transcript; or a session's files, or a directory: one audit per session")
-    au.add_argument("--json", action="store_true", help="JSON instead of a table")
-    redact_option(au)
-    common(au, strategy=False)
-    au.set_defaults(run=cmd_audit)
-
-    rd = sub.add_parser("redact", help="the input with secrets replaced, in its own format",
-                        description="Replace provider API keys (Anthropic, OpenAI, AWS, GitHub, GitLab, Slack, "
-                        "Google, Stripe), JWTs, private key blocks, password=/token=/.env-style assignments, "
-                        "credentials in URLs, e-mail addresses and the user name in home paths with "
-                        "[redacted:KIND:N] (the same secret, the same N). Only JSON string values change, "
-                        "never keys, ids, uuids, hashes or signatures: the redacted input translates and "
-                        "audits as the original does. A summary goes to stderr.")
-    rd.add_argument("files", nargs="*", metavar="FILE",
-                    help="input files, - for stdin (default), or a directory (with -o)")
-    rd.add_argument("-o", "--output", metavar="DIR", default=None,
-                    help="for several files or a folder: write each redacted file under DIR")
-    rd.add_argument("--list", action="store_true",
-                    help="list what would be replaced (line, kind, placeholder, a masked excerpt) instead")
-    rd.set_defaults(run=cmd_redact)
-
-    ex = sub.add_parser("export", help="the run as a trace: Chrome Trace Event Format or OTLP, to a file or a collector",
-                        description="One span per agent (its spawning call to its result), per tool call "
-                        "(tool_use to tool_result) and per model call (with its usage), on the input's timestamps "
-                        "(else its line order, placed from --untimed-start): chrome-trace opens in Perfetto UI, "
-                        "speedscope and the DevTools Performance panel, otlp in Jaeger, Tempo, Phoenix, Langfuse, "
-                        "MLflow. One input is read a line at a time (bounded memory: about 40 MB at 100 MB, 54 MB at "
-                        "400 MB); several files or a folder a session at a time, each session's files (main and "
-                        "sub-agents) whole to link them: about 4 MB of memory per MB of the largest session. See "
-                        "docs/exports.md.")
-    ex.add_argument("file", nargs="+", metavar="FILE", help="a transcript; or a session's files, or a directory")
-    later(ex.add_argument("--format", default=None, help="trace format written to stdout"), _export_formats)
-    ex.add_argument("--untimed-start", metavar="TIME", default=None,
-                    help="where a run without timestamps is placed (ISO 8601 or seconds since the epoch; "
-                    "default: the start of today, UTC; with --follow: now)")
-    ex.add_argument("--otlp-endpoint", metavar="URL", default=None,
-                    help="send the spans to this OTLP/HTTP collector instead (a URL without a path gets "
-                    "/v1/traces; default: OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, when --format is not given)")
-    ex.add_argument("--otlp-header", metavar="KEY=VALUE", action="append",
-                    help="a header for the collector, e.g. authorization=Bearer ... (repeatable; added to "
-                    "OTEL_EXPORTER_OTLP_HEADERS)")
-    ex.add_argument("--otlp-protocol", choices=["http/protobuf", "http/json"], default=None,
-                    help="default: OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf")
-    ex.add_argument("--otlp-give-up", type=float, metavar="SECONDS", default=300.0,
-                    help="with a collector that cannot be reached: stop retrying after SECONDS (default 300; "
-                    "--follow never gives up)")
-    common(ex)
-    redact_option(ex)
-    follow_options(ex)
-    ex.set_defaults(run=cmd_export)
-
-    st = sub.add_parser("stats", help="where the time went, per lane and for the run",
-                        description="Wall time (the main agent: its first record to its last; a sub-agent: its "
-                        "spawning call to that call's result), cut into time in tool calls, waiting on the model and "
-                        "idle (the rest: waiting on the user, gaps, a session left open), with the overlaps beside, "
-                        "time by tool and tokens, per lane and for the run (seconds where the input has timestamps, "
-                        "else lines). Memory as export's: one input a line at a time, a folder a session at a time.")
-    st.add_argument("file", nargs="+", metavar="FILE", help="a transcript; or a session's files, or a directory")
-    st.add_argument("--json", action="store_true", help="JSON instead of text")
-    common(st)
-    redact_option(st)
-    st.set_defaults(run=cmd_stats)
-    pk = sub.add_parser("pack", help="one shareable file: every file of the input, compressed, with a view",
-                        description="Write the input (files, folders, shareable files) as one shareable file: a zip "
-                        "holding every file under its path relative to the others (a session's main file, its "
-                        "sub-agent files and their meta files), and a manifest (each file's size and SHA-256, the "
-                        f"view the page opens it at). Every command reads it as it reads the folder. Name it "
-                        f"*{SHARE_SUFFIX}; the format is described in docs/share-format.md.")
-    pk.add_argument("files", nargs="+", metavar="INPUT", help="files, folders or shareable files to pack")
-    pk.add_argument("-o", "--output", metavar="FILE", required=True,
-                    help=f"the shareable file to write (name it *{SHARE_SUFFIX}; - for stdout)")
-    view_option(pk, "the view the page opens it at, as in the page's address: strategy=index, step=40, row=12 "
-                "(repeat; default: the view of a shareable file packed again)")
-    redact_option(pk)
-    pk.set_defaults(run=cmd_pack)
-    ht = sub.add_parser("html", help="a snapshot anyone can read: one self-contained HTML page",
-                        description="Write the input as one HTML page that needs nothing else: the rows (each "
-                        "relay in words, its whole content one click away), the swimlanes and the figures of "
-                        "each session. It runs no script and loads nothing (a strict Content-Security-Policy "
-                        "says so), so it opens offline in any browser and can be mailed or attached.")
-    ht.add_argument("files", nargs="+", metavar="INPUT",
-                    help="a transcript, a session's files, a folder or a shareable file")
-    ht.add_argument("-o", "--output", metavar="FILE", default=STDIN, help="the page to write (default: stdout)")
-    later(ht.add_argument("-s", "--strategy", default=None,
-                          help="de-dup strategy (default: a shareable file's view, else lineage)"), _strategies)
-    later(ht.add_argument("-i", "--input-format", default="auto",
-                          help="input format (default: detected from the first lines)"), _input_formats)
-    view_option(ht, "row=N opens that row; strategy=NAME (as in the page's address; default: a shareable "
-                "file's view)")
-    ht.add_argument("--detail-chars", type=int, metavar="N", default=None,
-                    help="characters of each row's content kept (default: 20000 for an input up to 10 MB, "
-                    "else 0); 0: the rows' one-line summaries only, so the page of a large input opens fast")
-    redact_option(ht)
-    ht.set_defaults(run=cmd_html)
-    p.commands = {"translate": t, "trace": tr, "audit": au, "redact": rd, "export": ex, "stats": st, "pack": pk,
-                  "html": ht}
-    return p
+def _plain_translate(argv: Sequence[str]) -> argparse.Namespace | None:
+    """``translate FILE...`` with no option, the commonest run, as argparse would read it, without
+    argparse (its import, gettext's and the parser's building were a tenth of a short translate);
+    None for anything else, which argparse reads. Its defaults are the parser's
+    (``cliargs._translate_parser``; test_startup_imports holds the two equal)."""
+    if argv[:1] != ["translate"] or any(a.startswith("-") and a != "-" for a in argv[1:]):
+        return None
+    args = SimpleNamespace(command="translate", files=list(argv[1:]), format="ndjson", color="auto", redact=False,
+                           strategy="lineage", input_format="auto", follow=False, idle_exit=None, poll_interval=0.25)
+    return cast("argparse.Namespace", args)
 
 
 def _crash_site(tb: TracebackType | None) -> tuple[str | None, int]:
@@ -1762,14 +1538,18 @@ def _silence_stdout() -> None:
 def main(argv: list[str] | None = None) -> int:
     global _run
     _run = _Run()
-    parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
-    if extra:  # said with the command's own usage, not the top level's
-        parser.commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
+    argv = sys.argv[1:] if argv is None else argv
+    args = _plain_translate(argv)
+    if args is None:
+        from .cliargs import build_parser
+
+        parser = build_parser(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # said with the command's own usage, not the top level's
+            parser.commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         redactor_of(args)  # before anything is named: names and messages are redacted too
-        code: int = args.run(args)
-        return code
+        return COMMANDS[args.command](args)
     except UsageError as exc:
         if _run.writer is not None and _run.writer.count:
             _close_output()  # an array was begun: end it; else a usage error prints nothing
@@ -1788,6 +1568,8 @@ def main(argv: list[str] | None = None) -> int:
         _silence_stdout()
         return OK
     except KeyboardInterrupt:
+        import signal  # here: only an interrupted run needs it
+
         old = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the cleanup
         try:
             _close_output()

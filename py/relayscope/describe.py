@@ -3,8 +3,10 @@
 A ``tool_use`` relay (and its paired ``tool_result``, when the caller knows it) becomes
 * a one-line summary: ``Edit src/app.py: 3 lines → 5``, ``Bash: npm test → exit 1``,
   ``Read src/app.py:10-40``, ``Grep 'foo' in src/ → 12 files``; and
-* a structured detail: frozen dataclasses of plain values (a diff's hunks are tuples of
+* a structured detail: frozen Structs of plain values (a diff's hunks are tuples of
   ``DiffLine(kind, old, new, text)``), for the web page's detail view or any other renderer.
+  (Structs, not dataclasses: ``dataclasses``, the ``inspect`` it imports and a class made by
+  ``exec`` for each record were a fifth of a short ``translate -f text``.)
 
 Assistant text becomes ``Segment`` s: prose and fenced code blocks, with every newline kept.
 
@@ -21,10 +23,8 @@ Must not: do I/O, import anything above ``relay``, produce markup (renderers set
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
 
 import msgspec
@@ -71,14 +71,12 @@ class DiffLine(NamedTuple):
     text: str  # the line without its newline, whitespace as it is
 
 
-@dataclass(frozen=True, slots=True)
-class Hunk:
+class Hunk(msgspec.Struct, frozen=True):
     header: str  # "@@ -6,10 +6,10 @@", or the edit's title ("edit 2 of 3")
     lines: tuple[DiffLine, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class FileDiff:
+class FileDiff(msgspec.Struct, frozen=True):
     """Edit, MultiEdit, Write: the change to one file."""
 
     tool: str
@@ -90,15 +88,13 @@ class FileDiff:
     notes: tuple[str, ...] = ()  # "replace all", "new file", "error: ...", "N more lines not shown"
 
 
-@dataclass(frozen=True, slots=True)
-class Output:
+class Output(msgspec.Struct, frozen=True):
     label: str  # "output", "stdout", "stderr"
     head: tuple[str, ...]
     lines: int  # how many in all
 
 
-@dataclass(frozen=True, slots=True)
-class Command:
+class Command(msgspec.Struct, frozen=True):
     """Bash: the command, what it was for, how it ended, the output's head."""
 
     command: str
@@ -108,8 +104,7 @@ class Command:
     facts: tuple[tuple[str, str], ...] = ()  # ("timeout", "120000 ms"), ("run in background", "yes")
 
 
-@dataclass(frozen=True, slots=True)
-class Facts:
+class Facts(msgspec.Struct, frozen=True):
     """Read, Glob, Grep, WebFetch, WebSearch: what was asked, and how much came back."""
 
     tool: str
@@ -118,20 +113,17 @@ class Facts:
     outputs: tuple[Output, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Todo:
+class Todo(msgspec.Struct, frozen=True):
     content: str
     status: str  # as given: "pending", "in_progress", "completed", or anything else
     active_form: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class Todos:
+class Todos(msgspec.Struct, frozen=True):
     items: tuple[Todo, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Spawn:
+class Spawn(msgspec.Struct, frozen=True):
     """Task / Agent: the sub-agent it started; ``lane`` is the call's id, the id of the lane it opens."""
 
     tool: str
@@ -147,8 +139,7 @@ class Spawn:
 Detail = FileDiff | Command | Facts | Todos | Spawn
 
 
-@dataclass(frozen=True, slots=True)
-class Segment:
+class Segment(msgspec.Struct, frozen=True):
     kind: str  # "text" or "code"
     text: str  # newlines kept; a code block without its fences
     lang: str = ""
@@ -517,6 +508,8 @@ _SUMMARIES: Final = {
 
 def _diff(old: str, new: str, title: str = "") -> tuple[Hunk, ...]:
     """old -> new with difflib, numbered from 1 in each; a short edit whole, a long one as hunks."""
+    import difflib  # here: a one-line summary (translate -f text) diffs nothing
+
     a, b = _lines(old), _lines(new)
     context = CONTEXT if len(a) + len(b) > 60 else max(len(a), len(b), 1)
     hunks = []

@@ -22,8 +22,6 @@ Arbiter SSE streams have another vocabulary and get no report. No I/O; bad lines
 translator reports them). Must not import anything but ``wire``, ``meaning`` and the package root.
 """
 
-from __future__ import annotations
-
 from collections import Counter
 from typing import Any, Final
 

@@ -28,8 +28,6 @@ run's events into its lanes. ``checkpoint`` / ``restore`` give and take all of i
 step-through restarts translations from checkpoints).
 """
 
-from __future__ import annotations
-
 import operator
 from collections.abc import Mapping
 from typing import Any, Final

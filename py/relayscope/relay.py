@@ -10,8 +10,10 @@ left out while they hold it.
 This module holds data definitions only (no state); it imports nothing else from relayscope.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations``: msgspec evaluates a Struct's string annotations (a
+# compile and an eval per field) when a decoder of it is made at import; real ones cost nothing.
 
+import functools
 from typing import Any, ClassVar, Final, get_args
 
 import msgspec
@@ -239,7 +241,6 @@ AnyRelay = (
 RELAY_TYPES: Final[dict[str, type[Relay]]] = {cls.type: cls for cls in get_args(AnyRelay)}
 
 _encoder: Final = msgspec.json.Encoder()
-_decoder: Final = msgspec.json.Decoder(AnyRelay)
 
 
 def encode_ndjson(relays: list[Relay]) -> bytes:
@@ -249,7 +250,14 @@ def encode_ndjson(relays: list[Relay]) -> bytes:
 
 def decode_relay(data: bytes | str) -> Relay:
     """One relay back from its JSON form (for consumers and tests)."""
-    return _decoder.decode(data)  # type: ignore[no-any-return]
+    return _decoder().decode(data)  # type: ignore[no-any-return]
+
+
+@functools.cache
+def _decoder() -> msgspec.json.Decoder[Any]:
+    """Made when first asked for: a translate decodes no relays (the decoder of every relay type
+    was a tenth of the core's import)."""
+    return msgspec.json.Decoder(AnyRelay)
 
 
 def to_dict(relay: Relay) -> dict[str, Any]:

@@ -28,16 +28,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from . import relay as R
 from . import trace as T
 from ._bounded import RecentMap
-from .fates import LOST, BlockFate
 from .lanes import MAIN, SPAWN_TOOLS, Lane, lane_label
 from .meaning import call_of, is_error
 from .present import clip, summary
 from .termsafe import safe
+
+if TYPE_CHECKING:
+    from .fates import BlockFate
 
 SEP: Final = "  "
 LANE_WIDTH: Final = 22
@@ -58,7 +60,10 @@ TYPE_COLOURS: Final = {
     "thinking_delta": _DIM, "usage": _DIM, "system": _DIM, "passthrough": _DIM, "session_meta": _DIM,
     "lane_start": _BOLD, "lane_end": _DIM, "turn_complete": _BOLD,
 }
-FATE_COLOURS: Final = {LOST: _RED + ";" + _BOLD, "duplicate": _YELLOW, "streamed": _DIM, "emitted": _GREEN}
+# a block's fate, in ``fates``' words (test_cli_text holds them equal), and its colour: written here
+# so that a translate's text, which shows no fates, loads neither ``fates`` nor the audit under it
+_LOST: Final = "lost"
+FATE_COLOURS: Final = {_LOST: _RED + ";" + _BOLD, "duplicate": _YELLOW, "streamed": _DIM, "emitted": _GREEN}
 
 
 def paint(text: str, sgr: str, color: bool) -> str:
@@ -278,7 +283,7 @@ class TraceText(Layout):
         label, lane_sgr = self.lane(s.lane)
         state = _state(s.before, s.after)
         decision = T.DECISION_LABELS.get(s.decision, s.decision)
-        lost = any(f.fate == LOST for f in fates or ())
+        lost = any(f.fate == _LOST for f in fates or ())
         if lost:
             decision = "lost a block" if s.decision != T.EMIT else decision
         used = self.where + self.lane_width + self.FIXED

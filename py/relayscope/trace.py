@@ -9,8 +9,6 @@ and ``relayscope trace`` are built on it.
 Data only, plus formatting: no state of its own. It imports no other relayscope module.
 """
 
-from __future__ import annotations
-
 from typing import Any, Final
 
 import msgspec

@@ -27,8 +27,6 @@ other relayscope module. No state: every line is decoded on its own (``split_lin
 ``iter_lines`` cut text into the lines it decodes).
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Iterator
 from types import UnionType

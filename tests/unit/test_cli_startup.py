@@ -96,6 +96,6 @@ def test_version_answered_before_the_cli_loads_says_what_argparse_says(capsys: p
 
 
 def test_the_parser_names_the_shareable_files_suffix_sharefile_uses() -> None:
-    from relayscope import cli, sharefile
+    from relayscope import cliargs, sharefile
 
-    assert cli.SHARE_SUFFIX == sharefile.SUFFIX
+    assert cliargs.SHARE_SUFFIX == sharefile.SUFFIX

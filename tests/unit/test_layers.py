@@ -57,6 +57,7 @@ LAYERS: dict[str, int] = {
     "relayscope.export": 5,  # spans as Chrome Trace Event Format / OTLP JSON; translates via multifile
     "relayscope.snapshot": 5,  # the run as one self-contained HTML page: rows (describe), swimlanes (export, folds)
     "relayscope.cli": 6,
+    "relayscope.cliargs": 6,  # the command line's parser
     "relayscope.inputs": 6,  # the command line's file reading: I/O, so nothing in the core may use it
     "relayscope.follow": 6,  # --follow's polling: I/O, like inputs
     "relayscope.otlp": 6,  # spans to a collector over HTTP: I/O
@@ -86,13 +87,16 @@ WEB_LAYERS: dict[str, int] = {
 # Imports inside functions, on purpose: web/main.py imports the package only once Pyodide has
 # loaded it (a broken wheel must still end in "error"), and `js` / pyodide.ffi, which exist only
 # there. cli: each command imports the modules it needs when it runs, so that a run of one command
-# (or `--version`) loads none of the others' (start-up is most of a short run; test_cli_startup);
+# (or `--version`) loads none of the others' (start-up is most of a short run; test_cli_startup),
+# and argparse's parser (cliargs) only for a run that is not a plain translate; cliargs: an
+# option's choices from their module only when argparse first looks at them;
 # inputs: the shareable file's reader (zipfile, the redactor) only for bytes that start as a zip.
 # formats: a format's translator only when one is made (sniffing alone loads none); verdict: the
 # decoder of a line that is no JSON object, the SSE translator and the meta reader only when met
-# (``redact`` judges lines as the translators would without loading them).
-LATE_IMPORTS_ALLOWED = {"relayscope.web.main", "relayscope.cli", "relayscope.inputs", "relayscope.formats",
-                        "relayscope.verdict", "relayscope.web.exports"}
+# (``redact`` judges lines as the translators would without loading them); describe: difflib only
+# when a diff is made (a one-line summary, all that ``translate -f text`` asks for, makes none).
+LATE_IMPORTS_ALLOWED = {"relayscope.web.main", "relayscope.cli", "relayscope.cliargs", "relayscope.inputs",
+                        "relayscope.formats", "relayscope.verdict", "relayscope.web.exports", "relayscope.describe"}
 WEB = "relayscope.web"
 
 

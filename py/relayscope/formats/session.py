@@ -65,8 +65,6 @@ No I/O here: callers pass file contents. Bad input never raises; it becomes ``er
 Must not import anything above the format layer (``analysis``, ``audit``, ``multifile``).
 """
 
-from __future__ import annotations
-
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
