@@ -173,8 +173,12 @@ class Swimlanes:
         tl = await self._steps(S.build_steps(ws.relays, stamps, _lost(ws.fates)), clock, "timeline", build)
         if tl is None:
             return  # another input came meanwhile: its own show() draws
+        if await self._hand_back(clock, "timeline", build):
+            return
         self.tl, self.xs = tl, S.positions(ws.relays, tl.axis, stamps)
-        self.fold = F.of_run(tl, ws.relays, stamps)
+        if await self._hand_back(clock, "positions", build):
+            return
+        self.fold = F.of_run(tl, ws.relays, stamps, xs=self.xs)
         clock.lap("positions")
         if await self._hand_back(clock, "positions", build):
             return
