@@ -542,9 +542,9 @@ class LineageDedup(Strategy):
     def turn_end(self, step: T.TraceStep) -> None:
         # A run is over: its messages and ids cannot come back (the next run has new ones).
         step.before = len(self.msgs)
-        self.msgs.clear()
-        self.tool_ids.clear()
-        self.result_ids.clear()
+        for held in (self.msgs, self.tool_ids, self.result_ids):
+            if held:  # a run's init after its result: cleared already, without the Python call
+                held.clear()
         self.streaming.clear()
         step.after, step.reset = 0, T.TURN_END
 
@@ -823,9 +823,9 @@ class Translator(Emitter):
     # -- entry points -------------------------------------------------------------------
 
     def feed_line(self, text: str | bytes) -> list[R.Relay]:
-        self.lines += 1
+        self.lines = line = self.lines + 1
         d = self.drift
-        return self.feed(decode_line(text, self.lines) if d is None else d.decode(text, self.lines, self.file))
+        return self.feed(decode_line(text, line) if d is None else d.decode(text, line, self.file))
 
     def feed(self, frame: Frame) -> list[R.Relay]:
         line, kind, ev = frame.line, frame.kind, frame.event
