@@ -24,10 +24,13 @@ and repeated up to --mb megabytes, written once to bench/out/. Measured in the s
              draws them before `done` counts `done`), then a re-run
              with the 'none' strategy, a text filter over every row, then (--audit) the audit
              of every strategy.
---against DIR (a `make dist` folder of another build) loads the same file in that build too, in
-the same rounds (each run divided by a CLI run just before it), and prints its line beside this
-build's: a before and after in one run, on a machine whose speed drifts (with --first-rows too: each
-load in a browser of its own, so that each renderer's peak is its own).
+--against DIR (a `make dist` folder of another build; given again for more builds) loads the same
+file in that build too, in the same rounds (each run divided by a CLI run just before it), and
+prints its line beside this build's: a before and after in one run, on a machine whose speed drifts
+(with --first-rows too: each load in a browser of its own, so that each renderer's peak is its own).
+The swimlanes' own account of their build (<html data-lanes-parts>: the timeline, the tracks,
+sending them, the hand-backs, the cycle collector's share, the longest slice) is printed where the
+build gives one.
 With --first-rows SIZES (MB, comma-separated), only the load, per size: the file chosen to its
 first screen of rows (<html data-first-rows-ms> appears: drawn while the rest is translated) and
 to done and to the swimlanes drawn, each as a ratio to the CLI run just before it on the same file.
@@ -47,6 +50,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -171,6 +175,17 @@ def lanes_drawn(page, timeout: float) -> float:
     return page.evaluate("(window.__lanesAt ?? window.__doneAt) - window.__changed")
 
 
+def account(page, attr: str) -> dict[str, float]:
+    """The page's own account of a part of its time (``read=12 translate=700 ...``, ms) as a dict."""
+    return {k: float(v) for k, v in (p.split("=") for p in (page.get_attribute("html", attr) or "").split())}
+
+
+def medians(runs: list[dict[str, Any]], key: str) -> str:
+    """Each part of the runs' accounts ``key``, its median over the runs."""
+    names = dict.fromkeys(k for r in runs for k in r[key])
+    return ", ".join(f"{k} {statistics.median(r[key].get(k, 0.0) for r in runs):.0f}" for k in names) or "none"
+
+
 def browser_run(browser, url: str, path: Path, audit: bool) -> dict[str, float]:
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     try:
@@ -192,8 +207,8 @@ def browser_run(browser, url: str, path: Path, audit: bool) -> dict[str, float]:
             "analysis": float(page.get_attribute("html", "data-analysis-ms")),
             "relays": int(page.text_content('[data-testid="relay-count"]')),
             "slice": float(page.get_attribute("html", "data-longest-slice-ms")),
-            "parts": {k: float(v) for k, v in (p.split("=") for p in
-                                               (page.get_attribute("html", "data-analysis-parts") or "").split())},
+            "parts": account(page, "data-analysis-parts"),
+            "lanes_parts": account(page, "data-lanes-parts"),
         }
         page.select_option('[data-testid="strategy"]', "none")
         page.wait_for_selector("html[data-app-state=done]", state="attached", timeout=600_000)
@@ -245,7 +260,9 @@ def first_rows_run(browser, url: str, path: Path) -> dict[str, float]:
                 "done": page.evaluate("window.__doneAt - window.__changed"),
                 "lanes": lanes_drawn(page, 1_800_000),
                 "first_attr": float(page.get_attribute("html", "data-first-rows-ms")),
-                "peak_mb": renderer_peak_mb()}
+                "peak_mb": renderer_peak_mb(),
+                "parts": page.get_attribute("html", "data-analysis-parts") or "",
+                "lanes_parts": page.get_attribute("html", "data-lanes-parts") or ""}
     finally:
         context.close()
 
@@ -277,15 +294,14 @@ def renderer_peak_mb() -> float:
     return peak / 1024
 
 
-def first_rows(sizes: list[int], against: Path | None = None) -> None:
+def first_rows(sizes: list[int], against: list[Path]) -> None:
     from playwright.sync_api import sync_playwright
 
     print("asked   file MB   cli ms   first rows ms (x cli)   done ms (x cli)   swimlanes ms (x cli)   "
           "(first rows: after the first 256 KiB)")
     with contextlib.ExitStack() as stack, sync_playwright() as playwright:
         builds = [("", stack.enter_context(serving(ROOT)))]
-        if against is not None:
-            builds.append((f" {against}", stack.enter_context(serving(against.resolve()))))
+        builds += [(f" {other}", stack.enter_context(serving(other.resolve()))) for other in against]
         for mb in sizes:
             path = make_input(mb)  # whole copies of the corpus: the file may be larger than asked
             cli_seconds(path)  # bytecode and file cache
@@ -298,6 +314,7 @@ def first_rows(sizes: list[int], against: Path | None = None) -> None:
                       f"(x{r['first'] / cli:.3f})      {r['done']:8.0f} (x{r['done'] / cli:.2f})   "
                       f"{r['lanes']:8.0f} (x{r['lanes'] / cli:.2f})   (page's "
                       f"data-first-rows-ms {r['first_attr']:.0f}; renderer peak RSS {r['peak_mb']:.0f} MB){name}")
+                print(f"          (done: {r['parts']}; swimlanes: {r['lanes_parts'] or 'no account'})")
 
 
 def main() -> None:
@@ -306,7 +323,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--audit", action="store_true", help="also time the audit (4 strategies)")
     parser.add_argument("--first-rows", metavar="SIZES", help="MB, comma-separated: first rows and done per size")
-    parser.add_argument("--against", type=Path, help="a `make dist` folder of another build, loaded in the same rounds")
+    parser.add_argument("--against", type=Path, action="append", default=[],
+                        help="a `make dist` folder of another build, loaded in the same rounds (repeatable)")
     args = parser.parse_args()
     if not (ROOT / "static" / "vendor" / "pyodide" / "pyodide.mjs").is_file():
         raise SystemExit("static/vendor/ is empty: run `make site` first")
@@ -320,18 +338,19 @@ def main() -> None:
 
     from playwright.sync_api import sync_playwright
 
-    runs, other = [], []
+    runs: list[dict[str, Any]] = []
+    others: dict[Path, list[dict[str, Any]]] = {d: [] for d in args.against}
     with contextlib.ExitStack() as stack, sync_playwright() as playwright:
         url = stack.enter_context(serving(ROOT))
-        other_url = stack.enter_context(serving(args.against.resolve())) if args.against else None
+        other_urls = {d: stack.enter_context(serving(d.resolve())) for d in args.against}
         browser = launch(playwright)
         for _ in range(args.runs):
             cli = cli_seconds(path)
             runs.append(browser_run(browser, url, path, args.audit) | {"cli": cli * 1000,
                                                                      "worker": worker_run(browser, url, path)})
-            if other_url is not None:
+            for d, other_url in other_urls.items():
                 cli = cli_seconds(path)
-                other.append(browser_run(browser, other_url, path, args.audit) | {"cli": cli * 1000})
+                others[d].append(browser_run(browser, other_url, path, args.audit) | {"cli": cli * 1000})
         browser.close()
 
     def med(key: str) -> float:
@@ -356,22 +375,20 @@ def main() -> None:
           f"done; each run over the CLI run before it: {pairs})")
     print(f"           {'':8}      (data-analysis-ms {med('analysis'):.0f}; with Playwright's hand-over of the file "
           f"{med('load_wall'):.0f} ms)")
-    parts = {k: statistics.median(r["parts"].get(k, 0.0) for r in runs) for k in runs[0]["parts"]}
-    print(f"           {'':8}      (the page's own account, medians: "
-          + ", ".join(f"{k} {v:.0f}" for k, v in parts.items()) + " ms)")
-    if other:
+    print(f"           {'':8}      (the page's own account, medians: {medians(runs, 'parts')} ms;"
+          f" of the swimlanes: {medians(runs, 'lanes_parts')} ms)")
+    for against, other in others.items():
         pairs = ", ".join(f"{r['load'] / r['cli']:.2f}" for r in other)
         load = statistics.median(r["load"] for r in other)
         x = statistics.median(r["load"] / r["cli"] for r in other)
-        print(f"  against  {load:8.0f} ms   x{x:.2f}   ({args.against}: file chosen -> done; each run over the CLI "
+        print(f"  against  {load:8.0f} ms   x{x:.2f}   ({against}: file chosen -> done; each run over the CLI "
               f"run before it: {pairs})")
         pairs = ", ".join(f"{r['lanes'] / r['cli']:.2f}" for r in other)
         lanes = statistics.median(r["lanes"] for r in other)
         x = statistics.median(r["lanes"] / r["cli"] for r in other)
         print(f"           {lanes:8.0f} ms   x{x:.2f}   (its swimlanes drawn: {pairs})")
-        parts = {k: statistics.median(r["parts"].get(k, 0.0) for r in other) for k in other[0]["parts"]}
-        print(f"           {'':8}      (its own account, medians: "
-              + ", ".join(f"{k} {v:.0f}" for k, v in parts.items()) + " ms)")
+        print(f"           {'':8}      (its own account, medians: {medians(other, 'parts')} ms;"
+              f" of the swimlanes: {medians(other, 'lanes_parts')} ms)")
     print(f"  rerun    {med('rerun'):8.0f} ms   x{ratio('rerun'):.2f}   (strategy 'none', in the page)")
     print(f"  filter   {med('filter'):8.0f} ms            (text 'error' over every row, typed -> shown; "
           f"longest task {med('filter_longest'):.0f} ms)")

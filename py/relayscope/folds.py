@@ -186,11 +186,13 @@ def fold(gaps: Sequence[tuple[float, float]], start: float, end: float, threshol
     return Fold(start, end, tuple(breaks), tuple(segs), threshold)
 
 
-def of_run(tl: Timeline, relays: Sequence[R.Relay], stamps: Stamps, threshold: float = THRESHOLD_S) -> Fold:
+def of_run(tl: Timeline, relays: Sequence[R.Relay], stamps: Stamps, threshold: float = THRESHOLD_S,
+           xs: Sequence[float] | None = None) -> Fold:
     """The folded axis of one run (``spans.build``'s timeline of these relays); no break off the
-    wall-clock axis."""
+    wall-clock axis. ``xs``: the relays' ``positions``, if the caller has them already."""
     if tl.axis != TIME or not relays:
         return _unfolded(tl.start, tl.end, threshold)
-    xs = positions(relays, tl.axis, stamps)
+    if xs is None:
+        xs = positions(relays, tl.axis, stamps)
     points = [*xs, *(m.at for m in tl.marks), *(s.start for s in tl.spans), *(s.end for s in tl.spans)]
     return fold(idle_gaps(points, busy(tl), tl.start, tl.end, threshold), tl.start, tl.end, threshold)

@@ -67,6 +67,7 @@ import statistics
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from operator import attrgetter
 from typing import Any, Final
 
 import msgspec
@@ -82,7 +83,7 @@ LINE: Final = "line"
 ORDER: Final = "order"
 AXIS_WORDS: Final = {TIME: "wall-clock time", LINE: "input line order", ORDER: "relay order"}
 TOP_TOOLS: Final = 8  # tools listed by time in the figures; the rest are summed as "other"
-SLICE_RELAYS: Final = 25_000  # relays per slice of build_steps
+SLICE_RELAYS: Final = 2_500  # relays per slice of build_steps (a few ms: the caller hands the thread back by time)
 DECIDE_WITHIN: Final = 64  # relays looked at for the axis when none opens or closes a span
 AWAITING_USAGE: Final = 64  # finished model calls held for their usage, at most
 HELD_KEPT: Final = 256  # stretches held until a lane at work in them moves (the oldest then counts as idle)
@@ -380,6 +381,10 @@ class Timing:
 
 def positions(relays: Sequence[R.Relay], axis: str, stamps: Stamps) -> list[float]:
     """Each relay's x on ``axis`` (by index; the page's range filter reads them)."""
+    if axis == LINE:  # no call per relay (a 600 MB run has 320,000)
+        return [float(r.line) for r in relays]
+    if axis == ORDER:
+        return [float(r.seq) for r in relays]
     timing = Timing(stamps, axis=axis)
     if axis == TIME:
         timing._first = next((t for r in relays if (t := stamps(r.file, r.line)) is not None), 0.0)
@@ -1113,7 +1118,7 @@ def build_steps(relays: Sequence[R.Relay], stamps: Stamps, lost: Iterable[Lost] 
         b.feed(rel, x)
     b.finish()
     yield
-    tl = collect(b)
+    tl = yield from _collect_steps(b)
     if several:  # the files' relays come a file at a time, not in time order
         b.whole = run_parts(tl)
         tl.figures = b.figures([t.id for t in tl.tracks])
@@ -1122,13 +1127,26 @@ def build_steps(relays: Sequence[R.Relay], stamps: Stamps, lost: Iterable[Lost] 
 
 def collect(b: Builder) -> Timeline:
     """A finished builder's spans, calls and marks as one :class:`Timeline`."""
+    steps = _collect_steps(b)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
+
+
+def _collect_steps(b: Builder) -> Generator[None, None, Timeline]:
+    """:func:`collect`, a pause after each sort (each is a whole run's spans, calls or marks)."""
     tl = Timeline(b.axis, session_id=b.session_id)
     tl.tracks = _ordered(b.tracks)
-    tools = [c for c in b.closed if isinstance(c, Span) and c.kind == "tool"]
-    tools.sort(key=lambda s: s.seq)
+    tools = [c for c in b.closed if type(c) is Span and c.kind == "tool"]
+    tools.sort(key=attrgetter("seq"))
     tl.spans = [t.agent for t in tl.tracks if t.agent is not None] + tools
-    tl.calls = sorted((c for c in b.closed if isinstance(c, Call)), key=lambda c: c.seq)
-    tl.marks = sorted((m for m in b.closed if isinstance(m, Mark)), key=lambda m: (m.at, m.line))
+    yield
+    tl.calls = sorted((c for c in b.closed if type(c) is Call), key=attrgetter("seq"))
+    yield
+    tl.marks = sorted((m for m in b.closed if type(m) is Mark), key=attrgetter("at", "line"))
+    yield
     every = [s.start for s in tl.spans] + [s.end for s in tl.spans] + [m.at for m in tl.marks]
     if b.start is not None and b.end is not None:  # the first record to the last (the figures' wall)
         every += b.bounds()

@@ -30,12 +30,14 @@ def slices(page) -> tuple[float, float]:
 def assert_parts(page, names: list[str]) -> None:
     """The last run's own account of its time (<html data-analysis-parts>): these parts, in this
     order, then the time yielded to the browser, adding up to no more than the whole (the rest is
-    between them)."""
+    between them); then the cycle collector's share of them."""
     parts = dict(p.split("=") for p in page.get_attribute("html", "data-analysis-parts").split())
-    assert list(parts) == [*names, "yields"]
+    assert list(parts) == [*names, "yields", "gc"]
+    gc = float(parts.pop("gc"))
     total = sum(float(v) for v in parts.values())
     whole = float(page.get_attribute("html", "data-analysis-ms"))
     assert 0 < total <= whole + len(parts), (parts, whole)  # each part rounded to the ms
+    assert 0 <= gc <= total + 1, (gc, parts)
     assert float(parts["translate"]) > 0
 
 

@@ -275,6 +275,18 @@ def test_the_rows_are_done_before_the_swimlanes_which_say_they_are_being_built(a
     assert lanes_ms >= float(app.page.get_attribute("html", "data-analysis-ms"))
 
 
+def test_the_swimlanes_say_where_their_build_went(app, tmp_path: Path) -> None:
+    """<html data-lanes-parts>: the build's parts in ms (the timeline, the positions, the tracks,
+    sending them, the hand-backs, the cycle collector's share) and its longest slice."""
+    open_session(app, tmp_path)
+    app.page.wait_for_selector("html[data-lanes-ms]", state="attached")
+    parts = dict(p.split("=") for p in (app.page.get_attribute("html", "data-lanes-parts") or "").split())
+    assert {"timeline", "positions", "tracks", "send", "gc", "longest"} <= parts.keys(), parts
+    assert all(v.isdigit() for v in parts.values()), parts
+    took = sum(int(parts[k]) for k in ("timeline", "positions", "tracks", "send"))
+    assert took <= float(app.page.get_attribute("html", "data-lanes-ms")), parts
+
+
 def test_the_view_shows_only_when_it_shows_more_than_the_rows(app, tmp_path: Path) -> None:
     """Lanes side by side, or tool calls in wall-clock time; not one lane in line order."""
     section = app.page.locator("[data-testid=swimlanes]")

@@ -14,7 +14,15 @@ ui.mjs) and the handler here confirms it, so a script that waits for ``done`` af
 sees the previous ``done``. ``data-analysis-ms`` is the last job's time, ``data-longest-slice-ms``
 its longest stretch without a yield, ``data-analysis-parts`` where its time went (``read=12
 copy=40 translate=700 ... yields=30``, ms: the parts the job's code timed with :meth:`Jobs.timed`,
-each without the time it spent handing the thread back, which is ``yields``).
+each without the time it spent handing the thread back, which is ``yields``; ``gc``: the cycle
+collector's share of the whole, counted inside the other parts).
+
+The cycle collector (``gc``): an input's relays, lines and lookups live as long as the input is
+shown, and a 600 MB one is millions of objects that every collection of the oldest generation walks
+again (over a second of a 600 MB load and its swimlanes, in Pyodide). So a job's work, at each
+hand-back (:func:`hand_back`), is frozen (``gc.freeze``: moved out of the collector's walks; freed as
+ever when nothing refers to it), and a new job unfreezes it all (:meth:`Jobs.begin`): a cycle the
+last input left is found by the collector's next walks, not kept for good.
 
 A job that fails, and a handler that raises (``safe``: a bug of ours), end in :meth:`fail`:
 the status says why, ``failed`` tells whoever shows it (the notice box, the timeline), "error".
@@ -26,6 +34,7 @@ longer than a slice without a yield.
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 import traceback
 from collections.abc import Callable, Coroutine, Generator, Iterator
@@ -39,6 +48,29 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 SLICE_BUDGET = 0.035  # s of work between two yields (the worker then takes what the page sent meanwhile)
+_GC = [0.0, 0.0]  # the cycle collector's time so far (s), and when its running collection began
+
+
+def _gc_timed(phase: str, _info: dict[str, int]) -> None:
+    if phase == "start":
+        _GC[1] = time.perf_counter()
+    else:
+        _GC[0] += time.perf_counter() - _GC[1]
+
+
+gc.callbacks.append(_gc_timed)
+
+
+def gc_seconds() -> float:
+    """The cycle collector's time since the worker started (a part's share is a difference)."""
+    return _GC[0]
+
+
+async def hand_back() -> None:
+    """Give the worker's event loop a turn (what the page sent meanwhile is taken), the work's
+    objects made so far frozen first (the module doc: the cycle collector)."""
+    gc.freeze()
+    await asyncio.sleep(0)
 
 
 class Jobs:
@@ -51,6 +83,7 @@ class Jobs:
         self._longest = 0.0  # the running job's longest stretch without a yield (s)
         self._parts: dict[str, float] = {}  # the running job's time by part (s)
         self._yielded = 0.0  # the running job's time in yields (s)
+        self._gc_start = 0.0  # gc_seconds() when the running job began
         self._tasks: set[asyncio.Future[None]] = set()
         self._timers: dict[str, asyncio.TimerHandle] = {}
 
@@ -133,6 +166,8 @@ class Jobs:
         self.busy = True
         self._t_start = time.perf_counter()
         self._parts, self._yielded, self._longest = {}, 0.0, 0.0
+        self._gc_start = gc_seconds()
+        gc.unfreeze()  # the last input's objects are walked again: its cycles are found
         self.root.dataset.longestSliceMs = "0"
         self.set_state("analyzing")
         self.status(label)
@@ -150,7 +185,7 @@ class Jobs:
         self._timeline.classList.remove("busy")
         ms = (time.perf_counter() - self._t_start) * 1000
         self.root.dataset.analysisMs = f"{ms:.0f}"
-        parts = {**self._parts, "yields": self._yielded}
+        parts = {**self._parts, "yields": self._yielded, "gc": gc_seconds() - self._gc_start}
         self.root.dataset.analysisParts = " ".join(f"{k}={v * 1000:.0f}" for k, v in parts.items())
         self.status(f"{label} ({ms / 1000:.2f} s)")
         self.set_state("done")
@@ -177,7 +212,7 @@ class Jobs:
 
     async def _yield(self) -> None:
         start = time.perf_counter()
-        await asyncio.sleep(0)
+        await hand_back()
         self._yielded += time.perf_counter() - start
 
     async def drive(self, gen: Iterator[float], run: int, label: str) -> bool:

@@ -28,7 +28,12 @@ They are built after the rest of an input is on screen and its job is done (scre
 do not wait for them. Meanwhile (``building``) nothing of the last input's timeline answers, the
 section says in words that it is being built (shown in its place when the input has lanes side by
 side, so that the rows do not move when it is ready) and carries ``data-building``; once drawn (or
-found not worth showing), ``<html data-lanes-ms>`` is the time from the job's start. A newer
+found not worth showing), ``<html data-lanes-ms>`` is the time from the job's start and ``<html
+data-lanes-parts>`` where the build's time went (ms: ``timeline``, ``positions``, ``tracks``,
+``send``, ``yields`` handing the thread back, ``gc`` the cycle collector's share of those, and
+``longest`` the longest stretch without a hand-back). The timeline and each track are built a few
+thousand spans at a time and the thread handed back whenever ``jobs.SLICE_BUDGET`` has passed, as a
+job's slices are: the worker answers the reader within a slice, whatever the input's size. A newer
 ``building`` (another input, a re-run) or ``stop`` gives up a build still running at its next slice.
 
 Must not: draw (the page does), hold the page's zoom, or parse input beyond ``spans``.
@@ -36,18 +41,18 @@ Must not: draw (the page does), hold the page's zoom, or parse input beyond ``sp
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Final, Protocol
+from operator import attrgetter
+from typing import Any, Final, Protocol, TypeVar
 
 from .. import folds as F
 from .. import spans as S
 from ..fates import Fates
-from . import newest
+from . import jobs, newest
 from .dom import Element, On, clear, fmt_int, h, show
 from .model import Workspace
 from .protocol import Op, Pick, Range
@@ -63,6 +68,8 @@ PART_NUMBERS: Final = 60_000  # numbers per part (10,000 spans; 12,000 marks)
 PART_CHARS: Final = 1 << 20  # part text per message to the page
 BUILDING: Final = "Building the agents' timeline… the rows are ready meanwhile."
 LABELS_UP_TO: Final = 20_000  # spans in all: past this, a span's tooltip gives its name, not its key input
+TRACK_SLICE: Final = 5_000  # spans or marks of a track made between two looks at the clock
+T = TypeVar("T")
 
 
 def _num(x: float) -> float | int:
@@ -156,23 +163,31 @@ class Swimlanes:
         (``time.perf_counter``), for ``<html data-lanes-ms>``."""
         build = self.builds
         section = self.els["swimlanes"]
-        await asyncio.sleep(0)  # what the job drew reaches the page before any of this work
+        clock = Clock()
+        await clock.hand_back("wait")  # what the job drew reaches the page before any of this work
 
         def stamps(file: str | None, line: int) -> float | None:
             stamp = ws.line_time(file, line)
             return S.parse(stamp) if stamp else None
         t0 = time.perf_counter()
-        tl = await self._build(ws, stamps, build)
+        tl = await self._steps(S.build_steps(ws.relays, stamps, _lost(ws.fates)), clock, "timeline", build)
         if tl is None:
             return  # another input came meanwhile: its own show() draws
+        if await self._hand_back(clock, "timeline", build):
+            return
         self.tl, self.xs = tl, S.positions(ws.relays, tl.axis, stamps)
-        self.fold = F.of_run(tl, ws.relays, stamps)
+        if await self._hand_back(clock, "positions", build):
+            return
+        self.fold = F.of_run(tl, ws.relays, stamps, xs=self.xs)
+        clock.lap("positions")
+        if await self._hand_back(clock, "positions", build):
+            return
         box = self.els["swimlanes-tracks"]
         clear(box)
         if not worth_showing(tl):
             show(section, False)
             self._say_figures("")
-            self._built(began)
+            self._built(began, clock)
             return
         fig = S.figures(tl, ws.relays, stamps)
         spans: dict[str, list[S.Span]] = {}
@@ -182,7 +197,15 @@ class Swimlanes:
         for mk in tl.marks:
             marks.setdefault(mk.lane, []).append(mk)
         self.by_lane, self.outlined = spans, None
-        tracks = [self._track(tr, tl, fig, spans.get(tr.id, []), marks.get(tr.id, [])) for tr in tl.tracks]
+        if await self._hand_back(clock, "tracks", build):
+            return
+        tracks: list[Track] = []
+        for tr in tl.tracks:
+            track = await self._steps(self._track(tr, tl, fig, spans.get(tr.id, []), marks.get(tr.id, [])), clock,
+                                      "tracks", build)
+            if track is None:
+                return
+            tracks.append(track)
         elements = {t.lane: t.element for t in tracks}
         order = newest.placed([(tr.id, tr.depth, tr.agent.seq if tr.agent and tr.agent.tool_id else None)
                                for tr in tl.tracks], newest.missing_agents(ws))
@@ -199,10 +222,12 @@ class Swimlanes:
             PAGE.op(Op.LANE_META, t.lane, t.spans_meta, t.marks_meta)
         # the worker's time for all of it: spans, figures, the data (bench/swimlanes_bench.py)
         section.setAttribute("data-build-ms", f"{(time.perf_counter() - t0) * 1000:.0f}")
-        if await self._send(tracks, build):
+        clock.lap("tracks")
+        if await self._send(tracks, build, clock):
+            clock.lap("send")
             show(section)
             PAGE.op(Op.LANES_READY)
-            self._built(began)
+            self._built(began, clock)
             self.outlined = None  # the page forgets its outline with its data: the selection's again
             self.follow(self.selected)
 
@@ -210,45 +235,61 @@ class Swimlanes:
         self.els["swimlanes-figures"].textContent = line
         self.els["swimlanes-figures"].setAttribute("title", line)  # one line: it may end in an ellipsis
 
-    def _built(self, began: float) -> None:
-        """The build is over: the section says so, <html data-lanes-ms> says when."""
+    def _built(self, began: float, clock: Clock) -> None:
+        """The build is over: the section says so, <html data-lanes-ms> says when and <html
+        data-lanes-parts> where its time went."""
         self.els["swimlanes"].removeAttribute("data-building")
-        document.documentElement.setAttribute("data-lanes-ms", f"{(time.perf_counter() - began) * 1000:.0f}")
+        root = document.documentElement
+        root.setAttribute("data-lanes-parts", clock.account())
+        root.setAttribute("data-lanes-ms", f"{(time.perf_counter() - began) * 1000:.0f}")
 
-    async def _build(self, ws: Workspace, stamps: S.Stamps, build: int) -> S.Timeline | None:
-        """The core's timeline of ``ws``, a slice at a time (the worker answers the reader
-        meanwhile); None if a newer build began meanwhile."""
-        steps = S.build_steps(ws.relays, stamps, _lost(ws.fates))
+    async def _steps(self, steps: Generator[None, None, T], clock: Clock, part: str, build: int) -> T | None:
+        """Run ``steps`` to its end, handing the thread back whenever the slice's budget has passed
+        (the worker answers the reader meanwhile); its result, or None if a newer build began."""
         while True:
             try:
                 next(steps)
             except StopIteration as done:
+                clock.lap(part)
                 return done.value  # type: ignore[no-any-return]
-            await asyncio.sleep(0)
-            if build != self.builds:
+            if await self._hand_back(clock, part, build):
+                steps.close()
                 return None
 
+    async def _hand_back(self, clock: Clock, part: str, build: int) -> bool:
+        """Hand the thread back if the slice has had its budget; True if a newer build began."""
+        if clock.due():
+            await clock.hand_back(part)
+        return build != self.builds
+
     def _track(self, tr: S.Track, tl: S.Timeline, fig: dict[str, Any], spans: list[S.Span],
-               marks: list[S.Mark]) -> Track:
-        """One lane's track, labelled as the lanes panel labels the lane, and its data."""
+               marks: list[S.Mark]) -> Generator[None, None, Track]:
+        """One lane's track, labelled as the lanes panel labels the lane, and its data; a pause
+        after every ``TRACK_SLICE`` spans or marks."""
         label = self.shown.labels.get(tr.id, tr.label)
         origin = tl.start
         with_labels = len(tl.spans) <= LABELS_UP_TO
         # by row, then start: the page finds each row's run without sorting
-        own = sorted(spans, key=lambda s: (0 if s.kind == "agent" else s.row + 1, s.start, s.seq))
+        own = [s for s in spans if s.kind == "agent"]  # the lane's bar; then its calls, by row, start, seq
+        own += sorted((s for s in spans if s.kind != "agent"), key=attrgetter("row", "start"))  # seq: as given
         names: dict[str, int] = {}
         data: list[float | int] = []
         texts: list[str | None] = []
-        for s in own:
-            k = names.setdefault(s.name if s.kind == "tool" else label, len(names))
-            data += [_num(s.start - origin), _num(s.end - origin), s.row + (1 if s.kind == "tool" else 0),
-                     KINDS[s.kind] + (2 if s.error else 0) + (4 if s.open else 0), s.seq, k]
-            texts.append(s.label if with_labels and s.kind == "tool" else None)
+        for at in range(0, len(own), TRACK_SLICE):
+            if at:
+                yield
+            for s in own[at:at + TRACK_SLICE]:
+                k = names.setdefault(s.name if s.kind == "tool" else label, len(names))
+                data += [_num(s.start - origin), _num(s.end - origin), s.row + (1 if s.kind == "tool" else 0),
+                         KINDS[s.kind] + (2 if s.error else 0) + (4 if s.open else 0), s.seq, k]
+                texts.append(s.label if with_labels and s.kind == "tool" else None)
         mnames: dict[str, int] = {}
         mdata: list[float | int] = []
-        for m in marks:
-            mdata += [_num(m.at - origin), MARKS[m.kind], -1 if m.seq is None else m.seq, m.line,
-                      mnames.setdefault(m.text, len(mnames))]
+        for at in range(0, len(marks), TRACK_SLICE):
+            yield
+            for m in marks[at:at + TRACK_SLICE]:
+                mdata += [_num(m.at - origin), MARKS[m.kind], -1 if m.seq is None else m.seq, m.line,
+                          mnames.setdefault(m.text, len(mnames))]
         element = h("div", cls=f"sl-track lane-c{self.shown.layout.color.get(tr.id, 0)}", attrs={
             "data-testid": "swimlane-track", "data-lane": tr.id, "data-depth": min(tr.depth, 6),
             "data-parent": tr.parent or None,
@@ -268,7 +309,7 @@ class Swimlanes:
                       "parts": -(-len(data) // PART_NUMBERS)},
                      {"texts": list(mnames), "n": len(mdata) // 5, "parts": -(-len(mdata) // PART_NUMBERS)})
 
-    async def _send(self, tracks: list[Track], build: int) -> bool:
+    async def _send(self, tracks: list[Track], build: int, clock: Clock) -> bool:
         """The tracks' numbers, a part at a time; False if a newer build began meanwhile."""
         written = 0
         for t in tracks:
@@ -279,7 +320,7 @@ class Swimlanes:
                     written += len(part)
                     if written >= PART_CHARS:  # this turn's ops go to the page as one message: end it
                         written = 0
-                        await asyncio.sleep(0)
+                        await clock.hand_back("send")
                         if build != self.builds:
                             return False
         return True
@@ -360,6 +401,41 @@ class Swimlanes:
         a, b = self.range
         xs = self.xs
         return [q for q in seqs if q < len(xs) and a <= xs[q] <= b]
+
+
+class Clock:
+    """Where a build's time went, by part, the hand-backs apart (``<html data-lanes-parts>``); and
+    whether the slice running has had its budget."""
+
+    def __init__(self) -> None:
+        self.parts: dict[str, float] = {}
+        self.mark = self.slice = time.perf_counter()
+        self.longest = 0.0
+        self.gc = jobs.gc_seconds()
+
+    def lap(self, part: str) -> None:
+        """The time since the last lap (or hand-back) was ``part``'s."""
+        now = time.perf_counter()
+        self.parts[part] = self.parts.get(part, 0.0) + now - self.mark
+        self.mark = now
+
+    def due(self) -> bool:
+        return time.perf_counter() - self.slice > jobs.SLICE_BUDGET
+
+    async def hand_back(self, part: str) -> None:
+        """End the slice (its time since the last lap is ``part``'s) and give the loop a turn."""
+        self.lap(part)
+        self.longest = max(self.longest, self.mark - self.slice)
+        await jobs.hand_back()
+        now = time.perf_counter()
+        self.parts["yields"] = self.parts.get("yields", 0.0) + now - self.mark
+        self.mark = self.slice = now
+
+    def account(self) -> str:
+        """``timeline=812 positions=40 ... gc=120 longest=52`` (ms)."""
+        self.longest = max(self.longest, time.perf_counter() - self.slice)
+        parts = {**self.parts, "gc": jobs.gc_seconds() - self.gc, "longest": self.longest}
+        return " ".join(f"{k}={v * 1000:.0f}" for k, v in parts.items())
 
 
 def _missing_card(m: newest.MissingAgent) -> Element:
