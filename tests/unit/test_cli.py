@@ -376,6 +376,31 @@ def test_output_of_a_file_is_held_in_large_pieces_and_of_a_pipe_written_at_once(
     assert live.out.getvalue().count(b"\n") == 1  # type: ignore[attr-defined]
 
 
+def test_ndjson_relays_held_unencoded_come_out_as_the_same_bytes_in_order() -> None:
+    import io
+
+    import msgspec
+
+    bad = R.TextDelta(seq=0, line=1, lane="main", text="cut emoji \ud83d", message_id="m", block_index=0)
+    relays = [R.TextDelta(seq=i, line=i, lane="main", text=f"t{i}", message_id="m", block_index=0)
+              for i in range(1, 2 * Writer.RELAYS_HELD + 12)]
+    relays[Writer.RELAYS_HELD + 1] = bad  # one relay only the slow way can write, inside a batch
+    one_by_one = io.BytesIO()
+    w = Writer(one_by_one, "ndjson", live=True)  # a pipe: each line's relays encoded at once
+    for r in relays:
+        w.write([r])
+    w.close()
+    out = io.BytesIO()
+    held = Writer(out, "ndjson", live=False)
+    for i in range(0, len(relays), 3):
+        held.write_lines(relays[i:i + 3])
+    assert held._relays and len(held._relays) < Writer.RELAYS_HELD  # the tail: not encoded yet
+    held.write([relays[0]])  # written after the held ones, never before
+    held.drain()  # what an interrupt or an error does: the held relays are written, in order
+    assert not held._relays
+    assert out.getvalue() == one_by_one.getvalue() + msgspec.json.encode(relays[0]) + b"\n"
+
+
 def test_a_closed_stdout_still_reads_everything_and_says_whether_it_was_good() -> None:
     good = bash(f"{sh_quote(*CMD)} translate {sh_quote(MULTI)} >&-")
     assert (good.returncode, good.stderr) == (0, b"")
