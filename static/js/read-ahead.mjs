@@ -6,54 +6,73 @@
 // tasks, and the worker that translates runs Python for 35 ms between two of them: a read it
 // starts before translating a slice has made no progress when it is done (measured: the waits
 // added up to reading the whole file). A worker that does nothing else reads at full speed and
-// hands each slice over (transferred, not copied). Where a worker cannot start one (an older
-// browser without nested workers) or the reader fails, the slices are read here, one after
-// another; so is the first (it is awaited at once, while the reader starts).
+// hands each slice over (transferred, not copied). One such reader serves every file of the
+// visit: startReader() starts it while Python boots (a module worker takes 10-40 ms to start,
+// which a reader made per file cost each load at its second slice); each file's requests carry
+// its own number, so what a reader closed meanwhile still had in flight is dropped when it comes.
+// Where a worker cannot start one (an older browser without nested workers) or the reader fails,
+// the slices are read here, one after another; so is the first (it is awaited at once).
 // Must not: read more than AHEAD slices beyond the one asked for (a file may be gigabytes).
 const AHEAD = 2;
 
-export function readAhead(file, sliceBytes) {
-  const size = Math.max(file.size, 1);
-  let worker = null;
+let reader = null; // the reader worker, shared by every file; null: read here
+let started = false;
+let files = 0; // numbers each readAhead's requests
+const pending = new Map(); // "file:start" -> {resolve, reject, read}: read it here instead
+
+// The reader failed (its script could not load, say): what it was asked for is read here, and so
+// is everything after.
+function fallBack() {
+  reader?.terminate();
+  reader = null;
+  for (const { resolve, reject, read } of pending.values()) read().then(resolve, reject);
+  pending.clear();
+}
+
+// (Re)start the shared reader; readAhead starts it on first use when nobody did.
+export function startReader() {
+  reader?.terminate();
+  reader = null;
+  started = true;
   try {
-    worker = new Worker(new URL("./read-slices.mjs", import.meta.url), { type: "module" });
+    reader = new Worker(new URL("./read-slices.mjs", import.meta.url), { type: "module" });
   } catch {
-    // no nested workers: read in this thread below
+    return; // no nested workers: read in this thread
   }
-  const pending = new Map(); // start -> {resolve, reject}
+  reader.onmessage = ({ data }) => {
+    const key = `${data.id}:${data.start}`;
+    const waiter = pending.get(key);
+    pending.delete(key);
+    if (data.error) waiter?.reject(new Error(data.error));
+    else waiter?.resolve(data.buffer);
+  };
+  reader.onerror = (event) => {
+    event.preventDefault();
+    fallBack();
+  };
+}
+
+export function readAhead(file, sliceBytes) {
+  if (!started) startReader();
+  const id = ++files;
+  const size = Math.max(file.size, 1);
   const slices = new Map(); // start -> Promise<ArrayBuffer>
+  const mine = new Set(); // this file's keys in pending
   let asked = 0;
   let given = 0;
   const readHere = (start) => file.slice(start, start + sliceBytes).arrayBuffer();
-  // The reader failed (its script could not load, say): what it was asked for is read here.
-  const fallBack = () => {
-    worker?.terminate();
-    worker = null;
-    for (const [start, { resolve, reject }] of pending) readHere(start).then(resolve, reject);
-    pending.clear();
-  };
-  if (worker) {
-    worker.onmessage = ({ data }) => {
-      const waiter = pending.get(data.start);
-      pending.delete(data.start);
-      if (data.error) waiter?.reject(new Error(data.error));
-      else waiter?.resolve(data.buffer);
-    };
-    worker.onerror = (event) => {
-      event.preventDefault();
-      fallBack();
-    };
-  }
   const ask = () => {
     const start = asked;
     asked += sliceBytes;
-    // The first slice is read here: it is awaited at once, while the worker is still starting.
-    if (!worker || start === 0) {
+    // The first slice is read here: it is awaited at once, and a hop to the reader costs a task.
+    if (!reader || start === 0) {
       slices.set(start, readHere(start));
       return;
     }
-    slices.set(start, new Promise((resolve, reject) => pending.set(start, { resolve, reject })));
-    worker.postMessage({ file, start, end: start + sliceBytes });
+    const key = `${id}:${start}`;
+    mine.add(key);
+    slices.set(start, new Promise((resolve, reject) => pending.set(key, { resolve, reject, read: () => readHere(start) })));
+    reader.postMessage({ id, file, start, end: start + sliceBytes });
   };
   return {
     next() {
@@ -61,12 +80,13 @@ export function readAhead(file, sliceBytes) {
       while (asked < size && asked <= given + AHEAD * sliceBytes) ask();
       const slice = slices.get(given);
       slices.delete(given);
+      mine.delete(`${id}:${given}`);
       given += sliceBytes;
       return slice;
     },
     close() {
-      worker?.terminate();
-      pending.clear(); // nobody waits for these any more (a newer input took over)
+      for (const key of mine) pending.delete(key); // nobody waits for these any more
+      mine.clear();
       slices.clear();
     },
   };

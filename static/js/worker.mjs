@@ -19,13 +19,15 @@
 import { list } from "./fs-list.mjs";
 import { POST } from "./protocol.mjs";
 import { loadPyodide } from "./pyodide-local.mjs";
-import { readAhead } from "./read-ahead.mjs";
+import { readAhead, startReader } from "./read-ahead.mjs";
 
 const inbox = [];
 let deliver = null;
 self.onmessage = (event) => (deliver ? deliver(event.data) : inbox.push(event.data));
 
 const fatal = (error) => postMessage({ kind: POST.FATAL, message: String(error?.message ?? error) });
+
+startReader(); // the file reader's own worker, ready before any file is picked
 
 try {
   const pyodide = await loadPyodide({ packages: ["relayscope"] });

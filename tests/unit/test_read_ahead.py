@@ -1,6 +1,7 @@
 """static/js/read-ahead.mjs under Node: the slices come back whole and in order, at most AHEAD
 read ahead, with a reader worker, without one (no nested workers), and when the reader fails
-(then what it was asked for is read in place). The page's own use of it (a big file cut inside
+(then what it was asked for is read in place); one reader worker serves every file, and what a
+file closed early still had in flight goes to nobody else. The page's own use of it (a big file cut inside
 a character at every slice boundary) is proven in tests/browser/test_app_input.py."""
 
 from __future__ import annotations
@@ -12,16 +13,16 @@ import pytest
 from _corpus import ROOT
 
 SCRIPT = r"""
-const { readAhead } = await import(process.argv[1]);
+const { readAhead, startReader } = await import(process.argv[1]);
 const AHEAD = 2;
 
 // A reader worker as read-slices.mjs is: reads what it is asked for and posts it back.
-let asked = 0, maxOut = 0, out = 0;
+let asked = 0, maxOut = 0, out = 0, made = 0;
 class Reader {
-  constructor() { asked = 0; out = 0; }
-  postMessage({ file, start, end }) {
+  constructor() { asked = 0; out = 0; made++; }
+  postMessage({ id, file, start, end }) {
     asked++; out++; maxOut = Math.max(maxOut, out);
-    file.slice(start, end).arrayBuffer().then((buffer) => { out--; this.onmessage({ data: { start, buffer } }); });
+    file.slice(start, end).arrayBuffer().then((buffer) => { out--; this.onmessage({ data: { id, start, buffer } }); });
   }
   terminate() {}
 }
@@ -44,6 +45,7 @@ async function readAll(blob, slice) {
 const bytes = new Uint8Array(10_007).map((_, i) => (i * 7919) % 251);
 for (const [name, Worker] of [["no worker", undefined], ["reader", Reader], ["broken reader", Broken]]) {
   globalThis.Worker = Worker;
+  startReader();
   for (const size of [0, 1, 999, 1000, 1001, 10_007]) {
     maxOut = 0;
     const got = await readAll(new Blob([bytes.subarray(0, size)]), 1000);
@@ -51,6 +53,21 @@ for (const [name, Worker] of [["no worker", undefined], ["reader", Reader], ["br
     if (maxOut > AHEAD + 1) throw new Error(`${name}: ${maxOut} slices read at once`);
   }
 }
+
+// One reader for every file of the visit; a file closed with slices in flight, then another file
+// of the same size read whole: its slices are its own.
+globalThis.Worker = Reader;
+made = 0;
+startReader();
+const other = new Uint8Array(10_007).fill(7);
+const early = readAhead(new Blob([bytes]), 1000);
+await early.next();
+early.next(); // asked for, never awaited
+early.close();
+const got = await readAll(new Blob([other]), 1000);
+if (!got.equals(Buffer.from(other))) throw new Error("a closed file's slice went to the next file");
+await readAll(new Blob([bytes]), 1000);
+if (made !== 1) throw new Error(`${made} reader workers for three files`);
 console.log("ok");
 """
 
