@@ -134,7 +134,7 @@ from . import relay as R
 from . import trace as T
 from ._bounded import WITHDRAW_WINDOW, Recent, RecentMap
 from .emitter import Emitter
-from .lanes import MAIN, SPAWN_TOOLS, Lane, LaneTracker
+from .lanes import MAIN, Lane, LaneTracker
 from .meaning import RECORDS, task_state
 from .wire import (
     Block,
@@ -447,11 +447,10 @@ class LineageDedup(Strategy):
             step.decision, step.reason = T.IGNORE, "no content blocks"
             return
         key = msg.id or "fp:" + fingerprint(blocks[0])
-        msgs, at = self.msgs, (lane, key)
-        ms = msgs.get(at)
-        if ms is None:  # _new_msg and _msg without their calls: this runs for every assistant line
-            msgs[at] = ms = _Msg(gen=self._gen)
-        elif ms.gen != self._gen:
+        ms = self.msgs.get((lane, key))
+        if ms is None:
+            ms = self._new_msg(lane, key)
+        elif ms.gen != self._gen:  # _msg without its call: this runs for every assistant line
             ms = self._own(lane, key, ms)
         known = ms.blocks
         tracing = t.tracing
@@ -542,9 +541,9 @@ class LineageDedup(Strategy):
     def turn_end(self, step: T.TraceStep) -> None:
         # A run is over: its messages and ids cannot come back (the next run has new ones).
         step.before = len(self.msgs)
-        for held in (self.msgs, self.tool_ids, self.result_ids):
-            if held:  # a run's init after its result: cleared already, without the Python call
-                held.clear()
+        self.msgs.clear()
+        self.tool_ids.clear()
+        self.result_ids.clear()
         self.streaming.clear()
         step.after, step.reset = 0, T.TURN_END
 
@@ -910,10 +909,7 @@ class Translator(Emitter):
                                      estimated_tokens=est, duration_ms=took))
         elif kind == "tool_use":
             tool_id, name = b.id or "", b.name or ""
-            if name in SPAWN_TOOLS:
-                self.lanes.note_tool_use(tool_id, name, b.input, lane)
-            else:  # what note_tool_use does with an ordinary call, without its call
-                self.lanes.tool_lane[tool_id] = lane
+            self.lanes.note_tool_use(tool_id, name, b.input, lane)
             push(R.ToolUse(seq=self.next_seq(step, line, lane), line=line, lane=lane, file=self.file,
                            id=tool_id, name=name, input=b.input if b.input else EMPTY_OBJECT,
                            message_id=msg_id, block_index=index))

@@ -73,6 +73,46 @@ async def hand_back() -> None:
     await asyncio.sleep(0)
 
 
+def parts_ms(parts: dict[str, float]) -> str:
+    """Time by part (s) as the page's ``data-*-parts`` say it: ``read=12 translate=700 yields=30`` (ms)."""
+    return " ".join(f"{k}={v * 1000:.0f}" for k, v in parts.items())
+
+
+class Clock:
+    """Work after a job has ended, sliced as a job is (the swimlanes' build): where its time went,
+    by part, the hand-backs apart (``<html data-lanes-parts>``), and whether the slice running has
+    had its budget."""
+
+    def __init__(self) -> None:
+        self.parts: dict[str, float] = {}
+        self.mark = self.slice = time.perf_counter()
+        self.longest = 0.0
+        self.gc = gc_seconds()
+
+    def lap(self, part: str) -> None:
+        """The time since the last lap (or hand-back) was ``part``'s."""
+        now = time.perf_counter()
+        self.parts[part] = self.parts.get(part, 0.0) + now - self.mark
+        self.mark = now
+
+    def due(self) -> bool:
+        return time.perf_counter() - self.slice > SLICE_BUDGET
+
+    async def hand_back(self, part: str) -> None:
+        """End the slice (its time since the last lap is ``part``'s) and give the loop a turn."""
+        self.lap(part)
+        self.longest = max(self.longest, self.mark - self.slice)
+        await hand_back()
+        now = time.perf_counter()
+        self.parts["yields"] = self.parts.get("yields", 0.0) + now - self.mark
+        self.mark = self.slice = now
+
+    def account(self) -> str:
+        """``timeline=812 positions=40 ... gc=120 longest=52`` (ms)."""
+        self.longest = max(self.longest, time.perf_counter() - self.slice)
+        return parts_ms({**self.parts, "gc": gc_seconds() - self.gc, "longest": self.longest})
+
+
 class Jobs:
     def __init__(self, root: Element, status: Element, progress: Element, timeline: Element) -> None:
         self.root, self._status, self._bar, self._timeline = root, status, progress, timeline
@@ -185,8 +225,8 @@ class Jobs:
         self._timeline.classList.remove("busy")
         ms = (time.perf_counter() - self._t_start) * 1000
         self.root.dataset.analysisMs = f"{ms:.0f}"
-        parts = {**self._parts, "yields": self._yielded, "gc": gc_seconds() - self._gc_start}
-        self.root.dataset.analysisParts = " ".join(f"{k}={v * 1000:.0f}" for k, v in parts.items())
+        self.root.dataset.analysisParts = parts_ms({**self._parts, "yields": self._yielded,
+                                                    "gc": gc_seconds() - self._gc_start})
         self.status(f"{label} ({ms / 1000:.2f} s)")
         self.set_state("done")
 

@@ -163,7 +163,7 @@ class Swimlanes:
         (``time.perf_counter``), for ``<html data-lanes-ms>``."""
         build = self.builds
         section = self.els["swimlanes"]
-        clock = Clock()
+        clock = jobs.Clock()
         await clock.hand_back("wait")  # what the job drew reaches the page before any of this work
 
         def stamps(file: str | None, line: int) -> float | None:
@@ -235,7 +235,7 @@ class Swimlanes:
         self.els["swimlanes-figures"].textContent = line
         self.els["swimlanes-figures"].setAttribute("title", line)  # one line: it may end in an ellipsis
 
-    def _built(self, began: float, clock: Clock) -> None:
+    def _built(self, began: float, clock: jobs.Clock) -> None:
         """The build is over: the section says so, <html data-lanes-ms> says when and <html
         data-lanes-parts> where its time went."""
         self.els["swimlanes"].removeAttribute("data-building")
@@ -243,7 +243,7 @@ class Swimlanes:
         root.setAttribute("data-lanes-parts", clock.account())
         root.setAttribute("data-lanes-ms", f"{(time.perf_counter() - began) * 1000:.0f}")
 
-    async def _steps(self, steps: Generator[None, None, T], clock: Clock, part: str, build: int) -> T | None:
+    async def _steps(self, steps: Generator[None, None, T], clock: jobs.Clock, part: str, build: int) -> T | None:
         """Run ``steps`` to its end, handing the thread back whenever the slice's budget has passed
         (the worker answers the reader meanwhile); its result, or None if a newer build began."""
         while True:
@@ -256,7 +256,7 @@ class Swimlanes:
                 steps.close()
                 return None
 
-    async def _hand_back(self, clock: Clock, part: str, build: int) -> bool:
+    async def _hand_back(self, clock: jobs.Clock, part: str, build: int) -> bool:
         """Hand the thread back if the slice has had its budget; True if a newer build began."""
         if clock.due():
             await clock.hand_back(part)
@@ -309,7 +309,7 @@ class Swimlanes:
                       "parts": -(-len(data) // PART_NUMBERS)},
                      {"texts": list(mnames), "n": len(mdata) // 5, "parts": -(-len(mdata) // PART_NUMBERS)})
 
-    async def _send(self, tracks: list[Track], build: int, clock: Clock) -> bool:
+    async def _send(self, tracks: list[Track], build: int, clock: jobs.Clock) -> bool:
         """The tracks' numbers, a part at a time; False if a newer build began meanwhile."""
         written = 0
         for t in tracks:
@@ -401,41 +401,6 @@ class Swimlanes:
         a, b = self.range
         xs = self.xs
         return [q for q in seqs if q < len(xs) and a <= xs[q] <= b]
-
-
-class Clock:
-    """Where a build's time went, by part, the hand-backs apart (``<html data-lanes-parts>``); and
-    whether the slice running has had its budget."""
-
-    def __init__(self) -> None:
-        self.parts: dict[str, float] = {}
-        self.mark = self.slice = time.perf_counter()
-        self.longest = 0.0
-        self.gc = jobs.gc_seconds()
-
-    def lap(self, part: str) -> None:
-        """The time since the last lap (or hand-back) was ``part``'s."""
-        now = time.perf_counter()
-        self.parts[part] = self.parts.get(part, 0.0) + now - self.mark
-        self.mark = now
-
-    def due(self) -> bool:
-        return time.perf_counter() - self.slice > jobs.SLICE_BUDGET
-
-    async def hand_back(self, part: str) -> None:
-        """End the slice (its time since the last lap is ``part``'s) and give the loop a turn."""
-        self.lap(part)
-        self.longest = max(self.longest, self.mark - self.slice)
-        await jobs.hand_back()
-        now = time.perf_counter()
-        self.parts["yields"] = self.parts.get("yields", 0.0) + now - self.mark
-        self.mark = self.slice = now
-
-    def account(self) -> str:
-        """``timeline=812 positions=40 ... gc=120 longest=52`` (ms)."""
-        self.longest = max(self.longest, time.perf_counter() - self.slice)
-        parts = {**self.parts, "gc": jobs.gc_seconds() - self.gc, "longest": self.longest}
-        return " ".join(f"{k}={v * 1000:.0f}" for k, v in parts.items())
 
 
 def _missing_card(m: newest.MissingAgent) -> Element:
