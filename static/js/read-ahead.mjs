@@ -1,8 +1,6 @@
 // A file read a slice at a time, ahead of the one who reads it (the worker translating it).
-// readAhead(file, sliceBytes, firstBytes).next() gives the slices in order (ArrayBuffers; the first
-// firstBytes long, sliceBytes unless told, the last may be shorter, an empty file gives one empty
-// slice), while the slices after it are already being read. A short first slice is there sooner
-// (4 MiB took 20 ms to read, which the translation and the first rows waited for).
+// readAhead(file, sliceBytes).next() gives the slices in order (ArrayBuffers; the last may be
+// shorter, an empty file gives one empty slice), while the slices after it are already being read.
 //
 // Why a worker of its own: the browser hands a worker a file's data only between the worker's
 // tasks, and the worker that translates runs Python for 35 ms between two of them: a read it
@@ -54,7 +52,7 @@ export function startReader() {
   };
 }
 
-export function readAhead(file, sliceBytes, firstBytes = sliceBytes) {
+export function readAhead(file, sliceBytes) {
   if (!started) startReader();
   const id = ++files;
   const size = Math.max(file.size, 1);
@@ -62,11 +60,10 @@ export function readAhead(file, sliceBytes, firstBytes = sliceBytes) {
   const mine = new Set(); // this file's keys in pending
   let asked = 0;
   let given = 0;
-  const length = (start) => (start === 0 ? firstBytes : sliceBytes);
-  const readHere = (start) => file.slice(start, start + length(start)).arrayBuffer();
+  const readHere = (start) => file.slice(start, start + sliceBytes).arrayBuffer();
   const ask = () => {
     const start = asked;
-    asked += length(start);
+    asked += sliceBytes;
     // The first slice is read here: it is awaited at once, and a hop to the reader costs a task.
     if (!reader || start === 0) {
       slices.set(start, readHere(start));
@@ -75,7 +72,7 @@ export function readAhead(file, sliceBytes, firstBytes = sliceBytes) {
     const key = `${id}:${start}`;
     mine.add(key);
     slices.set(start, new Promise((resolve, reject) => pending.set(key, { resolve, reject, read: () => readHere(start) })));
-    reader.postMessage({ id, file, start, end: start + length(start) });
+    reader.postMessage({ id, file, start, end: start + sliceBytes });
   };
   return {
     next() {
@@ -84,7 +81,7 @@ export function readAhead(file, sliceBytes, firstBytes = sliceBytes) {
       const slice = slices.get(given);
       slices.delete(given);
       mine.delete(`${id}:${given}`);
-      given += length(given);
+      given += sliceBytes;
       return slice;
     },
     close() {

@@ -214,11 +214,10 @@ def test_hostile_text_in_every_field_is_shown_as_text_and_never_runs(app) -> Non
 
 
 def test_a_big_file_is_read_in_slices_and_nothing_is_cut_where_they_meet(app, tmp_path: Path) -> None:
-    """The page reads a big file FIRST_BYTES first, then READ_BYTES at a time (loads.Opened),
-    ahead of the translation in a worker of its own (static/js/read-ahead.mjs): a line across a
-    slice boundary, with a two-byte character split by it, and a last line with no newline, come
-    out whole."""
-    from relayscope.web.loads import FIRST_BYTES, READ_BYTES
+    """The page reads a file READ_BYTES at a time (loads.Loads), ahead of the translation in a
+    worker of its own (static/js/read-ahead.mjs): a line across a slice boundary, with a two-byte
+    character split by it, and a last line with no newline, come out whole."""
+    from relayscope.web.loads import READ_BYTES
 
     filler = b"".join(p.read_bytes() for p in sorted((CORPUS / "stream-json").glob("*.jsonl")))
 
@@ -229,7 +228,7 @@ def test_a_big_file_is_read_in_slices_and_nothing_is_cut_where_they_meet(app, tm
 
     data = b""
     for n in (1, 2):  # the é of marker n straddles the end of slice n
-        boundary = FIRST_BYTES + (n - 1) * READ_BYTES
+        boundary = n * READ_BYTES
         while len(data) + len(filler) < boundary - 10_000:
             data += filler
         data += filler[: filler.rfind(b"\n", 0, boundary - 10_000 - len(data)) + 1]

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from relayscope import sharefile
 from relayscope.web.host import Slice, SliceReader
-from relayscope.web.loads import FIRST_BYTES, READ_BYTES, Text, _main_elsewhere, classify
+from relayscope.web.loads import READ_BYTES, Text, _main_elsewhere, classify
 from relayscope.web.protocol import Picked
 
 TEXT = b'{"type":"system","subtype":"init"}\n'
@@ -78,8 +78,8 @@ class Counted:
         self.reads += 1
         return await self.text.read(start, end)
 
-    def slices(self, size: int, first: int | None = None) -> SliceReader:
-        inner, outer = self.text.slices(size, first), self
+    def slices(self, size: int) -> SliceReader:
+        inner, outer = self.text.slices(size), self
 
         class Reader:
             async def next(self) -> Slice:
@@ -98,12 +98,8 @@ def test_a_file_alone_is_read_once_its_first_slice_telling_text_from_binary_and_
     found = run(classify([Picked("a.jsonl", file)], folder=False))
     (part,) = found.parts
     assert file.reads == 0 and file.slices_read == 1  # no read of its own for the first 8 KiB
-    # more than one slice: its first is short, there sooner for the first rows
-    assert part.opened is not None and part.opened.first == data[:FIRST_BYTES]
-    assert run(part.opened.head()) == data[:FIRST_BYTES] and file.slices_read == 1  # the same slice, kept
-    small = Counted(TEXT * 1000)
-    (part,) = run(classify([Picked("a.jsonl", small)], folder=False)).parts
-    assert part.opened is not None and part.opened.first == TEXT * 1000 and small.slices_read == 1
+    assert part.opened is not None and part.opened.first == data[:READ_BYTES]
+    assert run(part.opened.head()) == data[:READ_BYTES] and file.slices_read == 1  # the same slice, kept
     binary = Counted(BINARY)
     assert run(classify([Picked("b.jsonl", binary)], folder=False)).parts == []
     assert binary.closed == 1  # not text: its reading ends there

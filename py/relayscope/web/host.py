@@ -40,9 +40,8 @@ class PageFile(Protocol):
     async def read(self, start: int = 0, end: int | None = None) -> bytes:
         """Its bytes from ``start`` to ``end`` (the end of the file when None)."""
 
-    def slices(self, size: int, first: int | None = None) -> SliceReader:
-        """The file read ``size`` bytes at a time (the first slice ``first`` bytes, when given),
-        ahead of whoever reads them."""
+    def slices(self, size: int) -> SliceReader:
+        """The file read ``size`` bytes at a time, ahead of whoever reads them."""
 
 
 class WatchHandle(Protocol):

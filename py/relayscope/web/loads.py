@@ -15,8 +15,8 @@ message beside what it does hold, with the files it lists but could not give.
 * One text (a file, a paste, a URL's body, a share link's transcript) is read a slice
   (``READ_BYTES``) at a time into one buffer and translated as it comes (``Workspace.load_more``:
   its lines are split once, there): neither a big file's bytes nor a copy of them is ever held
-  whole, and the browser reads the next slices meanwhile. A text bigger than one slice is read
-  ``FIRST_BYTES`` first and shows its first rows once they are translated, before the rest.
+  whole, and the browser reads the next slices meanwhile. A text bigger than one slice shows its
+  first rows once its first ``FIRST_BYTES`` are translated, before the rest.
 * Several files are read whole and translated together (sessions and their sub-agents).
 
 Then ``show``: audited if small, the view the address or a link asked for, notes, and the screen
@@ -71,15 +71,13 @@ class Part:
 
 
 class Opened:
-    """A text read a slice at a time (``READ_BYTES``; a bigger text's first ``FIRST_BYTES``, its
-    first rows: a short first slice is there sooner, where 4 MiB took 20 ms to read), each slice
-    copied into one buffer that the next one fills again (the load keeps nothing of it). The first
-    slice may be read before the load (``head``: what tells text from binary) and is then the
-    load's first, not read twice."""
+    """A text read a slice at a time (``READ_BYTES``), each slice copied into one buffer that
+    the next one fills again (the load keeps nothing of it). The first slice may be read before
+    the load (``head``: what tells text from binary) and is then the load's first, not read
+    twice: a read of its own cost the load 10-20 ms before the first slice's."""
 
     def __init__(self, file: PageFile, size: int) -> None:
-        self.big = size > READ_BYTES  # its first rows are drawn before the rest is read
-        self.reader = file.slices(READ_BYTES, FIRST_BYTES if self.big else None)
+        self.reader = file.slices(READ_BYTES)
         # One buffer every slice is copied into: memory already touched, where a new 4 MiB bytes
         # object each time lands in memory the heap had to grow (a page fault per 4 KiB: that
         # copy cost ~70 ms for 50 MB, this one ~10)
@@ -119,8 +117,8 @@ class Text:
     async def read(self, start: int = 0, end: int | None = None) -> bytes:
         return self.data[start:end]
 
-    def slices(self, size: int, first: int | None = None) -> SliceReader:
-        return _Slices(memoryview(self.data), size, first or size)
+    def slices(self, size: int) -> SliceReader:
+        return _Slices(memoryview(self.data), size)
 
 
 class _Slice:
@@ -135,13 +133,12 @@ class _Slice:
 
 
 class _Slices:
-    def __init__(self, view: memoryview, size: int, first: int) -> None:
-        self.view, self.size, self.first, self.at = view, size, first, 0
+    def __init__(self, view: memoryview, size: int) -> None:
+        self.view, self.size, self.at = view, size, 0
 
     async def next(self) -> Slice:
-        end = self.at + (self.first if self.at == 0 else self.size)
-        part = self.view[self.at:end]
-        self.at = end
+        part = self.view[self.at:self.at + self.size]
+        self.at += self.size
         return _Slice(part)
 
     def close(self) -> None:
@@ -342,9 +339,8 @@ class Loads:
         ws.start_load(name=name, strategy=view.strategy or self.view.strategy, size=size)
         opened = part.opened or Opened(part.file, size)
         mark = jobs.mark()
-        at = 0
         try:
-            while True:
+            for at in range(0, max(size, 1), READ_BYTES):
                 if at == 0 and opened.first is not None:  # read already, to tell text from binary
                     chunk, opened.first = opened.first, None
                 else:
@@ -360,14 +356,14 @@ class Loads:
                     mark = jobs.timed("copy", mark)
                 if run != jobs.run:
                     return
+                if at == 0 and size > READ_BYTES:  # a big text: its first rows at once, then the rest
+                    if not await jobs.drive(ws.load_more(chunk[:FIRST_BYTES]), run, f"Translating {name}…"):
+                        return
+                    self.screen.first_rows(ws, run)
+                    chunk = chunk[FIRST_BYTES:]  # a copy, once per input
                 if not await jobs.drive(ws.load_more(chunk), run, f"Translating {name}…"):
                     return
-                if at == 0 and opened.big:  # a big text's first slice: its first rows at once, then the rest
-                    self.screen.first_rows(ws, run)
                 mark = jobs.timed("translate", mark)
-                at += len(chunk)
-                if at >= size or not chunk:  # the whole text (an empty one is one empty slice)
-                    break
         finally:
             opened.close()
         if not await jobs.drive(ws.end_load(), run, f"Translating {name}…"):

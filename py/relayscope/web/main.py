@@ -116,8 +116,8 @@ class JsFile:
         part = self._file if start == 0 and end is None else self._file.slice(start, end)
         return (await part.arrayBuffer()).to_bytes()  # type: ignore[no-any-return]
 
-    def slices(self, size: int, first: int | None = None) -> JsSlices:
-        return JsSlices(_helpers.readAhead(self._file, size, first or size))
+    def slices(self, size: int) -> JsSlices:
+        return JsSlices(_helpers.readAhead(self._file, size))
 
 
 class JsHandle:
