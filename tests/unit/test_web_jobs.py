@@ -62,3 +62,22 @@ def test_a_jobs_account_says_the_collectors_share(unfrozen: Any) -> None:
     work.end(run, "done")
     parts = dict(p.split("=") for p in root.dataset.analysisParts.split())
     assert spent > 0.001 and int(parts["gc"]) == pytest.approx(spent * 1000, abs=1)
+
+
+def test_a_drive_hands_the_thread_back_first_unless_its_caller_has_just_had_a_turn(unfrozen: Any) -> None:
+    async def drive(fresh: bool) -> list[str]:
+        work = jobs.Jobs(_Element(), _Element(), _Element(), _Element())
+        run = work.begin("Reading…")
+        order: list[str] = []
+
+        def slice_of_work() -> Any:
+            order.append("work")
+            yield 1.0
+
+        asyncio.get_running_loop().call_soon(order.append, "a message from the page")
+        assert await work.drive(slice_of_work(), run, "Translating…", fresh=fresh)
+        await asyncio.sleep(0)
+        return order
+
+    assert asyncio.run(drive(fresh=False)) == ["a message from the page", "work"]
+    assert asyncio.run(drive(fresh=True)) == ["work", "a message from the page"]  # a slice just awaited

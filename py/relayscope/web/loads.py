@@ -361,7 +361,10 @@ class Loads:
                         return
                     self.screen.first_rows(ws, run)
                     chunk = chunk[FIRST_BYTES:]  # a copy, once per input
-                if not await jobs.drive(ws.load_more(chunk), run, f"Translating {name}…"):
+                # a slice after the first was awaited just now, a turn of the event loop: no other
+                # before its translation (the first's, the job begun or its first rows drawn, ends
+                # its task: their ops go to the page first)
+                if not await jobs.drive(ws.load_more(chunk), run, f"Translating {name}…", fresh=at > 0):
                     return
                 mark = jobs.timed("translate", mark)
         finally:
