@@ -100,6 +100,7 @@ def test_a_file_alone_is_read_once_its_first_slice_telling_text_from_binary_and_
     assert file.reads == 0 and file.slices_read == 1  # no read of its own for the first 8 KiB
     assert part.opened is not None and part.opened.first == data[:READ_BYTES]
     assert run(part.opened.head()) == data[:READ_BYTES] and file.slices_read == 1  # the same slice, kept
+    assert set(part.opened.timed) == {"read", "copy"}  # for the load's own account
     binary = Counted(BINARY)
     assert run(classify([Picked("b.jsonl", binary)], folder=False)).parts == []
     assert binary.closed == 1  # not text: its reading ends there

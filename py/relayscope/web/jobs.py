@@ -200,11 +200,12 @@ class Jobs:
 
     # -- one job ---------------------------------------------------------------------------------------
 
-    def begin(self, label: str) -> int:
-        """A new job: any older one stops at its next slice. Returns its run id."""
+    def begin(self, label: str, began: float | None = None) -> int:
+        """A new job: any older one stops at its next slice. Returns its run id. ``began``: when
+        its work began, if before now (``time.perf_counter``; its input's first slice read)."""
         self.run += 1
         self.busy = True
-        self._t_start = time.perf_counter()
+        self._t_start = time.perf_counter() if began is None else began
         self._parts, self._yielded, self._longest = {}, 0.0, 0.0
         self._gc_start = gc_seconds()
         gc.unfreeze()  # the last input's objects are walked again: its cycles are found
@@ -242,6 +243,10 @@ class Jobs:
     def mark(self) -> tuple[float, float]:
         """Now, for :meth:`timed`: the clock and the time yielded so far."""
         return time.perf_counter(), self._yielded
+
+    def count(self, part: str, seconds: float) -> None:
+        """Count ``seconds`` in ``part`` of the running job's time (work timed before it began)."""
+        self._parts[part] = self._parts.get(part, 0.0) + seconds
 
     def timed(self, part: str, since: tuple[float, float]) -> tuple[float, float]:
         """Count the time from ``since`` (a :meth:`mark`) to now in ``part`` of the running
