@@ -3,7 +3,8 @@
 Job: serve the site as `make site` leaves it (tools/serve.py), open it in Debian's Chromium
 (tools/browser.py), load the three-file session `ef958aa1` from tests/fixtures/real/ through the
 "Open folder" input, and write docs/img/relayscope.png. One command, no manual step:
-`.venv/bin/python tools/screenshot.py` (add `--theme dark`, `--width 390` for other views).
+`.venv/bin/python tools/screenshot.py` (add `--theme dark`, `--width 390` for other views;
+`--folder DIR` loads another session folder instead, `--out` writes elsewhere).
 Must not: build anything (run `make site` first; it says so when the site is not built), nor
 load anything from another origin.
 """
@@ -62,6 +63,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--width", type=int, default=1280)
     parser.add_argument("--height", type=int, default=800)
     parser.add_argument("--theme", choices=("light", "dark"), default="light")
+    parser.add_argument("--folder", type=Path, default=None, help="a session folder to load instead")
     args = parser.parse_args(argv)
     if not (ROOT / "static" / "vendor" / "pyodide" / "pyodide.mjs").is_file():
         raise SystemExit("the site is not built: run `make site` first")
@@ -71,7 +73,7 @@ def main(argv: list[str] | None = None) -> None:
         browser = launch(pw)
         context = browser.new_context(viewport={"width": args.width, "height": args.height},
                                       color_scheme=args.theme)
-        shoot(context.new_page(), url, session_folder(Path(tmp)), args.out)
+        shoot(context.new_page(), url, args.folder or session_folder(Path(tmp)), args.out)
         browser.close()
     print(f"wrote {args.out} ({args.out.stat().st_size // 1024} KB)")
 
