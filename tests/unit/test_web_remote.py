@@ -190,6 +190,9 @@ def test_a_scroll_to_the_top_where_the_page_is_already_at_the_top_sends_nothing(
     timeline.scrollTop = 96  # any other position is sent, even twice (the page may have clamped it)
     timeline.scrollTop = 96
     assert list(page)[1:] == [["set", "timeline", "scrollTop", 96]] * 2
+    other = remote.DOCUMENT.getElementById("filter")  # an element whose scrolls the page does not send
+    other.scrollTop = 0
+    assert list(page)[3:] == [["set", "filter", "scrollTop", 0]]
 
 
 def test_a_measured_height_reaches_who_asked(page) -> None:
