@@ -37,13 +37,25 @@ package but its two helpers.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 import operator
 import re
 from collections.abc import Iterable
 from typing import Any, Final, NamedTuple, TypeVar
 
-from .redact_rules import LEFT_IN_IDS, Candidate, IdValues, choose, plain_ascii, scan
+from .redact_rules import (
+    LEFT_IN_IDS,
+    Candidate,
+    IdValues,
+    anchors,
+    choose,
+    escapes,
+    plain_ascii,
+    scan,
+    scan_anchored,
+)
 from .redact_stream import HOLD_BYTES, Streams
 
 PLACEHOLDER: Final = "[redacted:{kind}:{n}]"
@@ -167,14 +179,15 @@ class Redactor:
     # -- one line, one text ---------------------------------------------------------------------
 
     def redact_line(self, raw: bytes, number: int, hole: tuple[int, int] | None = None, fill: bytes = b"",
-                    found: bool = True) -> bytes:
+                    found: bool = True, anchored_at: list[int] | None = None) -> bytes:
         """One raw line with its secrets replaced; ``hole``: a part of it replaced by ``fill``
-        instead (a streamed piece, redacted with its field); ``found``: as ``place``."""
-        candidates = scan(raw, 0, len(raw), self.known)
+        instead (a streamed piece, redacted with its field); ``found``: as ``place``;
+        ``anchored_at``: where its anchors are, if known (``scan_anchored``)."""
+        candidates = self._scan(raw, anchored_at)
         if not candidates and hole is None:
             return raw
         if self._learnt(raw, candidates):  # a home path after the project folder's name: the name is whole there
-            candidates = scan(raw, 0, len(raw), self.known)
+            candidates = self._scan(raw, anchored_at)
         taken: list[Candidate] = []
         ids: IdValues | None = None
         for c in candidates:
@@ -198,6 +211,11 @@ class Redactor:
             at = end
         parts.append(raw[at:])
         return b"".join(parts)
+
+    def _scan(self, raw: bytes, anchored_at: list[int] | None) -> list[Candidate]:
+        if anchored_at is None:
+            return scan(raw, 0, len(raw), self.known)
+        return scan_anchored(raw, anchored_at, self.known)
 
     def line(self, raw: Line, number: int | None = None) -> Line:
         """One input line with its secrets replaced, alone (no streamed field is held)."""
@@ -225,6 +243,47 @@ class Redactor:
             out = self._streams.feed(raw.encode("utf-8", "surrogatepass"), self._line)
             return [line.decode("utf-8", "surrogatepass") for line in out]
         return self._streams.feed(raw, self._line)
+
+    def feed_lines(self, lines: list[bytes], first: int) -> list[bytes]:
+        """Lines ``first``, ``first + 1`` ... of a file, each with its newline but the input's last:
+        the lines now ready, as ``feed`` gives them line by line. Where every line of the batch
+        opens a JSON object and no streamed field is open, the batch is read as one block: one
+        gate pass and one search for escapes, and only the lines with an anchor, an escape or a
+        streamed piece are handled one by one (a line with none is its own redaction)."""
+        if self._streams is None:
+            self._streams = Streams(self, self.hold_bytes)
+        streams = self._streams
+        block = b"".join(lines)
+        pieces = streams.pieces_in(lines, block)
+        if pieces is None:
+            return [line for n, raw in enumerate(lines, first) for line in self.feed(raw, n)]
+        self._line = first + len(lines) - 1
+        starts = list(itertools.accumulate(map(len, lines), initial=0))
+        special = {bisect.bisect_right(starts, p) - 1 for p in pieces}
+        at: dict[int, list[int]] = {}  # a line's anchors, in the line
+        for a in anchors(block):
+            k = bisect.bisect_right(starts, a) - 1
+            at.setdefault(k, []).append(a - starts[k])
+        whole = special | {bisect.bisect_right(starts, e) - 1 for e in escapes(block)}  # scanned whole, as feed does
+        out: list[bytes] = []
+        done = 0  # the lines before this one are out or held
+        for k in sorted(whole | at.keys()):
+            if streams.held:  # a streamed field is open: the lines up to this one are held behind it
+                for n in range(done, k):
+                    out += streams.feed(lines[n], first + n)
+            else:
+                out += lines[done:k]
+            if k in whole or streams.held:
+                out += streams.feed(lines[k], first + k)
+            else:
+                out.append(self.redact_line(lines[k], first + k, anchored_at=at[k]))
+            done = k + 1
+        if streams.held:
+            for n in range(done, len(lines)):
+                out += streams.feed(lines[n], first + n)
+        else:
+            out += lines[done:]
+        return out
 
     def flush(self) -> list[Any]:
         """Every line held, redacted (the end of the input): str or bytes, as they came."""

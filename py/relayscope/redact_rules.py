@@ -590,11 +590,38 @@ def plain_ascii(secret: bytes) -> bytes:
     return _ASCII_ESCAPE.sub(one, secret) if b"\\u00" in secret else secret
 
 
+def anchors(text: bytes) -> list[int]:
+    """Where the gate finds an anchor in ``text``. In a block of lines, each of them opening a
+    JSON object (``{``), a line's anchors are those the gate finds in the line alone: no anchor
+    holds a newline, and no look-around of one tells a newline before it from the line's start
+    (but the ``@``'s, which no ``{`` comes into)."""
+    return list(map(_START, _GATE.finditer(text)))
+
+
+def escapes(text: bytes) -> list[int]:
+    """Where ``text`` has a ``\\u`` escape of printable ASCII (a line with one is scanned with
+    them decoded: ``scan``)."""
+    return list(map(_START, _ASCII_ESCAPE_END.finditer(text)))
+
+
+def scan_anchored(text: bytes, at: Iterable[int], known: tuple[bytes, ...] = ()) -> list[Candidate]:
+    """``scan(text)`` given where its anchors are (``anchors``, found in a block of lines), for a
+    text with no ``\\u`` escape of printable ASCII (``escapes``)."""
+    return _rows_at(text, at, len(text), known)
+
+
+_START: Final = re.Match.start
+
+
 def _scan(text: bytes, start: int, stop: int, known: tuple[bytes, ...]) -> list[Candidate]:
+    return _rows_at(text, map(_START, _GATE.finditer(text, start, stop)), stop, known)
+
+
+def _rows_at(text: bytes, anchored_at: Iterable[int], stop: int, known: tuple[bytes, ...]) -> list[Candidate]:
+    """The rows of each anchor, in order."""
     out: list[Candidate] = []
     covered: dict[Matcher, int] = {}  # a row's candidate ends here: its anchors before are its own (a key's body, a value's "=")
-    for m in _GATE.finditer(text, start, stop):
-        at = m.start()
+    for at in anchored_at:
         matcher = _BY_BYTE[text[at]]
         if covered and at < covered.get(matcher, -1):
             continue

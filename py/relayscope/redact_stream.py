@@ -48,6 +48,7 @@ package (beyond ``redact_rules``); numbering and findings are the caller's (``Si
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections import deque
@@ -245,6 +246,9 @@ _ENDS_LANE: Final = frozenset({"message_start", "message_delta", "message_stop"}
 # a relay export's deltas, as relays are written (type first), by us or by json.dumps
 _DELTA_RELAYS: Final = (b'{"type":"text_delta"', b'{"type":"thinking_delta"', b'{"type": "text_delta"',
                         b'{"type": "thinking_delta"')
+_OPENS: Final = itertools.repeat(b"{")  # (the arguments of a map over lines)
+_ENDS: Final = itertools.repeat(b"\n")
+_DELTAS: Final = itertools.repeat(_DELTA_RELAYS)
 _SSE_ENDS_ALL: Final = frozenset({b"done", b"request_received"})
 _literals: dict[bytes, re.Pattern[bytes]] = {}
 
@@ -357,6 +361,21 @@ class Streams:
         return out
 
     # -- what a line is ---------------------------------------------------------------------------
+
+    def pieces_in(self, lines: list[bytes], block: bytes) -> list[int] | None:
+        """Where the lines of ``block`` (``lines`` joined, each with its newline but the last) that
+        may be a piece or an end of a field are (a place in each), when no other line can be, none is
+        held, and every line opens a JSON object; None when it is not so (an SSE stream, a blank
+        line, a relay export's deltas, a field open): such a block goes a line at a time."""
+        if (self.held or self.relays or not all(map(bytes.startswith, lines, _OPENS))
+                or not all(map(bytes.endswith, lines[:-1], _ENDS)) or any(map(bytes.startswith, lines, _DELTAS))):
+            return None
+        found: list[int] = []
+        at = block.find(b'"stream_event"')
+        while at >= 0:
+            found.append(at)
+            at = block.find(b'"stream_event"', block.find(b"\n", at) + 1 or len(block))
+        return found
 
     def _classify(self, raw: bytes) -> tuple[Piece | None, list[tuple[Any, ...]]]:
         """A piece of a field (its key and place in the line) and the fields the line ends."""
