@@ -636,25 +636,31 @@ def _redacted(r: Redactor, lines: Iterable[bytes], live: bool) -> Iterator[bytes
     took 15% longer than the two one batch after the other (each pushes the other's code and data
     out of the processor's caches), and a batch is read as one block (``Redactor.feed_lines``). A
     read that fails gives the lines before it first."""
+    first = 1
+    for batch in _batches(lines, live):
+        yield from r.feed_lines(batch, first)
+        first += len(batch)
+    yield from r.flush()
+
+
+def _batches(lines: Iterable[bytes], live: bool) -> Iterator[list[bytes]]:
+    """``lines`` in batches of ``REDACT_AHEAD`` bytes, a pipe's a line each; a read that fails
+    gives the lines before it, then its error."""
     batch: list[bytes] = []
     held = 0
-    first = 1
     try:
-        for number, line in enumerate(lines, 1):
-            if live:
-                yield from r.feed(line, number)
-                continue
+        for line in lines:
             batch.append(line)
             held += len(line)
-            if held >= REDACT_AHEAD:
-                yield from r.feed_lines(batch, first)
-                first += len(batch)
+            if live or held >= REDACT_AHEAD:
+                yield batch
                 batch, held = [], 0
     except OSError:
-        yield from r.feed_lines(batch, first)
+        if batch:
+            yield batch
         raise
-    yield from r.feed_lines(batch, first)
-    yield from r.flush()
+    if batch:
+        yield batch
 
 
 def redacted_files(args: argparse.Namespace, files: dict[str, bytes]) -> dict[str, bytes]:
@@ -1082,9 +1088,9 @@ def cmd_redact(args: argparse.Namespace) -> int:
         from .verdict import LineCheck
 
         check = LineCheck()
-        for line in redacted_lines(args, _checked(source, check), source.live):
+        for lines in _checked(source, check, r):
             if not args.list:
-                _write_some(out, line)
+                _write_some(out, b"".join(lines))
                 if source.live:  # a pipe: each line out as it comes
                     _write_some(out, b"")
         failed = check.count > 0
@@ -1126,9 +1132,11 @@ def _make_folders(path: str) -> None:
             os.mkdir(folder)
 
 
-def _checked(source: Input, check: LineCheck) -> Iterator[bytes]:
-    """The input's lines, each looked at as the translators would: what is unreadable is said as
-    ``translate`` says it (the first ``ERRORS_KEPT``, then how many more)."""
+def _checked(source: Input, check: LineCheck, r: Redactor) -> Iterator[list[bytes]]:
+    """The input's lines redacted, a batch at a time (as ``redacted_lines`` batches them), each
+    looked at as the translators would: what is unreadable is said as ``translate`` says it (the
+    first ``ERRORS_KEPT``, then how many more), before its line is redacted (a message takes the
+    placeholders of the lines before it). A batch with nothing to say is redacted as one block."""
     _run.name, _run.line = source.name, 0
     listed = 0
 
@@ -1143,14 +1151,26 @@ def _checked(source: Input, check: LineCheck) -> Iterator[bytes]:
                 _err(f"{source.name}:{number}: {message}")
                 listed += 1
 
-    for line in source.lines():
-        _run.line += 1
-        said(check.feed(line, _run.line))
-        yield line
+    for batch in _batches(source.lines(), source.live):
+        first = _run.line + 1
+        _run.line += len(batch)
+        if check.fit(batch):
+            yield r.feed_lines(batch, first)
+            continue
+        problems = [check.feed(line, n) for n, line in enumerate(batch, first)]
+        if not any(problems):
+            yield r.feed_lines(batch, first)
+            continue
+        out: list[bytes] = []
+        for n, (line, found) in enumerate(zip(batch, problems, strict=True), first):
+            said(found)
+            out += r.feed(line, n)
+        yield out
     said(check.finish())
     if check.count > listed:
         _err(f"{source.name}: {check.count - listed} more unreadable line(s) not listed (each is in the output, "
              "redacted as text)")
+    yield r.flush()
 
 
 def _redact_share(args: argparse.Namespace, items: list[Named], r: Redactor) -> int:

@@ -15,6 +15,8 @@ Must not: print, decide exit codes (``cli`` does), or keep more than an SSE even
 
 from __future__ import annotations
 
+import itertools
+from collections import deque
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final
 
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
 _skip: Final = msgspec.json.Decoder(msgspec.Raw)
 Problems = list[tuple[int, str]]  # (line, message)
 _NONE: Final[Problems] = []  # returned, never changed
+_OPENS: Final = itertools.repeat(b"{")
 
 
 class LineCheck:
@@ -56,6 +59,17 @@ class LineCheck:
                 return []
             return self._start(found)
         return self._check(line, number)
+
+    def fit(self, lines: list[bytes]) -> bool:
+        """Whether ``feed`` would find nothing in any of ``lines`` and keep none: each a JSON object
+        of the JSON-lines format known (a batch checked in one call: the common case)."""
+        if not (self._lines and all(map(bytes.startswith, lines, _OPENS))):
+            return False
+        try:
+            deque(map(_skip.decode, lines), 0)
+        except (msgspec.DecodeError, RecursionError):
+            return False
+        return True
 
     def finish(self) -> Problems:
         out = self._start("stream-json") if self.format is None else []
