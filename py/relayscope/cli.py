@@ -1154,8 +1154,9 @@ def _checked(source: Input, check: LineCheck, r: Redactor) -> Iterator[list[byte
     for batch in _batches(source.lines(), source.live):
         first = _run.line + 1
         _run.line += len(batch)
-        if check.fit(batch):
-            yield r.feed_lines(batch, first)
+        types = check.types(batch)
+        if types is not None:
+            yield r.feed_lines(batch, first, types)
             continue
         problems = [check.feed(line, n) for n, line in enumerate(batch, first)]
         if not any(problems):

@@ -244,22 +244,22 @@ class Redactor:
             return [line.decode("utf-8", "surrogatepass") for line in out]
         return self._streams.feed(raw, self._line)
 
-    def feed_lines(self, lines: list[bytes], first: int) -> list[bytes]:
+    def feed_lines(self, lines: list[bytes], first: int, types: list[Any] | None = None) -> list[bytes]:
         """Lines ``first``, ``first + 1`` ... of a file, each with its newline but the input's last:
         the lines now ready, as ``feed`` gives them line by line. Where every line of the batch
         opens a JSON object and no streamed field is open, the batch is read as one block: one
         gate pass and one search for escapes, and only the lines with an anchor, an escape or a
-        streamed piece are handled one by one (a line with none is its own redaction)."""
+        streamed piece are handled one by one (a line with none is its own redaction). ``types``:
+        each line's top-level ``type``, if the caller has decoded them (``verdict.LineCheck``)."""
         if self._streams is None:
             self._streams = Streams(self, self.hold_bytes)
         streams = self._streams
         block = b"".join(lines)
-        pieces = streams.pieces_in(lines, block)
-        if pieces is None:
+        starts = list(itertools.accumulate(map(len, lines), initial=0))
+        special = streams.pieces_in(lines, block, starts, types)
+        if special is None:
             return [line for n, raw in enumerate(lines, first) for line in self.feed(raw, n)]
         self._line = first + len(lines) - 1
-        starts = list(itertools.accumulate(map(len, lines), initial=0))
-        special = {bisect.bisect_right(starts, p) - 1 for p in pieces}
         at: dict[int, list[int]] = {}  # a line's anchors, in the line
         for a in anchors(block):
             k = bisect.bisect_right(starts, a) - 1

@@ -48,8 +48,10 @@ package (beyond ``redact_rules``); numbering and findings are the caller's (``Si
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import json
+import operator
 import re
 from collections import deque
 from typing import Any, Final, Protocol
@@ -246,6 +248,7 @@ _ENDS_LANE: Final = frozenset({"message_start", "message_delta", "message_stop"}
 # a relay export's deltas, as relays are written (type first), by us or by json.dumps
 _DELTA_RELAYS: Final = (b'{"type":"text_delta"', b'{"type":"thinking_delta"', b'{"type": "text_delta"',
                         b'{"type": "thinking_delta"')
+_STREAM_EVENT: Final = itertools.repeat("stream_event")
 _OPENS: Final = itertools.repeat(b"{")  # (the arguments of a map over lines)
 _ENDS: Final = itertools.repeat(b"\n")
 _DELTAS: Final = itertools.repeat(_DELTA_RELAYS)
@@ -362,19 +365,24 @@ class Streams:
 
     # -- what a line is ---------------------------------------------------------------------------
 
-    def pieces_in(self, lines: list[bytes], block: bytes) -> list[int] | None:
-        """Where the lines of ``block`` (``lines`` joined, each with its newline but the last) that
-        may be a piece or an end of a field are (a place in each), when no other line can be, none is
-        held, and every line opens a JSON object; None when it is not so (an SSE stream, a blank
-        line, a relay export's deltas, a field open): such a block goes a line at a time."""
+    def pieces_in(self, lines: list[bytes], block: bytes, starts: list[int],
+                  types: list[Any] | None = None) -> set[int] | None:
+        """Which of ``lines`` (``block`` joined, each with its newline but the last, starting at
+        ``starts``) may be a piece or an end of a field, by index, when no other line can be, none
+        is held, and every line opens a JSON object; None when it is not so (an SSE stream, a blank
+        line, a relay export's deltas, a field open): such a block goes a line at a time.
+        ``types``: each line's top-level ``type``, if the caller decoded them (no search then)."""
         if (self.held or self.relays or not all(map(bytes.startswith, lines, _OPENS))
                 or not all(map(bytes.endswith, lines[:-1], _ENDS)) or any(map(bytes.startswith, lines, _DELTAS))):
             return None
-        found: list[int] = []
+        if types is not None:  # _stream_json takes a line whose decoded type is that, and no other
+            return set(itertools.compress(itertools.count(), map(operator.eq, types, _STREAM_EVENT)))
+        found: set[int] = set()
         at = block.find(b'"stream_event"')
         while at >= 0:
-            found.append(at)
-            at = block.find(b'"stream_event"', block.find(b"\n", at) + 1 or len(block))
+            k = bisect.bisect_right(starts, at) - 1
+            found.add(k)
+            at = block.find(b'"stream_event"', starts[k + 1])
         return found
 
     def _classify(self, raw: bytes) -> tuple[Piece | None, list[tuple[Any, ...]]]:

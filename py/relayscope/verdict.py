@@ -15,10 +15,9 @@ Must not: print, decide exit codes (``cli`` does), or keep more than an SSE even
 
 from __future__ import annotations
 
-import itertools
-from collections import deque
+import operator
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
@@ -30,7 +29,14 @@ if TYPE_CHECKING:
 _skip: Final = msgspec.json.Decoder(msgspec.Raw)
 Problems = list[tuple[int, str]]  # (line, message)
 _NONE: Final[Problems] = []  # returned, never changed
-_OPENS: Final = itertools.repeat(b"{")
+
+
+class _Typed(msgspec.Struct):
+    type: Any = None
+
+
+_typed: Final = msgspec.json.Decoder(_Typed)  # an object's type (the rest checked as _skip checks it)
+_TYPE: Final = operator.attrgetter("type")
 
 
 class LineCheck:
@@ -60,16 +66,16 @@ class LineCheck:
             return self._start(found)
         return self._check(line, number)
 
-    def fit(self, lines: list[bytes]) -> bool:
-        """Whether ``feed`` would find nothing in any of ``lines`` and keep none: each a JSON object
-        of the JSON-lines format known (a batch checked in one call: the common case)."""
-        if not (self._lines and all(map(bytes.startswith, lines, _OPENS))):
-            return False
+    def types(self, lines: list[bytes]) -> list[Any] | None:
+        """Each line's top-level ``type``, when ``feed`` would find nothing in any of ``lines`` and
+        keep none (each a JSON object of the JSON-lines format known: a batch checked in one call,
+        the common case); else None."""
+        if not self._lines:
+            return None
         try:
-            deque(map(_skip.decode, lines), 0)
-        except (msgspec.DecodeError, RecursionError):
-            return False
-        return True
+            return list(map(_TYPE, map(_typed.decode, lines)))
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, UnicodeError):  # said by feed
+            return None
 
     def finish(self) -> Problems:
         out = self._start("stream-json") if self.format is None else []

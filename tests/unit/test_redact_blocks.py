@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from relayscope.redact import Redactor
+from relayscope.verdict import LineCheck
 
 KEY = "sk-ant-api03-" + "Zq7_xW2-" * 11 + "AA"
 AWS = "AKIAQ3EGRZ7XKWLM5TN4"
@@ -29,23 +30,28 @@ def one_at_a_time(lines: list[bytes]) -> tuple[list[bytes], Redactor]:
     return out + r.flush(), r
 
 
-def in_blocks(lines: list[bytes], sizes: list[int]) -> tuple[list[bytes], Redactor]:
-    """The lines fed in batches of ``sizes`` lines in turn (the last size for the rest)."""
+def in_blocks(lines: list[bytes], sizes: list[int], typed: bool = False) -> tuple[list[bytes], Redactor]:
+    """The lines fed in batches of ``sizes`` lines in turn (the last size for the rest); ``typed``:
+    with each line's type decoded where the check finds every line of the batch good (as
+    ``relayscope redact`` gives them)."""
     r = Redactor()
+    check = LineCheck("stream-json")
     out: list[bytes] = []
     at, i = 0, 0
     while at < len(lines):
         size = sizes[min(i, len(sizes) - 1)]
-        out += r.feed_lines(lines[at:at + size], at + 1)
+        batch = lines[at:at + size]
+        out += r.feed_lines(batch, at + 1, check.types(batch) if typed else None)
         at, i = at + size, i + 1
     return out + r.flush(), r
 
 
 def same(lines: list[bytes], sizes: list[int]) -> list[bytes]:
     want, r1 = one_at_a_time(lines)
-    got, r2 = in_blocks(lines, sizes)
-    assert got == want
-    assert r2.findings == r1.findings and r2.summary() == r1.summary() and r2.numbers == r1.numbers
+    for typed in (False, True):
+        got, r2 = in_blocks(lines, sizes, typed)
+        assert got == want
+        assert r2.findings == r1.findings and r2.summary() == r1.summary() and r2.numbers == r1.numbers
     return got
 
 
@@ -180,3 +186,25 @@ def test_the_command_lines_batches_are_read_as_blocks() -> None:
 
     out = list(_redacted(Counting(), iter(lines), live=False))
     assert out == one_at_a_time(lines)[0] and len(blocks) >= 3 and sum(blocks) == len(lines)
+
+
+def test_the_check_gives_each_lines_type_only_when_it_finds_nothing_in_the_batch() -> None:
+    check = LineCheck("stream-json")
+    good = [b'{"type":"user","a":1}\n', b' {"type":"stream_event"}\n', b'{"a":"\xff"}\n', b'{"type":1,"type":"x"}']
+    assert check.types(good) == ["user", "stream_event", None, "x"]  # a key twice: the last, as every decoder reads it
+    for bad in (b'{"type":"\xff"}\n', b"[1]\n", b"\n", b'{"a":1}{"b":2}\n', b"not json\n", b'{"a":' + b"[" * 5000):
+        assert check.types([good[0], bad]) is None
+    assert LineCheck().types(good) is None  # the format not known yet: feed holds lines
+
+
+def test_a_line_whose_decoded_type_is_a_stream_event_is_handled_as_feed_handles_it() -> None:
+    odd = [b'{"type":"user","t":"x"}\n',
+           b'{"type":"x","type":"stream_event","event":{"type":"content_block_delta","index":0,'
+           b'"delta":{"type":"text_delta","text":"' + KEY[:20].encode() + b'"}}}\n',
+           b'{"type":"stream_event","event":{"type":"content_block_delta","index":0,'
+           b'"delta":{"type":"text_delta","text":"' + KEY[20:].encode() + b'"}}}\n',
+           b'{"type":"stream\\u005fevent","event":{"type":"content_block_stop","index":0}}\n',
+           b'{"type":"stream_event","event":{"type":"content_block_stop","index":0}}\n']
+    for sizes in ([100], [1], [2]):
+        out = b"".join(same(odd, sizes))
+        assert KEY[:20].encode() not in out and KEY[20:].encode() not in out
