@@ -402,7 +402,10 @@ def _home(text: bytes, at: int, end: int, known: tuple[bytes, ...]) -> Iterable[
             out.append((m.start("s"), m.end("s"), "user"))
         sep = m.start("s") if m else -1
     if sep >= 0:  # a user name seen before, with its dashes, dots or blanks: whole
-        for name in known:
+        found = out[0][1] - sep if out else 0  # a name no longer than the one found there changes nothing (within it)
+        for name in known:  # (longest first)
+            if len(name) <= found:
+                break
             stop = sep + len(name)
             if text.startswith(name, sep) and (stop >= end or text[stop] in _AFTER_NAME):
                 out.append((sep, stop, "user"))
