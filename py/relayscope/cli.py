@@ -1546,6 +1546,14 @@ def _plain_translate(argv: Sequence[str]) -> argparse.Namespace | None:
     return cast("argparse.Namespace", args)
 
 
+def _plain_redact(argv: Sequence[str]) -> argparse.Namespace | None:
+    """``redact FILE...`` with no option, read as argparse reads it, without argparse (as
+    ``_plain_translate``); None for anything else."""
+    if argv[:1] != ["redact"] or any(a.startswith("-") and a != "-" for a in argv[1:]):
+        return None
+    return cast("argparse.Namespace", SimpleNamespace(command="redact", files=list(argv[1:]), output=None, list=False))
+
+
 def _crash_site(tb: TracebackType | None) -> tuple[str | None, int]:
     """The input line a translator was reading when it failed: the innermost translator on the
     stack (its file and line count; a session file's own count when it has one), else what the
@@ -1599,7 +1607,7 @@ def main(argv: list[str] | None = None) -> int:
     global _run
     _run = _Run()
     argv = sys.argv[1:] if argv is None else argv
-    args = _plain_translate(argv)
+    args = _plain_translate(argv) or _plain_redact(argv)
     if args is None:
         from .cliargs import build_parser
 

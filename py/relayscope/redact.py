@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import json
 import operator
 import re
 from collections.abc import Iterable
@@ -77,6 +76,8 @@ class Finding(NamedTuple):  # no dataclass: importing dataclasses (and inspect) 
 def _plain(secret: bytes) -> str:
     """A secret as text, its JSON escapes read (the same secret, escaped or not, is one secret)."""
     if b"\\" in secret:
+        import json  # (rare: an escaped secret; not loaded by every run)
+
         secret = plain_ascii(secret)
         try:
             value = json.loads(b'"' + secret + b'"')

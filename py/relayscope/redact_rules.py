@@ -392,15 +392,15 @@ def _home(text: bytes, at: int, end: int, known: tuple[bytes, ...]) -> Iterable[
             return ()
         m = _FOLDER_NAME.match(text, after, end)
         if m:
-            out.append((m.start("s"), m.end("s"), "user"))
+            out.append((*m.span("s"), "user"))
         sep = after + 1 if text.startswith(b"-", after) else -1
     else:
         if before == 0x5C and (word == 4 or _DRIVE.get().search(text, max(at - 12, 0), at) is None):
             return ()  # a backslash path is a Windows one: C:\Users\ only
         m = _HOME_NAME.match(text, after, end)
         if m:
-            out.append((m.start("s"), m.end("s"), "user"))
-        sep = m.start("s") if m else -1
+            out.append((*m.span("s"), "user"))
+        sep = out[0][0] if m else -1
     if sep >= 0:  # a user name seen before, with its dashes, dots or blanks: whole
         found = out[0][1] - sep if out else 0  # a name no longer than the one found there changes nothing (within it)
         for name in known:  # (longest first)
