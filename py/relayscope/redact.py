@@ -265,7 +265,8 @@ class Redactor:
         for a in anchors(block):
             k = bisect.bisect_right(starts, a) - 1
             at.setdefault(k, []).append(a - starts[k])
-        whole = special | {bisect.bisect_right(starts, e) - 1 for e in escapes(block)}  # scanned whole, as feed does
+        escaped = {bisect.bisect_right(starts, e) - 1 for e in escapes(block)}  # scanned whole, as feed does
+        whole = special | escaped
         out: list[bytes] = []
         done = 0  # the lines before this one are out or held
         for k in sorted(whole | at.keys()):
@@ -274,8 +275,10 @@ class Redactor:
                     out += streams.feed(lines[n], first + n)
             else:
                 out += lines[done:k]
-            if k in whole or streams.held:
+            if k in escaped or streams.held:
                 out += streams.feed(lines[k], first + k)
+            elif k in special:
+                out += streams.feed(lines[k], first + k, at.get(k, []))
             else:
                 out.append(self.redact_line(lines[k], first + k, anchored_at=at[k]))
             done = k + 1

@@ -74,7 +74,7 @@ class Sink(Protocol):
     def place(self, kind: str, secret: bytes, line: int) -> bytes: ...
 
     def redact_line(self, raw: bytes, number: int, hole: tuple[int, int] | None = None,
-                    fill: bytes = b"") -> bytes: ...
+                    fill: bytes = b"", found: bool = True, anchored_at: list[int] | None = None) -> bytes: ...
 
 
 class _Field:
@@ -297,10 +297,12 @@ class Streams:
         self.sse_event: bytes | None = None  # the event an SSE data line belongs to
         self.relays = 0  # open fields of relays
 
-    def feed(self, raw: bytes, number: int) -> list[bytes]:
+    def feed(self, raw: bytes, number: int, anchored_at: list[int] | None = None) -> list[bytes]:
+        """One line: the lines now ready. ``anchored_at``: the line's anchors, if known (used when
+        it is redacted at once)."""
         piece, ends = self._classify(raw)
         if piece is None and not self.held:
-            out = [self.sink.redact_line(raw, number)]
+            out = [self.sink.redact_line(raw, number, anchored_at=anchored_at)]
             for key in ends:
                 self._end(key)
             return out
