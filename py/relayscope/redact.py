@@ -252,12 +252,17 @@ class Redactor:
         gate pass and one search for escapes, and only the lines with an anchor, an escape or a
         streamed piece are handled one by one (a line with none is its own redaction). ``types``:
         each line's top-level ``type``, if the caller has decoded them (``verdict.LineCheck``)."""
+        block = b"".join(lines)
+        return self._feed_block(lines, first, block, list(itertools.accumulate(map(len, lines), initial=0)), types)
+
+    def _feed_block(self, lines: list[bytes], first: int, block: bytes, starts: list[int],
+                    types: list[Any] | None = None, ended: bool = True) -> list[bytes]:
+        """``feed_lines`` of ``lines`` as they stand in ``block`` (line k at ``starts[k]``); not
+        ``ended``: the lines have no newline of their own, one stands between two in the block."""
         if self._streams is None:
             self._streams = Streams(self, self.hold_bytes)
         streams = self._streams
-        block = b"".join(lines)
-        starts = list(itertools.accumulate(map(len, lines), initial=0))
-        special = streams.pieces_in(lines, block, starts, types)
+        special = streams.pieces_in(lines, block, starts, types, ended)
         if special is None:
             return [line for n, raw in enumerate(lines, first) for line in self.feed(raw, n)]
         self._line = first + len(lines) - 1
@@ -328,6 +333,29 @@ def redact_text(text: str, redactor: Redactor | None = None) -> str:
 
 
 def redact_bytes(data: bytes, redactor: Redactor | None = None) -> bytes:
+    """A whole input (lines split on ``\\n`` only) redacted, ``BLOCK`` bytes of lines at a time
+    read as one block (``feed_lines``)."""
     r = redactor if redactor is not None else Redactor()
     r.prime(data)
-    return b"\n".join(r.lines(data.split(b"\n")))
+    lines = data.split(b"\n")
+    last = lines.pop() if len(lines) > 1 and not lines[-1] else None  # after the final newline: no line of a block
+    starts = list(itertools.accumulate(map(len, lines), _past_newline, initial=0))
+    out: list[bytes] = []
+    i = 0
+    while i < len(lines):
+        j = max(bisect.bisect_left(starts, starts[i] + BLOCK), i + 1)
+        j = min(j, len(lines))
+        group = lines[i:j]
+        out += r._feed_block(group, i + 1, data[starts[i]:starts[j]],
+                             list(itertools.accumulate(map(len, group), _past_newline, initial=0)), ended=False)
+        i = j
+    if last is not None:
+        out += r.feed(last, len(lines) + 1)
+    return b"\n".join(out + r.flush())
+
+
+BLOCK: Final = 256 << 10  # what redact_bytes reads as one block
+
+
+def _past_newline(at: int, length: int) -> int:
+    return at + length + 1

@@ -369,14 +369,16 @@ class Streams:
     # -- what a line is ---------------------------------------------------------------------------
 
     def pieces_in(self, lines: list[bytes], block: bytes, starts: list[int],
-                  types: list[Any] | None = None) -> set[int] | None:
+                  types: list[Any] | None = None, ended: bool = True) -> set[int] | None:
         """Which of ``lines`` (``block`` joined, each with its newline but the last, starting at
-        ``starts``) may be a piece or an end of a field, by index, when no other line can be, none
-        is held, and every line opens a JSON object; None when it is not so (an SSE stream, a blank
-        line, a relay export's deltas, a field open): such a block goes a line at a time.
-        ``types``: each line's top-level ``type``, if the caller decoded them (no search then)."""
+        ``starts``; not ``ended``: joined by newlines) may be a piece or an end of a field, by
+        index, when no other line can be, none is held, and every line opens a JSON object; None
+        when it is not so (an SSE stream, a blank line, a relay export's deltas, a field open):
+        such a block goes a line at a time. ``types``: each line's top-level ``type``, if the
+        caller decoded them (no search then)."""
         if (self.held or self.relays or not all(map(bytes.startswith, lines, _OPENS))
-                or not all(map(bytes.endswith, lines[:-1], _ENDS)) or any(map(bytes.startswith, lines, _DELTAS))):
+                or (ended and not all(map(bytes.endswith, lines[:-1], _ENDS)))
+                or any(map(bytes.startswith, lines, _DELTAS))):
             return None
         if types is not None:  # _stream_json takes a line whose decoded type is that, and no other
             return set(itertools.compress(itertools.count(), map(operator.eq, types, _STREAM_EVENT)))

@@ -17,7 +17,8 @@ from _corpus import REAL_FILES, SESSION_FILES, sweep
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from relayscope.redact import Redactor
+from relayscope import redact
+from relayscope.redact import Redactor, redact_bytes
 from relayscope.verdict import LineCheck
 
 KEY = "sk-ant-api03-" + "Zq7_xW2-" * 11 + "AA"
@@ -52,16 +53,34 @@ def same(lines: list[bytes], sizes: list[int]) -> list[bytes]:
         got, r2 = in_blocks(lines, sizes, typed)
         assert got == want
         assert r2.findings == r1.findings and r2.summary() == r1.summary() and r2.numbers == r1.numbers
+    with pytest.MonkeyPatch.context() as monkeypatch:  # and the whole input at once, in blocks of about 300 bytes
+        same_bytes(b"".join(lines), 300, monkeypatch)
     return got
 
 
+def same_bytes(data: bytes, block: int, monkeypatch: pytest.MonkeyPatch) -> bytes:
+    """``redact_bytes`` (blocks of about ``block`` bytes) is the input's lines fed one at a time."""
+    r1 = Redactor()
+    r1.prime(data)
+    want = b"\n".join(r1.lines(data.split(b"\n")))
+    monkeypatch.setattr(redact, "BLOCK", block)
+    r2 = Redactor()
+    assert redact_bytes(data, r2) == want
+    assert r2.findings == r1.findings and r2.summary() == r1.summary()
+    return want
+
+
 @pytest.mark.parametrize("path", sweep(REAL_FILES + SESSION_FILES, lambda p: p.name[:50]))
-def test_every_capture_redacted_in_blocks_is_the_capture_redacted_a_line_at_a_time(path: Path | None) -> None:
+def test_every_capture_redacted_in_blocks_is_the_capture_redacted_a_line_at_a_time(
+        path: Path | None, monkeypatch: pytest.MonkeyPatch) -> None:
     assert path is not None
-    lines = path.read_bytes().split(b"\n")
+    data = path.read_bytes()
+    lines = data.split(b"\n")
     lines = [line + b"\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
     same(lines, [10**9])  # one block
     same(lines, [7, 1, 3])  # blocks' edges everywhere
+    for block in (1, 5000, 1 << 30):
+        same_bytes(data, block, monkeypatch)
 
 
 def record(text: str, **more: Any) -> bytes:
@@ -166,10 +185,14 @@ def runs(draw: st.DrawFn) -> list[bytes]:
 
 
 @settings(max_examples=max(300, settings().max_examples))
-@given(runs(), st.lists(st.integers(1, 5), min_size=1, max_size=4))
-def test_any_run_redacted_in_blocks_is_the_run_redacted_a_line_at_a_time(lines: list[bytes], sizes: list[int]) -> None:
+@given(runs(), st.lists(st.integers(1, 5), min_size=1, max_size=4), st.integers(1, 400))
+def test_any_run_redacted_in_blocks_is_the_run_redacted_a_line_at_a_time(lines: list[bytes], sizes: list[int],
+                                                                       block: int) -> None:
     same(lines, sizes)
     same(lines, [10**9])
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        same_bytes(b"".join(lines), block, monkeypatch)
+        same_bytes(b"".join(lines) + b"\n", block, monkeypatch)
 
 
 def test_the_command_lines_batches_are_read_as_blocks() -> None:
