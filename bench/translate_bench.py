@@ -14,7 +14,8 @@ with its own translator), run in this process with stdout on /dev/null: reading 
 included. Then the whole process, as a user runs it: `python -m relayscope translate FILE` on
 all the streams in one file against `python` running a bare `json.loads` loop over the same
 file's lines, CPU time (user + system) of each, start-up included: each round's ratio, then their
-median and spread. ``--against DIR`` adds, in the same rounds, the whole process of the package
+median and spread. Both processes run a Python with msgspec alone installed (``_inputs.plain_python``,
+as a user's install has it: the checkout's .venv holds the dev tools, which msgspec's import picks up). ``--against DIR`` adds, in the same rounds, the whole process of the package
 under DIR (another commit's ``py/``, exported with ``git archive``): a before and after.
 
     python bench/translate_bench.py [--mb 40] [--runs 3] [--corpus DIR] [--against DIR]
@@ -37,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "py"))
 
 import msgspec
-from _inputs import stream_json_dir
+from _inputs import plain_python, stream_json_dir
 
 from relayscope import cli
 from relayscope.translator import STRATEGIES, Translator
@@ -156,8 +157,9 @@ def main() -> None:
     whole = os.path.join(folder.name, "all.jsonl")
     with open(whole, "wb") as f:
         f.writelines(line + b"\n" for lines in streams for line in lines)
-    translate_argv = [sys.executable, "-m", "relayscope", "translate", whole]
-    loads_argv = [sys.executable, "-c", LOADS_LOOP, whole]
+    python = str(plain_python())
+    translate_argv = [python, "-m", "relayscope", "translate", whole]
+    loads_argv = [python, "-c", LOADS_LOOP, whole]
     process_cpu(translate_argv)  # bytecode written, file cached
     if args.against is not None:
         process_cpu(translate_argv, args.against)

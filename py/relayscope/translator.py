@@ -454,13 +454,20 @@ class LineageDedup(Strategy):
             ms = self._own(lane, key, ms)
         known = ms.blocks
         tracing = t.tracing
-        if not known and len(blocks) == 1 and not tracing:
-            # A message's first row with one block: real output's usual line. Nothing is known to
-            # look up, so the table's first rows decide alone (what the loop below would do).
+        if len(blocks) == 1 and not tracing:
+            # Real output's usual lines: a row of one block, a message's first, or a tool call the
+            # message does not have yet (a third of assistant lines: text, then its calls). The
+            # table's first rows decide alone, as the loop below would: nothing to look up.
             b = blocks[0]
-            if b.type != "tool_use" or (b.id or "") not in self.tool_ids:
-                self._new_block(t, step, f, lane, msg.id, ms, b, 0)
-                return
+            if not known:
+                if b.type != "tool_use" or (b.id or "") not in self.tool_ids:
+                    self._new_block(t, step, f, lane, msg.id, ms, b, 0)
+                    return
+            elif b.type == "tool_use" and (tid := b.id) is not None and tid not in ms.tools and tid not in self.tool_ids:
+                first = known[0]  # not the block (the loop's "cumulative" shape): _is_block, for a tool_use
+                if first.type != "tool_use" or (first.tool_id is not None and first.tool_id != tid):
+                    self._new_block(t, step, f, lane, msg.id, ms, b, len(known))
+                    return
         if tracing:
             step.before = [r.key() for r in known]
         emitted = skipped = 0

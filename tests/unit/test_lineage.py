@@ -156,3 +156,47 @@ def test_a_tool_use_started_again_at_its_index_leaves_no_block_behind() -> None:
     tools = [(r.id, json.loads(bytes(r.input))) for r in relays if isinstance(r, R.ToolUse)]
     assert tools == [("t1", {"a": 1}), ("t2", {"b": 1})]
     assert t.trace[-1].decision == T.SKIP  # the same snapshot again: already emitted
+
+
+def tool(tool_id: str | None, *, omit_id: bool = False) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "tool_use", "name": "Bash", "input": {"n": tool_id}}
+    if not omit_id:
+        block["id"] = tool_id
+    return block
+
+
+# Rows of one block after the first of their message, each shape the table tells apart: a new
+# call after text or after another call, the same call again (in its message, in another), a call
+# with no id or a null one, a call a stream started, a first block that is a call with no id.
+ONE_BLOCK_ROWS = {
+    "calls after text": [assistant(text("a")), assistant(tool("t1")), assistant(tool("t2"))],
+    "calls after a call": [assistant(tool("t1")), assistant(tool("t2")), assistant(tool("t3"))],
+    "the same call again": [assistant(text("a")), assistant(tool("t1")), assistant(tool("t1"))],
+    "the first call again": [assistant(tool("t1")), assistant(tool("t2")), assistant(tool("t1"))],
+    "a call of another message": [assistant(tool("t1"), msg_id="m0"), assistant(text("a")), assistant(tool("t1"))],
+    "calls with no id": [assistant(text("a")), assistant(tool(None)), assistant(tool(None, omit_id=True)),
+                         assistant(tool(None))],
+    "a first call with no id": [assistant(tool(None)), assistant(tool("t1")), assistant(tool(None))],
+    "a first call with an empty id": [assistant(tool("")), assistant(tool("t1")), assistant(tool(""))],
+    "a streamed call": [se({"type": "message_start", "message": {"id": "msg_1"}}),
+                        se({"type": "content_block_start", "index": 0,
+                            "content_block": {"type": "tool_use", "id": "t1", "name": "Bash"}}),
+                        assistant(tool("t1")), assistant(tool("t2")),
+                        se({"type": "content_block_stop", "index": 0}), assistant(tool("t1"))],
+    "a streamed call after text": [se({"type": "message_start", "message": {"id": "msg_1"}}),
+                                   se({"type": "content_block_start", "index": 0, "content_block": text("a")}),
+                                   se({"type": "content_block_stop", "index": 0}),
+                                   se({"type": "content_block_start", "index": 1,
+                                       "content_block": {"type": "tool_use", "id": "t1", "name": "Bash"}}),
+                                   assistant(tool("t1")), se({"type": "content_block_stop", "index": 1})],
+    "text after calls": [assistant(tool("t1")), assistant(text("a")), assistant(text("a")), assistant(tool("t2"))],
+}
+
+
+@pytest.mark.parametrize("rows", ONE_BLOCK_ROWS.values(), ids=ONE_BLOCK_ROWS.keys())
+def test_rows_decided_without_the_tables_loop_come_out_as_the_loop_decides_them(rows: list[str]) -> None:
+    """Without a trace the commonest rows (one block: a message's first, or a call it does not have)
+    are decided before the loop over the message's blocks; with one, every row goes through it."""
+    traced, _ = run(rows)
+    plain = Translator("lineage")
+    assert [r for line in rows for r in plain.feed_line(line)] + plain.finish() == traced
