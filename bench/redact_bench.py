@@ -6,7 +6,8 @@
    children's rusage) and wall time, runs interleaved, median and spread of the ratios. The aim:
    both at most 2x ``translate``. ``--against DIR`` runs the same three commands of the package
    under DIR (another commit's ``py/``, exported with ``git archive``) in the same rounds, each
-   against its own ``translate``: a before and after.
+   against its own ``translate``: a before and after. The processes run a Python with msgspec alone
+   (``_inputs.plain_python``: a user's install, not the checkout's .venv).
 2. In this process: ``redact.redact_bytes`` against a ``json.loads`` loop and lineage's
    translation of the same lines (what the page's "Redact" switch costs, in CPython).
 3. Linear in line length: one JSON line of each hostile shape (look-alikes that made a rule try
@@ -19,6 +20,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import resource
@@ -33,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "py"))
 
-from _inputs import stream_json_dir
+from _inputs import plain_python, stream_json_dir
 
 from relayscope.redact import Redactor, redact_bytes
 from relayscope.translator import Translator
@@ -47,13 +49,18 @@ def corpus(mb: float) -> list[bytes]:
     return out
 
 
+@functools.cache
+def _python() -> Path:
+    return plain_python()
+
+
 def cli_run(args: list[str], py: Path = ROOT / "py") -> tuple[float, float]:
     """One whole process of the package under ``py``: (CPU seconds, wall seconds)."""
     env = {**os.environ, "PYTHONPATH": str(py)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as an install runs: its modules' bytecode written once, then read
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "relayscope", *args], stdout=subprocess.DEVNULL,
+    subprocess.run([str(_python()), "-m", "relayscope", *args], stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, env=env, check=False)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
