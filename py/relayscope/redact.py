@@ -29,6 +29,10 @@ How, so that the translation of the redacted input is the original's but for the
 - Nothing is redacted twice: no rule takes any part of a placeholder, so redacting the output again
   changes nothing (``tests/unit/test_redaction_properties.py``).
 - Linear in the input, line length included; memory bounded (``redact_stream``).
+- A file's batch of lines (``feed_lines``, ``redact_bytes``) that all open a JSON object is read
+  as one block: one gate pass, one search for escapes, and only the lines with an anchor, an
+  escape or a streamed piece handled one by one; byte for byte what a line at a time gives
+  (``tests/unit/test_redact_blocks.py``).
 
 Pure Python, no I/O; runs in the browser worker as in the CLI. Must not: change anything but the
 secrets, keep more than the findings (bounded) and what streaming holds, or import anything of the
@@ -39,6 +43,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import json
 import operator
 import re
 from collections.abc import Iterable
@@ -76,8 +81,6 @@ class Finding(NamedTuple):  # no dataclass: importing dataclasses (and inspect) 
 def _plain(secret: bytes) -> str:
     """A secret as text, its JSON escapes read (the same secret, escaped or not, is one secret)."""
     if b"\\" in secret:
-        import json  # (rare: an escaped secret; not loaded by every run)
-
         secret = plain_ascii(secret)
         try:
             value = json.loads(b'"' + secret + b'"')

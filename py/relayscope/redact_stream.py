@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import json
 import operator
 import re
 from collections import deque
@@ -268,8 +269,6 @@ def _literal(raw: bytes, name: str, value: str, start: int = 0) -> tuple[int, in
         if content == want:
             return m.span(1)
         if b"\\" in content:
-            import json  # (rare: a piece with escapes; not loaded by every run)
-
             try:
                 if json.loads(b'"' + content + b'"') == value:
                     return m.span(1)

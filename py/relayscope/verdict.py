@@ -8,7 +8,8 @@ verdict is the translators' own: a line of a JSON-lines format (stream-json, ses
 is unreadable exactly when ``wire.decode_line`` makes it an error frame, with that message; an
 Arbiter SSE stream's errors are those its translator reports; a meta file is reported exactly when
 ``multifile`` reads it and cannot (``meta_errors``). Most lines are settled by msgspec's validating skip of a
-JSON object (a few ms per 10 MB); only the rest are decoded as the translator would.
+JSON object (a few ms per 10 MB; ``types``: a batch in one call, each line's ``type`` read with it);
+only the rest are decoded as the translator would.
 
 Must not: print, decide exit codes (``cli`` does), or keep more than an SSE event's lines.
 """
