@@ -4,19 +4,23 @@
    ``relayscope redact FILE`` and ``relayscope translate --redact FILE`` against
    ``relayscope translate FILE`` (output to /dev/null), CPU time (user + system, from the
    children's rusage) and wall time, runs interleaved, median and spread of the ratios. The aim:
-   both at most 2x ``translate``.
+   both at most 2x ``translate``. ``--against DIR`` runs the same three commands of the package
+   under DIR (another commit's ``py/``, exported with ``git archive``) in the same rounds, each
+   against its own ``translate``: a before and after. The processes run a Python with msgspec alone
+   (``_inputs.plain_python``: a user's install, not the checkout's .venv).
 2. In this process: ``redact.redact_bytes`` against a ``json.loads`` loop and lineage's
    translation of the same lines (what the page's "Redact" switch costs, in CPython).
 3. Linear in line length: one JSON line of each hostile shape (look-alikes that made a rule try
    at every start, secrets back to back, plain text) at ``--line-mb`` and four times that; the
    time per MB at 4N over the time per MB at N is about 1 when linear (4 when quadratic).
 
-    python bench/redact_bench.py [--mb 100] [--runs 3] [--line-mb 2] [--skip-cli]
+    python bench/redact_bench.py [--mb 100] [--runs 3] [--line-mb 2] [--skip-cli] [--against DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import resource
@@ -31,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "py"))
 
-from _inputs import stream_json_dir
+from _inputs import plain_python, stream_json_dir
 
 from relayscope.redact import Redactor, redact_bytes
 from relayscope.translator import Translator
@@ -45,41 +49,51 @@ def corpus(mb: float) -> list[bytes]:
     return out
 
 
-def cli_run(args: list[str]) -> tuple[float, float]:
-    """One whole process: (CPU seconds, wall seconds)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "py")}
+@functools.cache
+def _python() -> Path:
+    return plain_python()
+
+
+def cli_run(args: list[str], py: Path = ROOT / "py") -> tuple[float, float]:
+    """One whole process of the package under ``py``: (CPU seconds, wall seconds)."""
+    env = {**os.environ, "PYTHONPATH": str(py)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as an install runs: its modules' bytecode written once, then read
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "relayscope", *args], stdout=subprocess.DEVNULL,
+    subprocess.run([str(_python()), "-m", "relayscope", *args], stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, env=env, check=False)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, wall
 
 
-def command_line(mb: float, runs: int) -> None:
+def command_line(mb: float, runs: int, against: Path | None = None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "run.jsonl"
         path.write_bytes(b"".join(corpus(mb)))
         size = path.stat().st_size / 1e6
         commands = {"translate": ["translate", str(path)], "redact": ["redact", str(path)],
                     "translate --redact": ["translate", "--redact", str(path)]}
-        for args in commands.values():  # warm the file cache and every command's bytecode
-            cli_run(args)
-        times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+        trees = {"": ROOT / "py"} | ({" (against)": against} if against is not None else {})
+        runs_of = {name + tag: (args, py) for tag, py in trees.items() for name, args in commands.items()}
+        for args, py in runs_of.values():  # warm the file cache and every command's bytecode
+            cli_run(args, py)
+        times: dict[str, list[tuple[float, float]]] = {name: [] for name in runs_of}
         for _ in range(runs):
-            for name, args in commands.items():
-                times[name].append(cli_run(args))
+            for name, (args, py) in runs_of.items():
+                times[name].append(cli_run(args, py))
         print(f"\nthe command line on {size:.1f} MB of real stream-json, {runs} runs interleaved "
-              "(ratio to translate in the same round: median [min-max])")
-        for name in commands:
-            cpu = [t[0] for t in times[name]]
-            ratios = [c / t[0] for c, t in zip(cpu, times["translate"], strict=True)]
-            wall = [w / t[1] for (_, w), t in zip(times[name], times["translate"], strict=True)]
-            print(f"  {name:<20} cpu {statistics.median(cpu):6.2f} s  {statistics.median(ratios):5.2f}x "
-                  f"[{min(ratios):.2f}-{max(ratios):.2f}]   wall {statistics.median(wall):5.2f}x "
-                  f"[{min(wall):.2f}-{max(wall):.2f}]   {size / statistics.median(cpu):6.1f} MB/s")
+              "(ratio to translate in the same round: median [min-max])"
+              + (f"; (against): the package under {against}, to its own translate" if against else ""))
+        for tag in trees:
+            base = times["translate" + tag]
+            for name in commands:
+                cpu = [t[0] for t in times[name + tag]]
+                ratios = [c / t[0] for c, t in zip(cpu, base, strict=True)]
+                wall = [w / t[1] for (_, w), t in zip(times[name + tag], base, strict=True)]
+                print(f"  {name + tag:<30} cpu {statistics.median(cpu):6.2f} s  {statistics.median(ratios):5.2f}x "
+                      f"[{min(ratios):.2f}-{max(ratios):.2f}]   wall {statistics.median(wall):5.2f}x "
+                      f"[{min(wall):.2f}-{max(wall):.2f}]   {size / statistics.median(cpu):6.1f} MB/s")
 
 
 def in_process(mb: float, runs: int) -> None:
@@ -155,9 +169,10 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--line-mb", type=float, default=2, help="the shorter of the long lines (default 2)")
     ap.add_argument("--skip-cli", action="store_true", help="only the in-process figures")
+    ap.add_argument("--against", type=Path, default=None, help="another package folder: its commands too")
     args = ap.parse_args()
     if not args.skip_cli:
-        command_line(args.mb, args.runs)
+        command_line(args.mb, args.runs, args.against)
     in_process(min(args.mb, 20), args.runs)
     line_lengths(args.line_mb, args.runs)
 

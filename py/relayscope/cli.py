@@ -634,21 +634,33 @@ def _redacted(r: Redactor, lines: Iterable[bytes], live: bool) -> Iterator[bytes
     """A streamed block's lines come out together, when it ends. From a file the lines are
     redacted a batch ahead of the command's use: redacting and translating line by line in turn
     took 15% longer than the two one batch after the other (each pushes the other's code and data
-    out of the processor's caches). A read that fails gives the lines before it first."""
-    ready: list[bytes] = []
+    out of the processor's caches), and a batch is read as one block (``Redactor.feed_lines``). A
+    read that fails gives the lines before it first."""
+    first = 1
+    for batch in _batches(lines, live):
+        yield from r.feed_lines(batch, first)
+        first += len(batch)
+    yield from r.flush()
+
+
+def _batches(lines: Iterable[bytes], live: bool) -> Iterator[list[bytes]]:
+    """``lines`` in batches of ``REDACT_AHEAD`` bytes, a pipe's a line each; a read that fails
+    gives the lines before it, then its error."""
+    batch: list[bytes] = []
     held = 0
     try:
-        for number, line in enumerate(lines, 1):
-            ready += r.feed(line, number)
+        for line in lines:
+            batch.append(line)
             held += len(line)
             if live or held >= REDACT_AHEAD:
-                yield from ready
-                ready, held = [], 0
+                yield batch
+                batch, held = [], 0
     except OSError:
-        yield from ready
+        if batch:
+            yield batch
         raise
-    yield from ready
-    yield from r.flush()
+    if batch:
+        yield batch
 
 
 def redacted_files(args: argparse.Namespace, files: dict[str, bytes]) -> dict[str, bytes]:
@@ -1076,9 +1088,9 @@ def cmd_redact(args: argparse.Namespace) -> int:
         from .verdict import LineCheck
 
         check = LineCheck()
-        for line in redacted_lines(args, _checked(source, check), source.live):
+        for lines in _checked(source, check, r):
             if not args.list:
-                _write_some(out, line)
+                _write_some(out, b"".join(lines))
                 if source.live:  # a pipe: each line out as it comes
                     _write_some(out, b"")
         failed = check.count > 0
@@ -1120,9 +1132,11 @@ def _make_folders(path: str) -> None:
             os.mkdir(folder)
 
 
-def _checked(source: Input, check: LineCheck) -> Iterator[bytes]:
-    """The input's lines, each looked at as the translators would: what is unreadable is said as
-    ``translate`` says it (the first ``ERRORS_KEPT``, then how many more)."""
+def _checked(source: Input, check: LineCheck, r: Redactor) -> Iterator[list[bytes]]:
+    """The input's lines redacted, a batch at a time (as ``redacted_lines`` batches them), each
+    looked at as the translators would: what is unreadable is said as ``translate`` says it (the
+    first ``ERRORS_KEPT``, then how many more), before its line is redacted (a message takes the
+    placeholders of the lines before it). A batch with nothing to say is redacted as one block."""
     _run.name, _run.line = source.name, 0
     listed = 0
 
@@ -1137,14 +1151,27 @@ def _checked(source: Input, check: LineCheck) -> Iterator[bytes]:
                 _err(f"{source.name}:{number}: {message}")
                 listed += 1
 
-    for line in source.lines():
-        _run.line += 1
-        said(check.feed(line, _run.line))
-        yield line
+    for batch in _batches(source.lines(), source.live):
+        first = _run.line + 1
+        _run.line += len(batch)
+        types = check.types(batch)
+        if types is not None:
+            yield r.feed_lines(batch, first, types)
+            continue
+        problems = [check.feed(line, n) for n, line in enumerate(batch, first)]
+        if not any(problems):
+            yield r.feed_lines(batch, first)
+            continue
+        out: list[bytes] = []
+        for n, (line, found) in enumerate(zip(batch, problems, strict=True), first):
+            said(found)
+            out += r.feed(line, n)
+        yield out
     said(check.finish())
     if check.count > listed:
         _err(f"{source.name}: {check.count - listed} more unreadable line(s) not listed (each is in the output, "
              "redacted as text)")
+    yield r.flush()
 
 
 def _redact_share(args: argparse.Namespace, items: list[Named], r: Redactor) -> int:
@@ -1519,6 +1546,14 @@ def _plain_translate(argv: Sequence[str]) -> argparse.Namespace | None:
     return cast("argparse.Namespace", args)
 
 
+def _plain_redact(argv: Sequence[str]) -> argparse.Namespace | None:
+    """``redact FILE...`` with no option, read as argparse reads it, without argparse (as
+    ``_plain_translate``); None for anything else."""
+    if argv[:1] != ["redact"] or any(a.startswith("-") and a != "-" for a in argv[1:]):
+        return None
+    return cast("argparse.Namespace", SimpleNamespace(command="redact", files=list(argv[1:]), output=None, list=False))
+
+
 def _crash_site(tb: TracebackType | None) -> tuple[str | None, int]:
     """The input line a translator was reading when it failed: the innermost translator on the
     stack (its file and line count; a session file's own count when it has one), else what the
@@ -1572,7 +1607,7 @@ def main(argv: list[str] | None = None) -> int:
     global _run
     _run = _Run()
     argv = sys.argv[1:] if argv is None else argv
-    args = _plain_translate(argv)
+    args = _plain_translate(argv) or _plain_redact(argv)
     if args is None:
         from .cliargs import build_parser
 

@@ -29,6 +29,10 @@ How, so that the translation of the redacted input is the original's but for the
 - Nothing is redacted twice: no rule takes any part of a placeholder, so redacting the output again
   changes nothing (``tests/unit/test_redaction_properties.py``).
 - Linear in the input, line length included; memory bounded (``redact_stream``).
+- A file's batch of lines (``feed_lines``, ``redact_bytes``) that all open a JSON object is read
+  as one block: one gate pass, one search for escapes, and only the lines with an anchor, an
+  escape or a streamed piece handled one by one; byte for byte what a line at a time gives
+  (``tests/unit/test_redact_blocks.py``).
 
 Pure Python, no I/O; runs in the browser worker as in the CLI. Must not: change anything but the
 secrets, keep more than the findings (bounded) and what streaming holds, or import anything of the
@@ -37,13 +41,25 @@ package but its two helpers.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 import operator
 import re
 from collections.abc import Iterable
 from typing import Any, Final, NamedTuple, TypeVar
 
-from .redact_rules import LEFT_IN_IDS, Candidate, IdValues, choose, plain_ascii, scan
+from .redact_rules import (
+    LEFT_IN_IDS,
+    Candidate,
+    IdValues,
+    anchors,
+    choose,
+    escapes,
+    plain_ascii,
+    scan,
+    scan_anchored,
+)
 from .redact_stream import HOLD_BYTES, Streams
 
 PLACEHOLDER: Final = "[redacted:{kind}:{n}]"
@@ -167,14 +183,15 @@ class Redactor:
     # -- one line, one text ---------------------------------------------------------------------
 
     def redact_line(self, raw: bytes, number: int, hole: tuple[int, int] | None = None, fill: bytes = b"",
-                    found: bool = True) -> bytes:
+                    found: bool = True, anchored_at: list[int] | None = None) -> bytes:
         """One raw line with its secrets replaced; ``hole``: a part of it replaced by ``fill``
-        instead (a streamed piece, redacted with its field); ``found``: as ``place``."""
-        candidates = scan(raw, 0, len(raw), self.known)
+        instead (a streamed piece, redacted with its field); ``found``: as ``place``;
+        ``anchored_at``: where its anchors are, if known (``scan_anchored``)."""
+        candidates = self._scan(raw, anchored_at)
         if not candidates and hole is None:
             return raw
         if self._learnt(raw, candidates):  # a home path after the project folder's name: the name is whole there
-            candidates = scan(raw, 0, len(raw), self.known)
+            candidates = self._scan(raw, anchored_at)
         taken: list[Candidate] = []
         ids: IdValues | None = None
         for c in candidates:
@@ -198,6 +215,11 @@ class Redactor:
             at = end
         parts.append(raw[at:])
         return b"".join(parts)
+
+    def _scan(self, raw: bytes, anchored_at: list[int] | None) -> list[Candidate]:
+        if anchored_at is None:
+            return scan(raw, 0, len(raw), self.known)
+        return scan_anchored(raw, anchored_at, self.known)
 
     def line(self, raw: Line, number: int | None = None) -> Line:
         """One input line with its secrets replaced, alone (no streamed field is held)."""
@@ -225,6 +247,55 @@ class Redactor:
             out = self._streams.feed(raw.encode("utf-8", "surrogatepass"), self._line)
             return [line.decode("utf-8", "surrogatepass") for line in out]
         return self._streams.feed(raw, self._line)
+
+    def feed_lines(self, lines: list[bytes], first: int, types: list[Any] | None = None) -> list[bytes]:
+        """Lines ``first``, ``first + 1`` ... of a file, each with its newline but the input's last:
+        the lines now ready, as ``feed`` gives them line by line. Where every line of the batch
+        opens a JSON object and no streamed field is open, the batch is read as one block: one
+        gate pass and one search for escapes, and only the lines with an anchor, an escape or a
+        streamed piece are handled one by one (a line with none is its own redaction). ``types``:
+        each line's top-level ``type``, if the caller has decoded them (``verdict.LineCheck``)."""
+        block = b"".join(lines)
+        return self._feed_block(lines, first, block, list(itertools.accumulate(map(len, lines), initial=0)), types)
+
+    def _feed_block(self, lines: list[bytes], first: int, block: bytes, starts: list[int],
+                    types: list[Any] | None = None, ended: bool = True) -> list[bytes]:
+        """``feed_lines`` of ``lines`` as they stand in ``block`` (line k at ``starts[k]``); not
+        ``ended``: the lines have no newline of their own, one stands between two in the block."""
+        if self._streams is None:
+            self._streams = Streams(self, self.hold_bytes)
+        streams = self._streams
+        special = streams.pieces_in(lines, block, starts, types, ended)
+        if special is None:
+            return [line for n, raw in enumerate(lines, first) for line in self.feed(raw, n)]
+        self._line = first + len(lines) - 1
+        at: dict[int, list[int]] = {}  # a line's anchors, in the line
+        for a in anchors(block):
+            k = bisect.bisect_right(starts, a) - 1
+            at.setdefault(k, []).append(a - starts[k])
+        escaped = {bisect.bisect_right(starts, e) - 1 for e in escapes(block)}  # scanned whole, as feed does
+        whole = special | escaped
+        out: list[bytes] = []
+        done = 0  # the lines before this one are out or held
+        for k in sorted(whole | at.keys()):
+            if streams.held:  # a streamed field is open: the lines up to this one are held behind it
+                for n in range(done, k):
+                    out += streams.feed(lines[n], first + n)
+            else:
+                out += lines[done:k]
+            if k in escaped or streams.held:
+                out += streams.feed(lines[k], first + k)
+            elif k in special:
+                out += streams.feed(lines[k], first + k, at.get(k, []))
+            else:
+                out.append(self.redact_line(lines[k], first + k, anchored_at=at[k]))
+            done = k + 1
+        if streams.held:
+            for n in range(done, len(lines)):
+                out += streams.feed(lines[n], first + n)
+        else:
+            out += lines[done:]
+        return out
 
     def flush(self) -> list[Any]:
         """Every line held, redacted (the end of the input): str or bytes, as they came."""
@@ -265,6 +336,29 @@ def redact_text(text: str, redactor: Redactor | None = None) -> str:
 
 
 def redact_bytes(data: bytes, redactor: Redactor | None = None) -> bytes:
+    """A whole input (lines split on ``\\n`` only) redacted, ``BLOCK`` bytes of lines at a time
+    read as one block (``feed_lines``)."""
     r = redactor if redactor is not None else Redactor()
     r.prime(data)
-    return b"\n".join(r.lines(data.split(b"\n")))
+    lines = data.split(b"\n")
+    last = lines.pop() if len(lines) > 1 and not lines[-1] else None  # after the final newline: no line of a block
+    starts = list(itertools.accumulate(map(len, lines), _past_newline, initial=0))
+    out: list[bytes] = []
+    i = 0
+    while i < len(lines):
+        j = max(bisect.bisect_left(starts, starts[i] + BLOCK), i + 1)
+        j = min(j, len(lines))
+        group = lines[i:j]
+        out += r._feed_block(group, i + 1, data[starts[i]:starts[j]],
+                             list(itertools.accumulate(map(len, group), _past_newline, initial=0)), ended=False)
+        i = j
+    if last is not None:
+        out += r.feed(last, len(lines) + 1)
+    return b"\n".join(out + r.flush())
+
+
+BLOCK: Final = 256 << 10  # what redact_bytes reads as one block
+
+
+def _past_newline(at: int, length: int) -> int:
+    return at + length + 1

@@ -392,17 +392,20 @@ def _home(text: bytes, at: int, end: int, known: tuple[bytes, ...]) -> Iterable[
             return ()
         m = _FOLDER_NAME.match(text, after, end)
         if m:
-            out.append((m.start("s"), m.end("s"), "user"))
+            out.append((*m.span("s"), "user"))
         sep = after + 1 if text.startswith(b"-", after) else -1
     else:
         if before == 0x5C and (word == 4 or _DRIVE.get().search(text, max(at - 12, 0), at) is None):
             return ()  # a backslash path is a Windows one: C:\Users\ only
         m = _HOME_NAME.match(text, after, end)
         if m:
-            out.append((m.start("s"), m.end("s"), "user"))
-        sep = m.start("s") if m else -1
+            out.append((*m.span("s"), "user"))
+        sep = out[0][0] if m else -1
     if sep >= 0:  # a user name seen before, with its dashes, dots or blanks: whole
-        for name in known:
+        found = out[0][1] - sep if out else 0  # a name no longer than the one found there changes nothing (within it)
+        for name in known:  # (longest first)
+            if len(name) <= found:
+                break
             stop = sep + len(name)
             if text.startswith(name, sep) and (stop >= end or text[stop] in _AFTER_NAME):
                 out.append((sep, stop, "user"))
@@ -590,11 +593,38 @@ def plain_ascii(secret: bytes) -> bytes:
     return _ASCII_ESCAPE.sub(one, secret) if b"\\u00" in secret else secret
 
 
+def anchors(text: bytes) -> list[int]:
+    """Where the gate finds an anchor in ``text``. In a block of lines, each of them opening a
+    JSON object (``{``), a line's anchors are those the gate finds in the line alone: no anchor
+    holds a newline, and no look-around of one tells a newline before it from the line's start
+    (but the ``@``'s, which no ``{`` comes into)."""
+    return list(map(_START, _GATE.finditer(text)))
+
+
+def escapes(text: bytes) -> list[int]:
+    """Where ``text`` has a ``\\u`` escape of printable ASCII (a line with one is scanned with
+    them decoded: ``scan``)."""
+    return list(map(_START, _ASCII_ESCAPE_END.finditer(text)))
+
+
+def scan_anchored(text: bytes, at: Iterable[int], known: tuple[bytes, ...] = ()) -> list[Candidate]:
+    """``scan(text)`` given where its anchors are (``anchors``, found in a block of lines), for a
+    text with no ``\\u`` escape of printable ASCII (``escapes``)."""
+    return _rows_at(text, at, len(text), known)
+
+
+_START: Final = re.Match.start
+
+
 def _scan(text: bytes, start: int, stop: int, known: tuple[bytes, ...]) -> list[Candidate]:
+    return _rows_at(text, map(_START, _GATE.finditer(text, start, stop)), stop, known)
+
+
+def _rows_at(text: bytes, anchored_at: Iterable[int], stop: int, known: tuple[bytes, ...]) -> list[Candidate]:
+    """The rows of each anchor, in order."""
     out: list[Candidate] = []
     covered: dict[Matcher, int] = {}  # a row's candidate ends here: its anchors before are its own (a key's body, a value's "=")
-    for m in _GATE.finditer(text, start, stop):
-        at = m.start()
+    for at in anchored_at:
         matcher = _BY_BYTE[text[at]]
         if covered and at < covered.get(matcher, -1):
             continue

@@ -48,7 +48,10 @@ package (beyond ``redact_rules``); numbering and findings are the caller's (``Si
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
+import operator
 import re
 from collections import deque
 from typing import Any, Final, Protocol
@@ -72,7 +75,7 @@ class Sink(Protocol):
     def place(self, kind: str, secret: bytes, line: int) -> bytes: ...
 
     def redact_line(self, raw: bytes, number: int, hole: tuple[int, int] | None = None,
-                    fill: bytes = b"") -> bytes: ...
+                    fill: bytes = b"", found: bool = True, anchored_at: list[int] | None = None) -> bytes: ...
 
 
 class _Field:
@@ -245,6 +248,10 @@ _ENDS_LANE: Final = frozenset({"message_start", "message_delta", "message_stop"}
 # a relay export's deltas, as relays are written (type first), by us or by json.dumps
 _DELTA_RELAYS: Final = (b'{"type":"text_delta"', b'{"type":"thinking_delta"', b'{"type": "text_delta"',
                         b'{"type": "thinking_delta"')
+_STREAM_EVENT: Final = itertools.repeat("stream_event")
+_OPENS: Final = itertools.repeat(b"{")  # (the arguments of a map over lines)
+_ENDS: Final = itertools.repeat(b"\n")
+_DELTAS: Final = itertools.repeat(_DELTA_RELAYS)
 _SSE_ENDS_ALL: Final = frozenset({b"done", b"request_received"})
 _literals: dict[bytes, re.Pattern[bytes]] = {}
 
@@ -289,10 +296,12 @@ class Streams:
         self.sse_event: bytes | None = None  # the event an SSE data line belongs to
         self.relays = 0  # open fields of relays
 
-    def feed(self, raw: bytes, number: int) -> list[bytes]:
+    def feed(self, raw: bytes, number: int, anchored_at: list[int] | None = None) -> list[bytes]:
+        """One line: the lines now ready. ``anchored_at``: the line's anchors, if known (used when
+        it is redacted at once)."""
         piece, ends = self._classify(raw)
         if piece is None and not self.held:
-            out = [self.sink.redact_line(raw, number)]
+            out = [self.sink.redact_line(raw, number, anchored_at=anchored_at)]
             for key in ends:
                 self._end(key)
             return out
@@ -357,6 +366,28 @@ class Streams:
         return out
 
     # -- what a line is ---------------------------------------------------------------------------
+
+    def pieces_in(self, lines: list[bytes], block: bytes, starts: list[int],
+                  types: list[Any] | None = None, ended: bool = True) -> set[int] | None:
+        """Which of ``lines`` (``block`` joined, each with its newline but the last, starting at
+        ``starts``; not ``ended``: joined by newlines) may be a piece or an end of a field, by
+        index, when no other line can be, none is held, and every line opens a JSON object; None
+        when it is not so (an SSE stream, a blank line, a relay export's deltas, a field open):
+        such a block goes a line at a time. ``types``: each line's top-level ``type``, if the
+        caller decoded them (no search then)."""
+        if (self.held or self.relays or not all(map(bytes.startswith, lines, _OPENS))
+                or (ended and not all(map(bytes.endswith, lines[:-1], _ENDS)))
+                or any(map(bytes.startswith, lines, _DELTAS))):
+            return None
+        if types is not None:  # _stream_json takes a line whose decoded type is that, and no other
+            return set(itertools.compress(itertools.count(), map(operator.eq, types, _STREAM_EVENT)))
+        found: set[int] = set()
+        at = block.find(b'"stream_event"')
+        while at >= 0:
+            k = bisect.bisect_right(starts, at) - 1
+            found.add(k)
+            at = block.find(b'"stream_event"', starts[k + 1])
+        return found
 
     def _classify(self, raw: bytes) -> tuple[Piece | None, list[tuple[Any, ...]]]:
         """A piece of a field (its key and place in the line) and the fields the line ends."""

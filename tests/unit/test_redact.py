@@ -386,3 +386,34 @@ def test_an_assignment_is_redacted_by_its_name(text: str, secret: bool) -> None:
     value = text.rsplit("=", 1)[1].strip()
     out = json.loads(Redactor().line(json.dumps({"t": text})))["t"]
     assert out == (text.replace(value, "[redacted:secret:1]") if secret else text)
+
+
+@pytest.mark.parametrize("argv", [["redact", "a.jsonl"], ["redact"], ["redact", "-"], ["redact", "a", "-", "b"]],
+                         ids=lambda argv: " ".join(argv))
+def test_a_plain_redact_is_read_as_argparse_reads_it(argv: list[str]) -> None:
+    from relayscope import cli, cliargs
+
+    plain = cli._plain_redact(argv)
+    assert plain is not None
+    assert vars(plain) == vars(cliargs.build_parser(argv).parse_args(argv))
+
+
+@pytest.mark.parametrize("argv", [["redact", "--list", "a"], ["redact", "a", "-o", "d"], ["redact", "--"],
+                                  ["redact", "-h"], ["translate", "a"], ["red", "a"], []], ids=lambda argv: " ".join(argv))
+def test_a_redact_with_an_option_is_left_to_argparse(argv: list[str]) -> None:
+    from relayscope import cli
+
+    assert cli._plain_redact(argv) is None
+
+
+def test_a_plain_redact_loads_no_argparse(tmp_path: Path) -> None:
+    session = tmp_path / "run.jsonl"
+    session.write_text('{"type":"user","cwd":"/Users/jane/app","t":"key AKIAQ3EGRZ7XKWLM5TN4"}\n')
+    code = ("import sys, runpy; sys.argv = ['relayscope', 'redact', sys.argv[1]]\n"
+            "try: runpy.run_module('relayscope', run_name='__main__')\n"
+            "except SystemExit: pass\n"
+            "sys.stderr.write(' '.join(sorted(sys.modules)))")
+    p = subprocess.run([sys.executable, "-c", code, str(session)], capture_output=True, env=ENV, timeout=60, check=False)
+    loaded = set(p.stderr.decode().split("\n")[-1].split())
+    assert b"[redacted:" in p.stdout and "relayscope.redact" in loaded
+    assert "argparse" not in loaded
