@@ -19,7 +19,8 @@ and repeated up to --mb megabytes, written once to bench/out/. Measured in the s
              `change` event to <html data-app-state="done"> as the page sees them (reading the
              file a slice at a time, translating, drawing the first screen; where that time
              went, as the page reports it in <html data-analysis-parts>, and `outside the job`:
-             the time from `change` to done less data-analysis-ms; Playwright's own
+             the time from `change` to done less data-analysis-ms; and to its first rows, with
+             their spread: drawn while the rest is translated; Playwright's own
              hand-over of the file comes before `change` and is not counted), and to the
              swimlanes drawn (built after `done`: <html data-lanes-ms> appears; a build that
              draws them before `done` counts `done`), then a re-run
@@ -204,6 +205,8 @@ def browser_run(browser, url: str, path: Path, audit: bool) -> dict[str, float]:
         result = {
             "load_wall": page.evaluate("performance.now()") - t0,
             "load": page.evaluate("window.__doneAt - window.__changed"),
+            # a file of more than one slice shows its first screen of rows before the rest is read
+            "first": page.evaluate("window.__firstAt === null ? NaN : window.__firstAt - window.__changed"),
             "lanes": lanes_drawn(page, 600_000),
             "analysis": float(page.get_attribute("html", "data-analysis-ms")),
             "relays": int(page.text_content('[data-testid="relay-count"]')),
@@ -363,6 +366,10 @@ def main() -> None:
     def ratio(key: str) -> float:
         return statistics.median(r[key] / r["cli"] for r in runs)
 
+    def spread(rs: list[dict[str, Any]], key: str) -> str:
+        values = [r[key] for r in rs]
+        return f"{statistics.median(values):.0f} [{min(values):.0f}-{max(values):.0f}]"
+
     cli = med("cli") / 1000
 
     print(f"{path.name}: {size / 2**20:.1f} MB, {relays} relay events (lineage); browser runs: {args.runs}")
@@ -377,9 +384,8 @@ def main() -> None:
     pairs = ", ".join(f"{r['lanes'] / r['cli']:.2f}" for r in runs)
     print(f"  lanes    {med('lanes'):8.0f} ms   x{ratio('lanes'):.2f}   (file chosen -> the swimlanes drawn, after "
           f"done; each run over the CLI run before it: {pairs})")
-    print(f"           {'':8}      (data-analysis-ms {med('analysis'):.0f}; outside the job {med('outside'):.0f} "
-          f"[{min(r['outside'] for r in runs):.0f}-{max(r['outside'] for r in runs):.0f}]; with Playwright's "
-          f"hand-over of the file {med('load_wall'):.0f} ms)")
+    print(f"           {'':8}      (data-analysis-ms {med('analysis'):.0f}; outside the job {spread(runs, 'outside')}; "
+          f"first rows {spread(runs, 'first')}; with Playwright's hand-over of the file {med('load_wall'):.0f} ms)")
     print(f"           {'':8}      (the page's own account, medians: {medians(runs, 'parts')} ms;"
           f" of the swimlanes: {medians(runs, 'lanes_parts')} ms)")
     for against, other in others.items():
@@ -392,9 +398,8 @@ def main() -> None:
         lanes = statistics.median(r["lanes"] for r in other)
         x = statistics.median(r["lanes"] / r["cli"] for r in other)
         print(f"           {lanes:8.0f} ms   x{x:.2f}   (its swimlanes drawn: {pairs})")
-        outside = [r["outside"] for r in other]
         print(f"           {'':8}      (its data-analysis-ms {statistics.median(r['analysis'] for r in other):.0f}; "
-              f"outside the job {statistics.median(outside):.0f} [{min(outside):.0f}-{max(outside):.0f}])")
+              f"outside the job {spread(other, 'outside')}; first rows {spread(other, 'first')})")
         print(f"           {'':8}      (its own account, medians: {medians(other, 'parts')} ms;"
               f" of the swimlanes: {medians(other, 'lanes_parts')} ms)")
     print(f"  rerun    {med('rerun'):8.0f} ms   x{ratio('rerun'):.2f}   (strategy 'none', in the page)")

@@ -58,6 +58,8 @@ refs.set("window", window);
 const FORM = new Set(["INPUT", "TEXTAREA", "SELECT"]);
 const timeline = document.getElementById("timeline");
 const workspace = document.getElementById("workspace");
+// Every scroll of the timeline is sent (remote.py's SCROLL_SYNCED: its mirror is trusted to
+// know when it is at the top).
 const geometry = () => ({
   scrollTop: timeline.scrollTop,
   clientHeight: timeline.clientHeight,

@@ -11,7 +11,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from relayscope import sharefile
-from relayscope.web.loads import Text, _main_elsewhere, classify
+from relayscope.web.host import Slice, SliceReader
+from relayscope.web.loads import READ_BYTES, Text, _main_elsewhere, classify
 from relayscope.web.protocol import Picked
 
 TEXT = b'{"type":"system","subtype":"init"}\n'
@@ -61,6 +62,52 @@ def test_a_text_in_memory_is_read_a_slice_at_a_time_as_a_file_is() -> None:
         return bytes(out)
 
     assert run(read()) == data
+
+
+class Counted:
+    """A picked file that counts how it is read: reads of a range, and slices read ahead."""
+
+    def __init__(self, data: bytes) -> None:
+        self.text, self.reads, self.slices_read, self.closed = Text(data), 0, 0, 0
+
+    @property
+    def size(self) -> int:
+        return self.text.size
+
+    async def read(self, start: int = 0, end: int | None = None) -> bytes:
+        self.reads += 1
+        return await self.text.read(start, end)
+
+    def slices(self, size: int) -> SliceReader:
+        inner, outer = self.text.slices(size), self
+
+        class Reader:
+            async def next(self) -> Slice:
+                outer.slices_read += 1
+                return await inner.next()
+
+            def close(self) -> None:
+                outer.closed += 1
+
+        return Reader()
+
+
+def test_a_file_alone_is_read_once_its_first_slice_telling_text_from_binary_and_starting_its_load() -> None:
+    data = TEXT * (READ_BYTES // len(TEXT) + 10)  # more than one slice
+    file = Counted(data)
+    found = run(classify([Picked("a.jsonl", file)], folder=False))
+    (part,) = found.parts
+    assert file.reads == 0 and file.slices_read == 1  # no read of its own for the first 8 KiB
+    assert part.opened is not None and part.opened.first == data[:READ_BYTES]
+    assert run(part.opened.head()) == data[:READ_BYTES] and file.slices_read == 1  # the same slice, kept
+    assert set(part.opened.timed) == {"read", "copy"}  # for the load's own account
+    binary = Counted(BINARY)
+    assert run(classify([Picked("b.jsonl", binary)], folder=False)).parts == []
+    assert binary.closed == 1  # not text: its reading ends there
+    several = [Counted(TEXT), Counted(TEXT)]
+    found = run(classify([Picked("s/a.jsonl", several[0]), Picked("s/b.jsonl", several[1])], folder=True))
+    assert [p.opened for p in found.parts] == [None, None]  # several files are read whole, later
+    assert [(f.reads, f.slices_read) for f in several] == [(1, 0), (1, 0)]
 
 
 def test_a_folder_of_sub_agents_only_is_told_where_the_main_file_is() -> None:

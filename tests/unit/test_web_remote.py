@@ -179,6 +179,22 @@ def test_values_typed_and_files_picked_arrive_before_the_event(page) -> None:
     assert files.item(0).name == "a.jsonl"
 
 
+def test_a_scroll_to_the_top_where_the_page_is_already_at_the_top_sends_nothing(page) -> None:
+    timeline = remote.DOCUMENT.getElementById("timeline")
+    timeline.scrollTop = 0  # the page said 0 in its snapshot: setting it would only force a layout
+    assert list(page) == []
+    send({"kind": "sync", "rid": "timeline", "props": {"scrollTop": 480}})  # the reader scrolled
+    timeline.scrollTop = 0
+    assert list(page) == [["set", "timeline", "scrollTop", 0]]
+    timeline.scrollTop = 0  # at the top, as far as the page has said
+    timeline.scrollTop = 96  # any other position is sent, even twice (the page may have clamped it)
+    timeline.scrollTop = 96
+    assert list(page)[1:] == [["set", "timeline", "scrollTop", 96]] * 2
+    other = remote.DOCUMENT.getElementById("filter")  # an element whose scrolls the page does not send
+    other.scrollTop = 0
+    assert list(page)[3:] == [["set", "filter", "scrollTop", 0]]
+
+
 def test_a_measured_height_reaches_who_asked(page) -> None:
     from relayscope.web.dom import measure
 

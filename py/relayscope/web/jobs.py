@@ -200,11 +200,12 @@ class Jobs:
 
     # -- one job ---------------------------------------------------------------------------------------
 
-    def begin(self, label: str) -> int:
-        """A new job: any older one stops at its next slice. Returns its run id."""
+    def begin(self, label: str, began: float | None = None) -> int:
+        """A new job: any older one stops at its next slice. Returns its run id. ``began``: when
+        its work began, if before now (``time.perf_counter``; its input's first slice read)."""
         self.run += 1
         self.busy = True
-        self._t_start = time.perf_counter()
+        self._t_start = time.perf_counter() if began is None else began
         self._parts, self._yielded, self._longest = {}, 0.0, 0.0
         self._gc_start = gc_seconds()
         gc.unfreeze()  # the last input's objects are walked again: its cycles are found
@@ -243,6 +244,10 @@ class Jobs:
         """Now, for :meth:`timed`: the clock and the time yielded so far."""
         return time.perf_counter(), self._yielded
 
+    def count(self, part: str, seconds: float) -> None:
+        """Count ``seconds`` in ``part`` of the running job's time (work timed before it began)."""
+        self._parts[part] = self._parts.get(part, 0.0) + seconds
+
     def timed(self, part: str, since: tuple[float, float]) -> tuple[float, float]:
         """Count the time from ``since`` (a :meth:`mark`) to now in ``part`` of the running
         job's time, less what was yielded meanwhile; returns a mark of now, for the next part."""
@@ -255,11 +260,18 @@ class Jobs:
         await hand_back()
         self._yielded += time.perf_counter() - start
 
-    async def drive(self, gen: Iterator[float], run: int, label: str) -> bool:
+    async def drive(self, gen: Iterator[float], run: int, label: str, *, fresh: bool = False) -> bool:
         """Run a model generator to its end a slice at a time. False if a newer run took over.
-        <html data-longest-slice-ms> keeps the longest stretch without a yield to the browser."""
+        <html data-longest-slice-ms> keeps the longest stretch without a yield to the browser.
+        ``fresh``: the caller has just come back from the event loop (it awaited a slice of the
+        file: a turn of its own, the page's messages taken, its ops sent), so the work begins at
+        once (its objects frozen, as a hand-back does); else whatever ran before ends its task
+        first. A hand-back costs about 1 ms in Pyodide, and a 50 MB load drives 14 slices."""
         bar = self._bar
-        await self._yield()  # whatever ran before us ends its task here
+        if fresh:
+            gc.freeze()  # what was made so far, out of the collector's walks, as at a hand-back
+        else:
+            await self._yield()  # whatever ran before us ends its task here
         mark = time.perf_counter()
         for progress in gen:
             if run != self.run:

@@ -4,8 +4,9 @@ Theory of operation
 -------------------
 An input is classified once (``classify``): files that are not read by the folder rule
 (intake.read_in_folder, the one the CLI and ``--follow`` use) are left out and named; each file
-left is looked at once for being text at all (intake.binary_reason, on its first bytes); what
-remains is one text or several files, decided there and nowhere else. A file that is a
+left is looked at once for being text at all (intake.binary_reason, on its first bytes: of a
+file alone, its first slice as its load reads it, read once for both); what remains is one text
+or several files, decided there and nowhere else. A file that is a
 shareable file (``sharefile.is_sharefile`` on its first bytes: a zip, whatever its name) is read
 whole and unpacked there: its files are the input, its view is the view asked for (under what the
 address asks), and what is wrong with it (damaged, cut short, a foreign zip) is said in one
@@ -28,6 +29,7 @@ Must not: draw the workspace (screen.py does), or fetch anything but what the re
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -60,11 +62,54 @@ IDS: Final = ("paste-input", "file-input", "folder-input", "source", "examples-b
 
 @dataclass(frozen=True, slots=True)
 class Part:
-    """One text of an input: its name, its size, and how to read it."""
+    """One text of an input: its name, its size, how to read it, and its reading already begun
+    (``opened``: its first slice read to tell text from binary), if it was."""
 
     name: str
     size: int
     file: PageFile
+    opened: Opened | None = None
+
+
+class Opened:
+    """A text read a slice at a time (``READ_BYTES``), each slice copied into one buffer that
+    the next one fills again (the load keeps nothing of it). The first slice may be read before
+    the load (``head``: what tells text from binary) and is then the load's first, not read
+    twice (a read of its own came 3-4 ms before the first slice could be asked for); the load's
+    job then counts from ``began``, that read and copy in its account (``timed``)."""
+
+    def __init__(self, file: PageFile, size: int) -> None:
+        self.began = time.perf_counter()
+        self.timed: dict[str, float] = {}  # the first slice's read and copy (s), when read by ``head``
+        self.reader = file.slices(READ_BYTES)
+        # One buffer every slice is copied into: memory already touched, where a new 4 MiB bytes
+        # object each time lands in memory the heap had to grow (a page fault per 4 KiB: that
+        # copy cost ~70 ms for 50 MB, this one ~10)
+        self.slot = bytearray(min(READ_BYTES, max(size, 1)))
+        self.first: bytearray | None = None  # the first slice, read and copied, not yet loaded
+
+    async def head(self) -> bytearray:
+        """The first slice, in Python's memory (read now, unless it was); the load's first."""
+        if self.first is None:
+            start = time.perf_counter()
+            piece = await self.reader.next()
+            read = time.perf_counter()
+            self.first = self.copy(piece)
+            self.timed = {"read": read - start, "copy": time.perf_counter() - read}
+        return self.first
+
+    async def next(self) -> Slice:
+        return await self.reader.next()
+
+    def copy(self, piece: Slice) -> bytearray:
+        """``piece`` in Python's memory: the one buffer (a shorter last slice, a buffer of its own)."""
+        chunk = self.slot if len(piece) == len(self.slot) else bytearray(len(piece))
+        piece.copy_into(chunk)
+        return chunk
+
+    def close(self) -> None:
+        self.first = None
+        self.reader.close()
 
 
 class Text:
@@ -159,15 +204,20 @@ async def classify(items: list[Picked], folder: bool) -> Classified:
     binary: list[str] = []
     for it in keep:
         size = it.file.size
-        head = await it.file.read(0, min(size, HEAD_BYTES))
+        opened = Opened(it.file, size) if len(keep) == 1 else None  # one text, read as its load reads it
+        head = bytes((await opened.head())[:HEAD_BYTES]) if opened else await it.file.read(0, min(size, HEAD_BYTES))
         if out.shared is None and sharefile.is_sharefile(head[:4]):
+            if opened:
+                opened.close()
             out.shared, parts = _shared(it.path.rsplit("/", 1)[-1], sharefile.unpack(await it.file.read()))
             out.parts.extend(parts)
             continue
         reason = binary_reason(it.path, head, size)
         if reason is None:
-            out.parts.append(Part(it.path, size, it.file))
+            out.parts.append(Part(it.path, size, it.file, opened))
         else:
+            if opened:
+                opened.close()
             out.binary = out.binary or reason
             binary.append(it.path)
     if binary and out.parts:
@@ -292,28 +342,28 @@ class Loads:
         is ever held whole (a 600 MB file peaked at 1.5 GB of memory read whole, 0.85 GB so), and
         the next slices are read meanwhile."""
         jobs, name, size = self.jobs, part.name, part.size
-        run = jobs.begin(f"Reading {name}…")
+        opened = part.opened or Opened(part.file, size)
+        run = jobs.begin(f"Reading {name}…", began=opened.began)  # its first slice read, if it was, is the job's
+        for what, seconds in opened.timed.items():
+            jobs.count(what, seconds)
         ws = Workspace()
         ws.start_load(name=name, strategy=view.strategy or self.view.strategy, size=size)
-        reader = part.file.slices(READ_BYTES)
-        # One buffer every slice is copied into (load_more keeps nothing of it): memory already
-        # touched, where a new 4 MiB bytes object each time lands in memory the heap had to grow
-        # (a page fault per 4 KiB: that copy cost ~70 ms for 50 MB, this one ~10)
-        slot = bytearray(min(READ_BYTES, max(size, 1)))
         mark = jobs.mark()
         try:
             for at in range(0, max(size, 1), READ_BYTES):
-                try:
-                    piece = await reader.next()
-                except Exception as exc:  # the browser's read failed: the file changed or went away
-                    if run == jobs.run:
-                        jobs.fail(f"Could not read {name} (at byte {at:,}): {exc}. Was it changed or "
-                                  "removed while it was read? Open it again.")
-                    return
-                mark = jobs.timed("read", mark)  # waiting for the browser to read it
-                chunk = slot if len(piece) == len(slot) else bytearray(len(piece))  # the last slice is shorter
-                piece.copy_into(chunk)  # into Python's memory, the same buffer for every slice
-                mark = jobs.timed("copy", mark)
+                if at == 0 and opened.first is not None:  # read already, to tell text from binary
+                    chunk, opened.first = opened.first, None
+                else:
+                    try:
+                        piece = await opened.next()
+                    except Exception as exc:  # the browser's read failed: the file changed or went away
+                        if run == jobs.run:
+                            jobs.fail(f"Could not read {name} (at byte {at:,}): {exc}. Was it changed or "
+                                      "removed while it was read? Open it again.")
+                        return
+                    mark = jobs.timed("read", mark)  # waiting for the browser to read it
+                    chunk = opened.copy(piece)
+                    mark = jobs.timed("copy", mark)
                 if run != jobs.run:
                     return
                 if at == 0 and size > READ_BYTES:  # a big text: its first rows at once, then the rest
@@ -321,11 +371,14 @@ class Loads:
                         return
                     self.screen.first_rows(ws, run)
                     chunk = chunk[FIRST_BYTES:]  # a copy, once per input
-                if not await jobs.drive(ws.load_more(chunk), run, f"Translating {name}…"):
+                # a slice after the first was awaited just now, a turn of the event loop: no other
+                # before its translation (the first's, the job begun or its first rows drawn, ends
+                # its task: their ops go to the page first)
+                if not await jobs.drive(ws.load_more(chunk), run, f"Translating {name}…", fresh=at > 0):
                     return
                 mark = jobs.timed("translate", mark)
         finally:
-            reader.close()
+            opened.close()
         if not await jobs.drive(ws.end_load(), run, f"Translating {name}…"):
             return
         jobs.timed("lookups", mark)
