@@ -20,7 +20,6 @@ loading (rows.py) and keeps no state of its own.
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -141,6 +140,7 @@ def subagent_words(ws: Workspace) -> list[str]:
 def run_timing(ws: Workspace) -> str | None:
     """What the results report of the run's timing (``time_to_request_ms``, ``ttft_stream_ms``,
     ``first_content_frame_ms``, ...) in words, the median of several; None when they report none."""
+    import statistics  # here, not at the top: about 10 ms of the page's import in Pyodide
     values: dict[str, list[float]] = {}
     for r in ws._results:
         for name in TIMING:
