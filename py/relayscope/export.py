@@ -42,7 +42,6 @@ import time
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -430,8 +429,7 @@ def _session(source: Mapping[str, bytes], strategy: str, fmt: str) -> Iterator[t
 
 # -- whole runs (the page's swimlanes, the tests) --------------------------------------------
 
-@dataclass(slots=True)
-class Run:
+class Run(msgspec.Struct):
     """One session (or stream) of the input: its timeline, what made it, and what a stream gave."""
 
     name: str | None
@@ -439,7 +437,7 @@ class Run:
     relays: list[R.Relay]
     stamps: S.Stamps
     live: Live
-    closed: list[S.Closed] = field(default_factory=list)
+    closed: list[S.Closed] = msgspec.field(default_factory=list)
 
     @property
     def errors(self) -> list[tuple[str | None, int, str]]:
@@ -639,8 +637,7 @@ def _tokens(c: S.Call) -> dict[str, int]:
 Value = str | int | bool
 
 
-@dataclass(frozen=True, slots=True)
-class OSpan:
+class OSpan(msgspec.Struct, frozen=True):
     """One OTLP span as data: what the JSON writer and the protobuf encoder both write."""
 
     trace_id: bytes
@@ -650,7 +647,7 @@ class OSpan:
     start_ns: int
     end_ns: int
     attributes: list[tuple[str, Value]]
-    events: list[tuple[int, str, list[tuple[str, Value]]]] = field(default_factory=list)
+    events: list[tuple[int, str, list[tuple[str, Value]]]] = msgspec.field(default_factory=list)
     error: str | None = None
 
 

@@ -11,7 +11,6 @@ Must not: key blocks by rules of its own, touch the DOM, do I/O, or change the r
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 import msgspec
@@ -28,8 +27,7 @@ STREAMED: Final = "streamed"
 _line: Final = msgspec.json.Decoder()
 
 
-@dataclass(frozen=True, slots=True)
-class LostBlock:
+class LostBlock(msgspec.Struct, frozen=True):
     """A block no relay carries, with where its placeholder row goes in the timeline."""
 
     row: int  # its id among the timeline's rows: negative, so never a relay seq
@@ -40,8 +38,7 @@ class LostBlock:
     before_seq: int  # the placeholder sits just before this seq (len(relays): at the end)
 
 
-@dataclass(frozen=True, slots=True)
-class BlockFate:
+class BlockFate(msgspec.Struct, frozen=True):
     index: int  # in the line's content array
     fate: str  # EMITTED | LOST | DUPLICATE | STREAMED
     seq: int | None  # the relay that carried the block (None when lost)
@@ -60,15 +57,14 @@ class BlockFate:
         return f"emitted as #{self.seq}"
 
 
-@dataclass(slots=True)
-class Fates:
+class Fates(msgspec.Struct):
     # with ``digests`` (the trace's, for a whole run) blocks are known by ``audit.digest`` of their key
-    first_seq: dict[Key | Digest, int] = field(default_factory=dict)
-    anchor: dict[int, int] = field(default_factory=dict)  # a content relay's seq -> its block's first relay
-    key_at: dict[int, Key | Digest] = field(default_factory=dict)  # a block's first relay -> the block's key
-    lost_keys: set[Key] = field(default_factory=set)
-    lost: list[LostBlock] = field(default_factory=list)
-    by_row: dict[int, LostBlock] = field(default_factory=dict)
+    first_seq: dict[Key | Digest, int] = msgspec.field(default_factory=dict)
+    anchor: dict[int, int] = msgspec.field(default_factory=dict)  # a content relay's seq -> its block's first relay
+    key_at: dict[int, Key | Digest] = msgspec.field(default_factory=dict)  # a block's first relay -> the block's key
+    lost_keys: set[Key] = msgspec.field(default_factory=set)
+    lost: list[LostBlock] = msgspec.field(default_factory=list)
+    by_row: dict[int, LostBlock] = msgspec.field(default_factory=dict)
     digests: bool = False
 
     def lost_on(self, file: str | None, line: int) -> list[LostBlock]:

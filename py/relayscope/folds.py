@@ -36,9 +36,10 @@ from __future__ import annotations
 import bisect
 import itertools
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, Final
+
+import msgspec
 
 from . import relay as R
 from .spans import TIME, Stamps, Timeline, busy, duration_words, positions
@@ -50,8 +51,7 @@ BREAK_SHARE: Final = 0.02  # of the work's length on the axis, what each break k
 BREAKS_SHARE: Final = 0.2  # of the work's length, what all breaks together keep at most
 
 
-@dataclass(frozen=True, slots=True)
-class Break:
+class Break(msgspec.Struct, frozen=True):
     """One folded gap: true ``start`` and ``end`` (seconds since the epoch), and where it sits on
     the folded axis: from ``at`` for ``width``."""
 
@@ -70,8 +70,7 @@ class Break:
         return f"{duration_words(self.end - self.start, TIME)} idle"
 
 
-@dataclass(frozen=True, slots=True)
-class Fold:
+class Fold(msgspec.Struct, frozen=True):
     """The folded axis of one run: its breaks and the piecewise-linear map (``segments``: true
     ``[t0, t1]`` onto axis ``[x0, x1]``, in order, covering the run; the axis starts at 0)."""
 

@@ -32,7 +32,6 @@ Must not: do I/O, or re-translate what was fed.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Final
 
 import msgspec
@@ -57,19 +56,17 @@ def _dirname(name: str) -> str:
     return name.rsplit("/", 1)[0] if "/" in name else ""
 
 
-@dataclass(slots=True, eq=False)
-class _Session:
+class _Session(msgspec.Struct, eq=False):
     t: SessionTranslator
     main: str | None = None
     session_id: str | None = None
-    waiting: list[_File] = field(default_factory=list)  # sub-agent files not linked yet
+    waiting: list[_File] = msgspec.field(default_factory=list)  # sub-agent files not linked yet
 
 
-@dataclass(slots=True, eq=False)
-class _File:
+class _File(msgspec.Struct, eq=False):
     name: str
     rest: bytes = b""
-    pending: list[bytes] = field(default_factory=list)  # complete lines not fed yet
+    pending: list[bytes] = msgspec.field(default_factory=list)  # complete lines not fed yet
     kind: str | None = None  # None (not known yet), "other", "main", "agent"
     analyzer: Analyzer | None = None
     session: _Session | None = None

@@ -39,7 +39,6 @@ import itertools
 import posixpath
 import re
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Final
 
 import msgspec
@@ -125,8 +124,7 @@ _meta: Final = msgspec.json.Decoder(_Meta)
 # --- one sub-agent file waiting for its spawning call ------------------------------------------
 
 
-@dataclass(slots=True)
-class _AgentFile:
+class _AgentFile(msgspec.Struct):
     name: str
     agent_id: str
     lane: str
@@ -138,8 +136,7 @@ class _AgentFile:
 # --- several files --------------------------------------------------------------------------
 
 
-@dataclass
-class SessionResult:
+class SessionResult(msgspec.Struct):
     """One session (a main file and its sub-agent files), translated."""
 
     name: str  # the main file, or the first file when there is none
@@ -148,11 +145,11 @@ class SessionResult:
     relays: list[R.Relay]
     trace: list[T.TraceStep]
     errors: list[tuple[str | None, int, str]]  # (file, line, message)
-    lanes: dict[str, Lane] = field(default_factory=dict)  # lane id -> parent, depth, label ...
-    file_lanes: dict[str, str] = field(default_factory=dict)  # sub-agent file -> its lane
-    file_links: dict[str, str] = field(default_factory=dict)  # sub-agent file -> how it was linked
+    lanes: dict[str, Lane] = msgspec.field(default_factory=dict)  # lane id -> parent, depth, label ...
+    file_lanes: dict[str, str] = msgspec.field(default_factory=dict)  # sub-agent file -> its lane
+    file_links: dict[str, str] = msgspec.field(default_factory=dict)  # sub-agent file -> how it was linked
     session_id: str | None = None
-    drift: dict[str, DriftReport] = field(default_factory=dict)  # file -> its drift report
+    drift: dict[str, DriftReport] = msgspec.field(default_factory=dict)  # file -> its drift report
 
 
 def _basename(name: str) -> str:
@@ -168,15 +165,14 @@ def _agent_id(name: str) -> str | None:
     return m.group(1) if m else None
 
 
-@dataclass(slots=True)
-class _Scan:
+class _Scan(msgspec.Struct):
     """What a quick pass over one file tells: enough to link files before translating."""
 
     session_id: str | None = None
     agent_id: str | None = None  # from the records (2.x sub-agent files)
     first_prompt: str | None = None
-    spawns: dict[str, str | None] = field(default_factory=dict)  # Task/Agent id -> prompt
-    agent_results: dict[str, str] = field(default_factory=dict)  # agentId -> tool_use_id
+    spawns: dict[str, str | None] = msgspec.field(default_factory=dict)  # Task/Agent id -> prompt
+    agent_results: dict[str, str] = msgspec.field(default_factory=dict)  # agentId -> tool_use_id
 
 
 _INTERESTING: Final = re.compile(rb'"(?:Task|Agent|agentId)"')  # one pass over lines of no interest
@@ -342,8 +338,7 @@ def _translate_session(files: Mapping[str, Text], strategy: str, trace: bool,
 # --- any set of files: group into sessions ----------------------------------------------------
 
 
-@dataclass
-class FileGroup:
+class FileGroup(msgspec.Struct):
     """One session's files (``format == "session"``), or one file of another format."""
 
     name: str
@@ -471,8 +466,7 @@ def translate_groups(files: Mapping[str, Text], strategy: str = "lineage", *, tr
 INVENTORY_SHARE: Final = 0.1  # of a group's progress: building its inventory
 
 
-@dataclass
-class InputAudit:
+class InputAudit(msgspec.Struct):
     """The audit of one group of an input: every strategy against one inventory of its blocks."""
 
     name: str | None
@@ -480,8 +474,8 @@ class InputAudit:
     files: list[str]
     audits: list[StrategyAudit]  # one per strategy; empty for an SSE stream (nothing to compare)
     errors: Errors  # what the input could not be read as (the same for every strategy)
-    relays: dict[str, int] = field(default_factory=dict)  # strategy -> relays of its translation
-    items: dict[Key, Item] = field(default_factory=dict)  # the inventory (the web view's lost blocks)
+    relays: dict[str, int] = msgspec.field(default_factory=dict)  # strategy -> relays of its translation
+    items: dict[Key, Item] = msgspec.field(default_factory=dict)  # the inventory (the web view's lost blocks)
 
     @property
     def comparable(self) -> bool:
@@ -607,8 +601,7 @@ def _audit_stream(name: str | None, fmt: str, lines: Iterable[bytes], names: lis
     return InputAudit(name, fmt, files, audits, errors, {a.strategy: a.relays for a in audits}, inv.items)
 
 
-@dataclass
-class _Progress:
+class _Progress(msgspec.Struct):
     """Where a stream's audit is: ``done`` of ``work`` (bytes times the passes over them: the
     inventory's and each translator's), as a share of the whole input's progress from ``start``."""
 
@@ -622,8 +615,7 @@ class _Progress:
         return self.start + self.share * self.done / self.work if self.work else None
 
 
-@dataclass
-class _Pass:
+class _Pass(msgspec.Struct):
     lines: int  # lines read
     errors: list[tuple[int, str]] | None  # the lines the translation shown could not read, if it ran
 

@@ -38,8 +38,9 @@ import struct
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Final
+
+import msgspec
 
 from . import __version__
 from .redact import Redactor, redact_bytes
@@ -66,8 +67,7 @@ _CHUNK: Final = 1 << 16
 _DRIVE: Final = re.compile(r"^[A-Za-z]:")
 
 
-@dataclass(frozen=True, slots=True)
-class Issue:
+class Issue(msgspec.Struct, frozen=True):
     """Something wrong with a shareable file; ``path`` names the file it concerns (None: the
     whole shareable file)."""
 
@@ -78,15 +78,14 @@ class Issue:
         return f"{self.path}: {self.message}" if self.path else self.message
 
 
-@dataclass(slots=True)
-class Opened:
+class Opened(msgspec.Struct):
     """What :func:`unpack` could read: the files (path -> bytes, in the manifest's order), the
     view, what was wrong, and which listed files are missing or incomplete."""
 
-    files: dict[str, bytes] = field(default_factory=dict)
-    view: dict[str, str] = field(default_factory=dict)
-    issues: list[Issue] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)
+    files: dict[str, bytes] = msgspec.field(default_factory=dict)
+    view: dict[str, str] = msgspec.field(default_factory=dict)
+    issues: list[Issue] = msgspec.field(default_factory=list)
+    missing: list[str] = msgspec.field(default_factory=list)
     version: int | None = None  # None: no manifest of ours (a zip made by another tool)
     redacted: dict[str, Any] | None = None
 
@@ -126,8 +125,7 @@ def is_sharefile(head: bytes) -> bool:
 # -- writing ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Shared:
+class Shared(msgspec.Struct, frozen=True):
     """An input as it leaves: the files under their paths, the view, and what redaction replaced
     (counted by kind; None when not redacted). One value for the file, the link and the snapshot,
     so all three carry the same bytes and a secret has the same placeholder in each."""
@@ -215,8 +213,7 @@ class _Broken(Exception):
     """A member that cannot be read, in the reader's words."""
 
 
-@dataclass(slots=True)
-class _Entry:
+class _Entry(msgspec.Struct):
     name: str
     size: int  # as the zip declares it
     read: Callable[[int], bytes]  # up to n bytes of it; raises _Broken

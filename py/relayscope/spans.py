@@ -63,9 +63,7 @@ Pure: no I/O, no DOM. Must not: parse input lines beyond their ``timestamp``, or
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from operator import attrgetter
 from typing import Any, Final
@@ -154,8 +152,7 @@ def line_seconds(raw: bytes) -> float | None:
 Stamps = Callable[[str | None, int], float | None]  # (file, line) -> seconds, or None
 
 
-@dataclass(slots=True)
-class StampNotes:
+class StampNotes(msgspec.Struct):
     """What reading the stamps assumed: stamps without an offset, stamps clamped."""
 
     utc: int = 0
@@ -198,8 +195,7 @@ def stamps_of(files: Mapping[str | None, Sequence[bytes]], notes: StampNotes | N
 
 # -- the data -------------------------------------------------------------------------------
 
-@dataclass(frozen=True, slots=True)
-class Span:
+class Span(msgspec.Struct, frozen=True):
     kind: str  # "agent" | "tool"
     lane: str  # the track it is drawn on (a tool: where it was called; an agent: its own lane)
     name: str  # tool name, or the lane's label
@@ -232,8 +228,7 @@ class Span:
         return self.end - self.start
 
 
-@dataclass(frozen=True, slots=True)
-class Call:
+class Call(msgspec.Struct, frozen=True):
     """One model call (an API message): from what the model was last given to its answer's last
     block, with the usage the message reported (0 when it reported none)."""
 
@@ -253,8 +248,7 @@ class Call:
     usage: bool = False  # whether the message reported usage
 
 
-@dataclass(frozen=True, slots=True)
-class Mark:
+class Mark(msgspec.Struct, frozen=True):
     kind: str  # "model" | "lost" | "error"
     lane: str
     at: float
@@ -264,8 +258,7 @@ class Mark:
     text: str
 
 
-@dataclass(slots=True)
-class Track:
+class Track(msgspec.Struct):
     """One lane's track: what the lanes panel knows of it, its agent span and its figures."""
 
     id: str
@@ -285,21 +278,20 @@ class Track:
     state: str | None = None  # a sub-agent: running, completed or failed (subagents.LaneState)
     status: str | None = None  # the state in words: "running, 30 s" while a heartbeat said so
     elapsed_s: float | None = None  # the longest running time its heartbeats reported
-    timing: dict[str, list[float]] = field(default_factory=dict)  # TIMING field -> each result's value
+    timing: dict[str, list[float]] = msgspec.field(default_factory=dict)  # TIMING field -> each result's value
 
 
-@dataclass(slots=True)
-class Timeline:
+class Timeline(msgspec.Struct):
     axis: str
-    tracks: list[Track] = field(default_factory=list)  # main first, each sub-agent under its parent
-    spans: list[Span] = field(default_factory=list)  # agents first (in track order), then tools by seq
-    marks: list[Mark] = field(default_factory=list)
-    calls: list[Call] = field(default_factory=list)  # model calls, by seq
+    tracks: list[Track] = msgspec.field(default_factory=list)  # main first, each sub-agent under its parent
+    spans: list[Span] = msgspec.field(default_factory=list)  # agents first (in track order), then tools by seq
+    marks: list[Mark] = msgspec.field(default_factory=list)
+    calls: list[Call] = msgspec.field(default_factory=list)  # model calls, by seq
     start: float = 0.0
     end: float = 0.0
     session_id: str | None = None
-    notes: list[str] = field(default_factory=list)  # what was assumed or repaired, in words
-    figures: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = msgspec.field(default_factory=list)  # what was assumed or repaired, in words
+    figures: dict[str, Any] = msgspec.field(default_factory=dict)
 
     @property
     def axis_words(self) -> str:
@@ -309,8 +301,7 @@ class Timeline:
         return next((t for t in self.tracks if t.id == lane), None)
 
 
-@dataclass(frozen=True, slots=True)
-class Lost:
+class Lost(msgspec.Struct, frozen=True):
     """A content block no relay carries (the audit's word: lost), where it was in the input."""
 
     line: int
@@ -398,8 +389,7 @@ _ANSWERING: Final = 2  # the model has written: the stretch after is its if more
 _IDLE: Final = 0
 
 
-@dataclass(slots=True, eq=False)
-class _Open:
+class _Open(msgspec.Struct, eq=False):
     """A tool call without its result yet."""
 
     use: R.ToolUse
@@ -408,8 +398,7 @@ class _Open:
     child: str | None = None  # the lane it spawned, once that lane started
 
 
-@dataclass(slots=True, eq=False)
-class _Lane:
+class _Lane(msgspec.Struct, eq=False):
     track: Track
     start: float
     seq: int
@@ -420,10 +409,10 @@ class _Lane:
     last_seq: int
     clock: float  # the sweep of its wall time has reached here
     floor: float = float("-inf")  # the latest end of what closed under it
-    calls: dict[str, _Open] = field(default_factory=dict)
-    children: dict[str, None] = field(default_factory=dict)  # open lanes under it
-    rows: list[float] = field(default_factory=list)  # per tool row: when it is free (inf: in use)
-    call_rows: list[float] = field(default_factory=list)  # the same for its model calls
+    calls: dict[str, _Open] = msgspec.field(default_factory=dict)
+    children: dict[str, None] = msgspec.field(default_factory=dict)  # open lanes under it
+    rows: list[float] = msgspec.field(default_factory=list)  # per tool row: when it is free (inf: in use)
+    call_rows: list[float] = msgspec.field(default_factory=list)  # the same for its model calls
     state: int = _WAITING
     tentative: float = 0.0  # after the model wrote: the model's if it writes again, else idle
     tools: float = 0.0
@@ -432,7 +421,7 @@ class _Lane:
     parallel: float = 0.0  # two calls or more at once
     gap: float = 0.0
     longest: float = 0.0
-    by_tool: dict[str, list[float]] = field(default_factory=dict)
+    by_tool: dict[str, list[float]] = msgspec.field(default_factory=dict)
     msg: str | None = None  # the message being answered
     msg_start: float = 0.0
     msg_last: float = 0.0
@@ -442,8 +431,7 @@ class _Lane:
     closed: bool = False
 
 
-@dataclass(slots=True, eq=False)
-class _Held:
+class _Held(msgspec.Struct, eq=False):
     """A stretch of the run while lanes were at work on the model: the model's if one of them
     writes next, idle if each is given input or ends first."""
 
@@ -1012,8 +1000,7 @@ class Builder:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class _Sums:
+class _Sums(msgspec.Struct, frozen=True):
     """What a closed lane's figures need of it (the lane itself is freed)."""
 
     wall: float
@@ -1030,6 +1017,7 @@ def _sums(ln: _Lane, end: float) -> _Sums:
 
 
 def _figures_of(tr: Track, s: _Sums) -> dict[str, Any]:
+    import statistics  # here, not at the top: about 10 ms of the page's import in Pyodide
     wall = s.wall
     tools, model = min(s.tools, wall), min(s.model, max(0.0, wall - s.tools))
     idle = max(0.0, wall - tools - model)

@@ -35,7 +35,6 @@ Pure: no I/O. Imports ``relay``, ``lanes`` and ``meaning`` only; must not transl
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any, Final
 
@@ -55,8 +54,7 @@ _CONTENT: Final = frozenset({R.TextDelta, R.ThinkingDelta, R.ToolUse, R.ToolResu
 _HEARTBEAT: Final = "tool_progress"
 
 
-@dataclass(slots=True)
-class LaneState:
+class LaneState(msgspec.Struct):
     """What the relays say of one sub-agent lane so far."""
 
     spawned: bool = False  # its spawning call was seen

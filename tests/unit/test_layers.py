@@ -94,9 +94,12 @@ WEB_LAYERS: dict[str, int] = {
 # formats: a format's translator only when one is made (sniffing alone loads none); verdict: the
 # decoder of a line that is no JSON object, the SSE translator and the meta reader only when met
 # (``redact`` judges lines as the translators would without loading them); describe: difflib only
-# when a diff is made (a one-line summary, all that ``translate -f text`` asks for, makes none).
+# when a diff is made (a one-line summary, all that ``translate -f text`` asks for, makes none);
+# spans, web.newest: ``statistics`` only for a median of the results' timing, not in the page's
+# import (about 10 ms in Pyodide; test_startup_imports).
 LATE_IMPORTS_ALLOWED = {"relayscope.web.main", "relayscope.cli", "relayscope.cliargs", "relayscope.inputs",
-                        "relayscope.formats", "relayscope.verdict", "relayscope.web.exports", "relayscope.describe"}
+                        "relayscope.formats", "relayscope.verdict", "relayscope.web.exports", "relayscope.describe",
+                        "relayscope.spans", "relayscope.web.newest"}
 WEB = "relayscope.web"
 
 

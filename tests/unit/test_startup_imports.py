@@ -7,10 +7,13 @@ command's parser alone, its help and errors word for word the full parser's. Rea
 from __future__ import annotations
 
 import importlib
+import json
+import subprocess
+import sys
 
 import msgspec
 import pytest
-from test_cli_startup import ONE_SESSION, ONE_TRANSCRIPT, run
+from test_cli_startup import ENV, ONE_SESSION, ONE_TRANSCRIPT, run
 
 from relayscope import cli, cliargs, fates, textout
 
@@ -122,3 +125,26 @@ def test_a_translates_structs_carry_real_annotations(module: str) -> None:
     for struct in structs:
         for name, hint in vars(struct).get("__annotations__", {}).items():
             assert not isinstance(hint, str), f"{struct.__name__}.{name}: {hint!r}"
+
+
+# every class of ours that the page's import made, and which of the modules it must not load it did
+_APP_CLASSES = """
+import json, sys
+from relayscope.web.app import App
+ours = [m for name, m in sorted(sys.modules.items()) if name.startswith("relayscope")]
+made = [f"{m.__name__}.{k}" for m in ours for k, v in vars(m).items()
+        if isinstance(v, type) and v.__module__ == m.__name__ and "__dataclass_fields__" in vars(v)]
+print(json.dumps({"loaded": sorted({"dataclasses", "statistics"} & set(sys.modules)), "made": made}))
+"""
+
+
+def test_the_pages_import_makes_no_dataclass() -> None:
+    """The page's worker imports the app on every visit, warm or cold: a dataclass ``exec``s the
+    source of its methods as it is made (about a millisecond each in Pyodide), a Struct does not;
+    ``statistics`` (about 10 ms) is imported by the two medians that use it (their tests:
+    test_init_and_result_fields, test_web_subagents)."""
+    p = subprocess.run([sys.executable, "-c", _APP_CLASSES], capture_output=True, env=ENV, timeout=60, check=True)
+    seen = json.loads(p.stdout)
+    assert seen["made"] == []
+    assert seen["loaded"] == []
+

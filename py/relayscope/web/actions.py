@@ -11,8 +11,9 @@ Must not: do what an action does (the controllers do), or make a listener per el
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Final, Protocol
+
+import msgspec
 
 from .dom import Element, On
 from .jobs import Jobs
@@ -20,8 +21,7 @@ from .remote import Event
 from .view import Shown
 
 
-@dataclass(frozen=True, slots=True)
-class Action:
+class Action(msgspec.Struct, frozen=True):
     name: str
     work: bool  # may start a job
     needs_view: bool  # waits for a transcript shown and no job running

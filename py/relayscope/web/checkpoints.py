@@ -8,8 +8,9 @@ Must not: translate by itself, or know steps, rows or the page (``stepping`` use
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
 from typing import Any, Final
+
+import msgspec
 
 from ..analysis import Analyzer
 from ..translator import Translator
@@ -30,24 +31,22 @@ CHECKPOINT_ENTRIES: Final = 4_000_000
 CHECKPOINT_BYTES_PER_ENTRY: Final = 256
 
 
-@dataclass(slots=True)
-class Replay:
+class Replay(msgspec.Struct):
     """A translation of the input again, standing before line ``next`` (0-based)."""
 
     translator: Translator
     next: int = 0
 
 
-@dataclass(slots=True)
-class Checkpoints:
+class Checkpoints(msgspec.Struct):
     """Checkpoints of the load's translator (``Translator.checkpoint``) about every ``spacing``
     bytes of input: a step is made again from the nearest one at or before it. The load's
     translator keeps marks, as the one that makes steps again does: their states are the same."""
 
     spacing: int
-    lines: list[int] = field(default_factory=list)  # the line (0-based) each stands before, ascending
-    states: list[tuple[Any, ...]] = field(default_factory=list)
-    sizes: list[int] = field(default_factory=list)  # entries of each (``Translator.checkpoint_size``)
+    lines: list[int] = msgspec.field(default_factory=list)  # the line (0-based) each stands before, ascending
+    states: list[tuple[Any, ...]] = msgspec.field(default_factory=list)
+    sizes: list[int] = msgspec.field(default_factory=list)  # entries of each (``Translator.checkpoint_size``)
     _since: int = 0  # bytes passed since the last one
     _wait: int = 0  # bytes to pass before the next one, for its size (at least ``spacing``)
 

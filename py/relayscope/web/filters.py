@@ -13,8 +13,9 @@ Must not: select a row or step (selection.py, stepper.py), or decide what a row 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Final
+
+import msgspec
 
 from . import newest, panels
 from .chips import Chips
@@ -32,13 +33,12 @@ IDS: Final = ("filter", "lane-filter", "order", "search-prev", "search-next", "r
               "filter-cleared", "filter-cleared-text", "filter-restore", "drift-notice")
 
 
-@dataclass
-class Saved:
+class Saved(msgspec.Struct):
     """A filter a link cleared to show its row, to put back."""
 
     text: str
-    types: set[str] = field(default_factory=set)
-    xtypes: set[str] = field(default_factory=set)
+    types: set[str] = msgspec.field(default_factory=set)
+    xtypes: set[str] = msgspec.field(default_factory=set)
     lane: str = ""
     bookkeeping: bool = False
 

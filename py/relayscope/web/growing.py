@@ -22,7 +22,6 @@ from .workstate import ErrorView, Input, Text
 class Growing(Loader):
     """A loaded input that may also grow (``live``)."""
 
-    __slots__ = ()
 
     def start_live(self, name: str | None = None, *, folder: bool = False,
                    strategy: StrategyName = DEFAULT_STRATEGY, fmt: str = "auto") -> None:

@@ -13,8 +13,9 @@ Must not: step, select or filter itself (it asks the stepper, the selection, the
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Final, Protocol
+
+import msgspec
 
 from .chips import chip_key
 from .jobs import Jobs
@@ -29,8 +30,7 @@ VIEW: Final = ("typing-ok", "plain", "view")
 SEARCH_BOX: Final = "filter"  # the search's text field (index.html)
 
 
-@dataclass(frozen=True, slots=True)
-class KeyRule:
+class KeyRule(msgspec.Struct, frozen=True):
     keys: tuple[str, ...]
     when: tuple[str, ...]  # conditions, all of which hold (protocol.KEY_WHEN)
     action: str  # Keyboard's handler of the same name

@@ -35,7 +35,6 @@ INDEX_SLICE: Final = 50_000  # relays per pass of the lookups between two pauses
 class Loader(Search):
     """Loading, re-running and auditing; the lookups made after each."""
 
-    __slots__ = ()
 
     def load(self, data: Text | Mapping[str, Text], *, name: str | None = None,
              strategy: StrategyName = DEFAULT_STRATEGY, fmt: str = "auto") -> Iterator[float]:

@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
 from typing import Final
+
+import msgspec
 
 from .. import sharefile
 from ..intake import binary_reason, read_in_folder
@@ -60,8 +61,7 @@ IDS: Final = ("paste-input", "file-input", "folder-input", "source", "examples-b
               "audit-body", "audit-notes")
 
 
-@dataclass(frozen=True, slots=True)
-class Part:
+class Part(msgspec.Struct, frozen=True):
     """One text of an input: its name, its size, how to read it, and its reading already begun
     (``opened``: its first slice read to tell text from binary), if it was."""
 
@@ -153,19 +153,17 @@ class _Slices:
         pass  # nothing read ahead
 
 
-@dataclass
-class Classified:
+class Classified(msgspec.Struct):
     """An input after ``classify``: its texts, why any was left out, and the first such reason."""
 
-    parts: list[Part] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)  # a folder's files that are not read, by name
-    notes: list[str] = field(default_factory=list)
+    parts: list[Part] = msgspec.field(default_factory=list)
+    skipped: list[str] = msgspec.field(default_factory=list)  # a folder's files that are not read, by name
+    notes: list[str] = msgspec.field(default_factory=list)
     binary: str | None = None  # why the first file that is not text is not
     shared: Shared | None = None  # a shareable file's name, view and problems, when one was opened
 
 
-@dataclass(frozen=True, slots=True)
-class Shared:
+class Shared(msgspec.Struct, frozen=True):
     """What a shareable file said of itself once unpacked."""
 
     name: str

@@ -23,8 +23,9 @@ import base64
 import json
 import zlib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from ..sharefile import damaged_link, inflate_link
 from ..translator import DEFAULT_STRATEGY, StrategyName, strategy_named
@@ -43,8 +44,7 @@ __all__ = [
 SHARE_LIMIT: Final = 100_000  # characters of URL fragment; longer links break in chat apps and proxies
 
 
-@dataclass(frozen=True, slots=True)
-class Example:
+class Example(msgspec.Struct, frozen=True):
     id: str
     title: str
     blurb: str  # two lines, in the reader's words
@@ -92,7 +92,6 @@ EXAMPLES: Final = [
 class Workspace(Growing):
     """One loaded input and everything the page shows of it (the parts are its bases)."""
 
-    __slots__ = ()
 
 
 # -- share links ---------------------------------------------------------------------------

@@ -20,10 +20,10 @@ loading (rows.py) and keeps no state of its own.
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Protocol
+
+import msgspec
 
 from .. import relay as R
 from ..drift import DriftReport, describe
@@ -37,11 +37,10 @@ from .model import Workspace
 FILTER_ACTION = "drift-filter"
 
 
-@dataclass(slots=True)
-class DriftView:
+class DriftView(msgspec.Struct):
     report: DriftReport
     text: str  # the sentence the notice shows
-    seqs: set[int] = field(default_factory=set)  # the rows of the records it counts
+    seqs: set[int] = msgspec.field(default_factory=set)  # the rows of the records it counts
 
 
 class Drifting(Protocol):
@@ -92,8 +91,7 @@ def draw_notice(box: Element, view: DriftView | None, active: bool) -> None:
 # -- sub-agents and lanes --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class MissingAgent:
+class MissingAgent(msgspec.Struct, frozen=True):
     """A sub-agent a call started whose transcript is not among the input."""
 
     lane: str  # the spawning call's id (the lane its records would be in)
@@ -142,6 +140,7 @@ def subagent_words(ws: Workspace) -> list[str]:
 def run_timing(ws: Workspace) -> str | None:
     """What the results report of the run's timing (``time_to_request_ms``, ``ttft_stream_ms``,
     ``first_content_frame_ms``, ...) in words, the median of several; None when they report none."""
+    import statistics  # here, not at the top: about 10 ms of the page's import in Pyodide
     values: dict[str, list[float]] = {}
     for r in ws._results:
         for name in TIMING:
@@ -171,13 +170,12 @@ def refusal_of(ws: Workspace, use: R.ToolUse) -> int | None:
     return ws._refusals.get(use.id)
 
 
-@dataclass(frozen=True, slots=True)
-class LanesFacts:
+class LanesFacts(msgspec.Struct, frozen=True):
     """What the lanes panel shows beside the lane cards: the sub-agents missing from the input,
     the CLI's count held against the lanes, and the run's timing (on the main lane's card)."""
 
-    missing: list[MissingAgent] = field(default_factory=list)
-    words: list[str] = field(default_factory=list)
+    missing: list[MissingAgent] = msgspec.field(default_factory=list)
+    words: list[str] = msgspec.field(default_factory=list)
     timing: str | None = None
 
 

@@ -16,9 +16,10 @@ Must not: touch the DOM mirror or the page (``remote`` and ``main`` do), or know
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
+
+import msgspec
 
 from .host import PageFile, WatchHandle
 
@@ -149,15 +150,13 @@ KEY_WHEN: Final[dict[str, str]] = {
 # -- page -> worker, as records --------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class ElementState:
+class ElementState(msgspec.Struct, frozen=True):
     tag: str
     attrs: dict[str, str]
     props: dict[str, object]
 
 
-@dataclass(frozen=True, slots=True)
-class Start:
+class Start(msgspec.Struct, frozen=True):
     elements: dict[str, ElementState]
     root_attrs: dict[str, str]
     href: str
@@ -166,21 +165,18 @@ class Start:
     watch_support: str  # why watching cannot work here; "" when it can
 
 
-@dataclass(frozen=True, slots=True)
-class Picked:
+class Picked(msgspec.Struct, frozen=True):
     path: str  # relative to what was picked or dropped
     file: PageFile
 
 
-@dataclass(frozen=True, slots=True)
-class Sync:
+class Sync(msgspec.Struct, frozen=True):
     rid: int | str
     props: dict[str, object]
     files: list[Picked] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class EventData:
+class EventData(msgspec.Struct, frozen=True):
     """An event, as the page describes it: the target, or the nearest element the worker knows."""
 
     type: str
@@ -196,51 +192,43 @@ class EventData:
     editable: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class EventMsg:
+class EventMsg(msgspec.Struct, frozen=True):
     lid: int
     event: EventData
     flipped: bool  # the page showed "analyzing" for it (Work)
 
 
-@dataclass(frozen=True, slots=True)
-class Measured:
+class Measured(msgspec.Struct, frozen=True):
     sizes: list[tuple[int | str, int]]
 
 
-@dataclass(frozen=True, slots=True)
-class Reply:
+class Reply(msgspec.Struct, frozen=True):
     id: int
     ok: bool
 
 
-@dataclass(frozen=True, slots=True)
-class Drop:
+class Drop(msgspec.Struct, frozen=True):
     files: list[Picked]
     error: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Watch:
+class Watch(msgspec.Struct, frozen=True):
     handle: WatchHandle | None
     interval_ms: float | None = None
     error: str | None = None  # the browser refused a picker
 
 
-@dataclass(frozen=True, slots=True)
-class Pick:
+class Pick(msgspec.Struct, frozen=True):
     seq: int | None  # the relay picked, if it is one
     line: int | None  # else the input line (a lost block's mark)
     lane: str
 
 
-@dataclass(frozen=True, slots=True)
-class Range:
+class Range(msgspec.Struct, frozen=True):
     bounds: tuple[float, float] | None  # None: cleared
 
 
-@dataclass(frozen=True, slots=True)
-class Size:
+class Size(msgspec.Struct, frozen=True):
     percent: int | None  # None: not a number
 
 

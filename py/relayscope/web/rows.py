@@ -35,7 +35,6 @@ _lane: Final = operator.attrgetter("lane")
 class Rows(RowText):
     """Which rows, in which order, and the lane cards, from the relays and the lookups ``loading`` made."""
 
-    __slots__ = ()
 
     def _group_and_bookkeeping(self, first: int = 0, stop: int | None = None) -> None:
         """One pass over the relays from ``first`` (to ``stop``): bookkeeping records, tool calls and results

@@ -9,7 +9,6 @@ Must not: choose or order rows (``rows``), search (``search``), or build markup 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Final
 
 import msgspec
@@ -33,8 +32,7 @@ RESET_MARKS: Final = T.RESET_LABELS
 _any: Final = msgspec.json.Decoder()
 
 
-@dataclass(frozen=True, slots=True)
-class RowView:
+class RowView(msgspec.Struct, frozen=True):
     seq: int
     type: str
     lane: str
@@ -48,11 +46,16 @@ class RowView:
     fp_color: int | None
     mark: str | None
     partial: bool
-    relay: R.Relay = field(repr=False)
-    workspace: RowText = field(repr=False)
+    relay: R.Relay
+    workspace: RowText
     fp_label: str = "●"  # a number once the palette is used up, so no two fingerprints look alike
     fragments: int = 0  # a group of consecutive partial deltas of one block: how many
     joined: str | None = None  # that group's text
+
+    def __repr__(self) -> str:
+        # the relay and the workspace are left out: their reprs would bury the row's own fields
+        shown = (f"{k}={getattr(self, k)!r}" for k in self.__struct_fields__ if k not in ("relay", "workspace"))
+        return f"RowView({', '.join(shown)})"
 
     # Only an opened row shows these, and the timeline makes a RowView for every row it draws
     # while scrolling: so they are computed on access (pretty JSON, whole tool output).
@@ -85,7 +88,6 @@ class RowView:
 class RowText(Steps):
     """Each row's text and facts, from the relays and the lookups ``loading`` made."""
 
-    __slots__ = ()
 
     def row(self, seq: int) -> RowView:
         r = self.relays[seq]

@@ -13,7 +13,6 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Final
 
 import msgspec
@@ -37,8 +36,7 @@ _encode: Final = msgspec.json.Encoder().encode
 _DETAIL_SKIP: Final = ("type", "seq", "line", "lane", "file")  # identity, not content: no row shows them as text
 
 
-@dataclass(frozen=True, slots=True)
-class Query:
+class Query(msgspec.Struct, frozen=True):
     """A search: its free words (lower-cased; a quoted phrase is one) and its scoped terms."""
 
     words: tuple[str, ...] = ()
@@ -78,8 +76,7 @@ def parse(text: str) -> Query:
     return Query(tuple(words), tuple(scoped["tool"]), tuple(scoped["lane"]), frozenset(scoped["is"]))
 
 
-@dataclass(frozen=True, slots=True)
-class Hay:
+class Hay(msgspec.Struct, frozen=True):
     """Where a search looks, for one relay: what its row shows and what its detail shows."""
 
     shown: str
@@ -89,7 +86,6 @@ class Hay:
 class Search(Rows):
     """Selections of relays: filters and the search."""
 
-    __slots__ = ()
 
     def select(self, text: str = "", include: Iterable[str] = (), exclude: Iterable[str] = (),
                lane: str = "", bookkeeping: bool = False) -> list[int]:

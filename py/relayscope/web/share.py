@@ -25,12 +25,12 @@ Must not: touch the DOM or fetch (embed.py and sources.py do); it only builds an
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Final, Protocol
 from urllib.parse import parse_qs, urlencode
+
+import msgspec
 
 from .. import sharefile
 from ..redact import Finding, Redactor, redact_bytes
@@ -42,8 +42,7 @@ FINGERPRINT_PREFIX: Final = "file="
 EMBED_PARAMS: Final = ("embed", "theme", "panels")  # how a view is shown, not which view
 
 
-@dataclass(frozen=True, slots=True)
-class Fingerprint:
+class Fingerprint(msgspec.Struct, frozen=True):
     size: int  # bytes
     sha256: str  # hex prefix
     name: str = ""
@@ -202,4 +201,4 @@ def shared(ws: Source, name: str | None, view: dict[str, str], redacted: Redacte
     """The input as it leaves the page at ``view``: redacted when ``redacted`` is given."""
     if redacted is None:
         return sharefile.prepare(named(ws.source_parts(), name), view)
-    return dataclasses.replace(redacted.shared, view=redacted.view(view))
+    return msgspec.structs.replace(redacted.shared, view=redacted.view(view))

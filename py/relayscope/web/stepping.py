@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 import msgspec
@@ -31,8 +30,7 @@ FP_COLORS: Final = 12
 _any: Final = msgspec.json.Decoder()
 
 
-@dataclass(frozen=True, slots=True)
-class StepView:
+class StepView(msgspec.Struct, frozen=True):
     index: int
     file: str | None
     line: int
@@ -53,7 +51,7 @@ class StepView:
     pointer_after: int | None
     blocks: list[tuple[int, str, str, str]]
     note: str | None
-    fates: list[F.BlockFate] = field(default_factory=list)  # of the blocks not emitted
+    fates: list[F.BlockFate] = msgspec.field(default_factory=list)  # of the blocks not emitted
     fp_mark: tuple[int, str] | None = None  # colour and label of fp, as in the rows
     prev_fp_mark: tuple[int, str] | None = None
 
@@ -61,7 +59,6 @@ class StepView:
 class Steps(Loaded):
     """The step-through: a step whole, and the lookups between steps, relays and lines."""
 
-    __slots__ = ()
 
     @property
     def trace(self) -> list[T.TraceStep]:

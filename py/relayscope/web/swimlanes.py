@@ -44,10 +44,11 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Generator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from operator import attrgetter
 from typing import Any, Final, Protocol, TypeVar
+
+import msgspec
 
 from .. import folds as F
 from .. import spans as S
@@ -77,8 +78,7 @@ def _num(x: float) -> float | int:
     return int(r) if r == int(r) else r
 
 
-@dataclass(frozen=True, slots=True)
-class Track:
+class Track(msgspec.Struct, frozen=True):
     """One lane's track: its element, and its numbers for the page (``lane-meta``, ``lane-part``)."""
 
     lane: str

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Final, Generic, ParamSpec
 from urllib.parse import parse_qs, urlencode
+
+import msgspec
 
 from ..translator import DEFAULT_STRATEGY, StrategyName, strategy_named
 from .model import Workspace
@@ -51,8 +52,7 @@ class Signal(Generic[P]):
             fn(*args, **kwargs)
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
+class Source(msgspec.Struct, frozen=True):
     """Where the input shown came from: paste | files | example | src | share | watch."""
 
     kind: str = ""
@@ -60,8 +60,7 @@ class Source:
     src: str = ""  # kind "src": the URL
 
 
-@dataclass
-class ViewState:
+class ViewState(msgspec.Struct):
     """What the reader is looking at; mirrored into the address."""
 
     strategy: StrategyName = DEFAULT_STRATEGY
@@ -69,10 +68,10 @@ class ViewState:
     row: int | None = None  # selected relay seq
     expanded: bool = False
     text: str = ""
-    types: set[str] = field(default_factory=set)
+    types: set[str] = msgspec.field(default_factory=set)
     lane: str = ""
-    source: Source = field(default_factory=Source)
-    xtypes: set[str] = field(default_factory=set)  # types excluded (chips clicked twice)
+    source: Source = msgspec.field(default_factory=Source)
+    xtypes: set[str] = msgspec.field(default_factory=set)  # types excluded (chips clicked twice)
     bookkeeping: bool = False  # bookkeeping records shown
     tab: str = ""  # TABS; "" until chosen: the reading's own (run: the row, protocol: the step-through)
     size: int = 0  # the detail panel's size in % (SIZES); 0: the layout's default
@@ -83,17 +82,16 @@ class ViewState:
     fold: bool = True  # the swimlanes' axis folds long idle gaps
 
 
-@dataclass
-class Shown:
+class Shown(msgspec.Struct):
     """The input on screen: its workspace (None before one), and what the rows draw it with."""
 
     ws: Workspace | None = None
     size: int = 0  # of the input, in bytes
-    layout: LaneLayout = field(default_factory=lambda: LaneLayout([]))
-    labels: dict[str, str] = field(default_factory=dict)  # lane id -> label
-    type_counts: dict[str, int] = field(default_factory=dict)
-    open_groups: set[int] = field(default_factory=set)  # groups of partial deltas shown fragment by fragment
-    groups: list[str] = field(default_factory=list)  # each relay's chip in the run reading (reading.group_of)
+    layout: LaneLayout = msgspec.field(default_factory=lambda: LaneLayout([]))
+    labels: dict[str, str] = msgspec.field(default_factory=dict)  # lane id -> label
+    type_counts: dict[str, int] = msgspec.field(default_factory=dict)
+    open_groups: set[int] = msgspec.field(default_factory=set)  # groups of partial deltas shown fragment by fragment
+    groups: list[str] = msgspec.field(default_factory=list)  # each relay's chip in the run reading (reading.group_of)
 
 
 class LaneLayout:
@@ -107,8 +105,7 @@ class LaneLayout:
 # -- the view and its query string ---------------------------------------------------------------
 
 
-@dataclass
-class Asked:
+class Asked(msgspec.Struct):
     """The view a query asks for: each value it gives validly, None where it gives none."""
 
     strategy: StrategyName | None = None
@@ -129,7 +126,7 @@ class Asked:
     def over(self, other: Asked) -> Asked:
         """This view, with ``other``'s values where it gives none."""
         return Asked(**{k: getattr(self, k) if getattr(self, k) is not None else getattr(other, k)
-                        for k in self.__dataclass_fields__})
+                        for k in self.__struct_fields__})
 
 
 def query_dict(search: str) -> dict[str, str]:

@@ -1,6 +1,6 @@
 """workstate: the state a ``Workspace`` holds, and the records the page is given of it.
 
-Job: the fields of a loaded input (its lines, relays, steps' columns, lookups) in one dataclass
+Job: the fields of a loaded input (its lines, relays, steps' columns, lookups) in one Struct
 that the parts of the workspace (``loading``, ``stepping``, ``rows``, ``search``) extend, and the
 plain views of errors, lanes and the audit. Reads the input's own lines (a raw line, its time).
 Must not: translate, index or compute views (the parts do), import the parts, build markup.
@@ -9,8 +9,9 @@ Must not: translate, index or compute views (the parts do), import the parts, bu
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from .. import fates as F
 from .. import relay as R
@@ -29,15 +30,13 @@ from .checkpoints import CHECKPOINT_BYTES, Checkpoints, Replay
 Text = str | bytes
 
 
-@dataclass(frozen=True, slots=True)
-class ErrorView:
+class ErrorView(msgspec.Struct, frozen=True):
     file: str | None
     line: int
     message: str
 
 
-@dataclass(slots=True)
-class LaneView:
+class LaneView(msgspec.Struct):
     id: str
     label: str
     agent_type: str | None = None
@@ -58,7 +57,7 @@ class LaneView:
     model: str | None = None  # of the lane's first usage that names one
     wall_s: float | None = None  # first to last timestamp, or the turns' duration_ms
     est_cost_usd: float | None = None  # from usage.PRICES, when the input gives no cost
-    unpriced: list[str] = field(default_factory=list)  # models with no known price (not in est_cost_usd)
+    unpriced: list[str] = msgspec.field(default_factory=list)  # models with no known price (not in est_cost_usd)
     state: str | None = None  # running, completed, failed (subagents.LaneState.state)
     status: str | None = None  # the state in words: "running, 30 s" while a heartbeat said so
     reported: Any = None  # main only: usage.Tally.reported, what the results' modelUsage says the run used
@@ -68,8 +67,7 @@ class LaneView:
     duration_ms: float = 0.0
 
 
-@dataclass(frozen=True, slots=True)
-class AuditView:
+class AuditView(msgspec.Struct, frozen=True):
     strategy: str
     blocks: int
     emitted: int
@@ -83,8 +81,7 @@ class AuditView:
     retracted: int = 0  # blocks a model_refusal_fallback withdrew: neither lost nor emitted
 
 
-@dataclass(slots=True)
-class Input:
+class Input(msgspec.Struct):
     """What was loaded, kept so that the same input can be re-run with another strategy: one text
     as its lines (split once, as it was read), or several files each as its bytes (split by the
     translation that reads them; here only once a line of one is looked at)."""
@@ -95,7 +92,7 @@ class Input:
     name: str | None
     single: bool
     trailing_newline: bool = False  # of the single text, so that its bytes can be given back exactly
-    _split: dict[str, list[bytes]] = field(default_factory=dict)  # several files: lines looked at
+    _split: dict[str, list[bytes]] = msgspec.field(default_factory=dict)  # several files: lines looked at
 
     def file_lines(self, name: str) -> list[bytes]:
         """The lines of one of several files (split when first asked for, again once it grew)."""
@@ -118,78 +115,76 @@ class Input:
             yield from self.file_lines(name)
 
 
-@dataclass(slots=True)
-class Loading:
+class Loading(msgspec.Struct):
     """A single text being loaded a slice at a time (``Workspace.start_load``)."""
 
     analyzer: Analyzer
     checkpoints: Checkpoints | None  # being taken (``Workspace._single_analyzer``)
     size: int  # bytes expected, for progress (0: unknown)
     done: int = 0  # bytes taken so far
-    rest: list[bytes] = field(default_factory=list)  # a line whose newline has not come yet, in pieces
+    rest: list[bytes] = msgspec.field(default_factory=list)  # a line whose newline has not come yet, in pieces
     ends_line: bool = False  # the last byte taken is a newline
 
 
-@dataclass(slots=True)
-class Loaded:
+class Loaded(msgspec.Struct):
     """What a loaded input is and what was made of it: the fields every part of ``Workspace`` reads.
     Its methods only read the input as it was given (a line, its time, its bytes)."""
 
     strategy: StrategyName = DEFAULT_STRATEGY
     format: str | None = None
     name: str | None = None
-    relays: list[R.Relay] = field(default_factory=list)
-    _trace: list[T.TraceStep] | None = field(default_factory=list)  # None: not made yet (see ``trace``)
-    errors: list[ErrorView] = field(default_factory=list)
-    lanes: list[LaneView] = field(default_factory=list)
+    relays: list[R.Relay] = msgspec.field(default_factory=list)
+    _trace: list[T.TraceStep] | None = msgspec.field(default_factory=list)  # None: not made yet (see ``trace``)
+    errors: list[ErrorView] = msgspec.field(default_factory=list)
+    lanes: list[LaneView] = msgspec.field(default_factory=list)
     audit: list[AuditView] | None = None
     audit_error: str | None = None  # the audit failed (a bug): the translation stands, this says so
     lines_total: int = 0
     _input: Input | None = None
     _drift: Drift | None = None  # counted as the input was translated (``Workspace.drift_report``)
-    _lane_meta: dict[str, Lane] = field(default_factory=dict)  # lane id -> what the lanes layer knows
-    _step_of_seq: list[int] = field(default_factory=list)
+    _lane_meta: dict[str, Lane] = msgspec.field(default_factory=dict)  # lane id -> what the lanes layer knows
+    _step_of_seq: list[int] = msgspec.field(default_factory=list)
     _step_index_: dict[tuple[str | None, int], int] | None = None  # (file, line) -> first step; see _step_index
-    _by_tool_use: dict[str, int] = field(default_factory=dict)
-    _by_tool_result: dict[str, int] = field(default_factory=dict)
-    _lane_ids: set[str] = field(default_factory=set)
+    _by_tool_use: dict[str, int] = msgspec.field(default_factory=dict)
+    _by_tool_result: dict[str, int] = msgspec.field(default_factory=dict)
+    _lane_ids: set[str] = msgspec.field(default_factory=set)
     _haystack: list[Any] | None = None  # search.Hay of each relay, once a search needs them
     fates: F.Fates | None = None  # what became of each block, once the audit's inventory exists
     _items: dict[Any, Any] | None = None  # the audit's inventory of a single input
-    _fp_order: dict[str, int] = field(default_factory=dict)  # fingerprint -> first-seen ordinal
-    _bookkeeping: set[int] = field(default_factory=set)
-    retracted: set[int] = field(default_factory=set)  # rows a model_refusal_fallback withdraws
-    _tally: Tally = field(default_factory=Tally)  # the lanes' tokens: usage.Tally, the one rule
-    _group_end: dict[int, int] = field(default_factory=dict)  # head seq -> last seq of its group
-    _member_head: dict[int, int] = field(default_factory=dict)  # other seqs of a group -> head
+    _fp_order: dict[str, int] = msgspec.field(default_factory=dict)  # fingerprint -> first-seen ordinal
+    _bookkeeping: set[int] = msgspec.field(default_factory=set)
+    retracted: set[int] = msgspec.field(default_factory=set)  # rows a model_refusal_fallback withdraws
+    _tally: Tally = msgspec.field(default_factory=Tally)  # the lanes' tokens: usage.Tally, the one rule
+    _group_end: dict[int, int] = msgspec.field(default_factory=dict)  # head seq -> last seq of its group
+    _member_head: dict[int, int] = msgspec.field(default_factory=dict)  # other seqs of a group -> head
     _group_open: tuple[tuple[Any, ...] | None, int] = (None, -1)  # the run the last relay is in
-    _stamps: dict[tuple[str | None, int], str | None] = field(default_factory=dict)
-    _time_keys: list[float] = field(default_factory=list)  # each relay's place in time (rows.Rows.time_keys)
-    _time_last: dict[str | None, float] = field(default_factory=dict)  # per file: the last key given
+    _stamps: dict[tuple[str | None, int], str | None] = msgspec.field(default_factory=dict)
+    _time_keys: list[float] = msgspec.field(default_factory=list)  # each relay's place in time (rows.Rows.time_keys)
+    _time_last: dict[str | None, float] = msgspec.field(default_factory=dict)  # per file: the last key given
     _timed: bool = False  # some relay's line has a timestamp
-    _lane_views: dict[str, LaneView] = field(default_factory=dict)
-    _states: LaneStates = field(default_factory=LaneStates)  # sub-agent lanes as the relays tell (subagents)
-    _results: list[R.TurnComplete] = field(default_factory=list)  # in order: the CLI's count, the timing
-    _refusals: dict[str, int] = field(default_factory=dict)  # a refused call's id -> the row that refused it
-    _sessions: list[int] = field(default_factory=list)  # session_meta rows: their line reads on (rows.Rows)
+    _lane_views: dict[str, LaneView] = msgspec.field(default_factory=dict)
+    _states: LaneStates = msgspec.field(default_factory=LaneStates)  # sub-agent lanes as the relays tell (subagents)
+    _results: list[R.TurnComplete] = msgspec.field(default_factory=list)  # in order: the CLI's count, the timing
+    _refusals: dict[str, int] = msgspec.field(default_factory=dict)  # a refused call's id -> the row that refused it
+    _sessions: list[int] = msgspec.field(default_factory=list)  # session_meta rows: their line reads on (rows.Rows)
     _live: Analyzer | LiveFiles | None = None  # the translator a watched input is fed to
     _loading: Loading | None = None  # a single text coming a slice at a time (start_load)
-    _live_rest: dict[str | None, bytes] = field(default_factory=dict)  # per file: a partial last line
+    _live_rest: dict[str | None, bytes] = msgspec.field(default_factory=dict)  # per file: a partial last line
     # A single stream-json input is translated with marks, not the trace (trace.Marks: its
     # fields cost a third of the translation); a step is made again when it is looked at.
     lazy_trace: bool = True
     _marks: T.Marks | None = None
     _replay: Replay | None = None
-    _step_cache: dict[int, T.TraceStep] = field(default_factory=dict)
+    _step_cache: dict[int, T.TraceStep] = msgspec.field(default_factory=dict)
     checkpoint_bytes: int = CHECKPOINT_BYTES  # 0: no checkpoints (every far jump from the first line)
     _checkpoints: Checkpoints | None = None
     # of each step, what rows and lookups need of every step (the marks' lists, or the trace's)
-    _st_line: list[int] = field(default_factory=list)
-    _st_file: list[str | None] = field(default_factory=list)
-    _st_lane: list[str | None] = field(default_factory=list)
-    _st_fp: list[str | None] = field(default_factory=list)
-    _st_reset: list[str | None] = field(default_factory=list)
-    _st_end: list[int] = field(default_factory=list)  # with marks: where each step's seqs end
+    _st_line: list[int] = msgspec.field(default_factory=list)
+    _st_file: list[str | None] = msgspec.field(default_factory=list)
+    _st_lane: list[str | None] = msgspec.field(default_factory=list)
+    _st_fp: list[str | None] = msgspec.field(default_factory=list)
+    _st_reset: list[str | None] = msgspec.field(default_factory=list)
+    _st_end: list[int] = msgspec.field(default_factory=list)  # with marks: where each step's seqs end
 
     def _line_bytes(self, file: str | None, line: int) -> bytes:
         if self._input is None:
