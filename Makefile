@@ -104,7 +104,8 @@ FUZZ_EXAMPLES ?= 3000
 fuzz: $(VENV)/.stamp
 	HYPOTHESIS_PROFILE=fuzz FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(VPY) -m pytest -q -p no:cacheprovider \
 		tests/unit/test_robustness.py tests/unit/test_properties.py \
-		tests/unit/test_commands_robustness.py tests/unit/test_redaction_properties.py
+		tests/unit/test_commands_robustness.py tests/unit/test_redaction_properties.py \
+		tests/unit/test_redact_blocks.py
 
 clean:
 	rm -rf static/vendor build dist
