@@ -1051,7 +1051,11 @@ def _free_row(rows: list[float], x: float) -> int:
 
 def build(relays: Sequence[R.Relay], stamps: Stamps, lost: Iterable[Lost] = (), several: bool = False) -> Timeline:
     """The timeline of one session (or stream): see the module doc."""
-    steps = build_steps(relays, stamps, lost, several)
+    return _finished(build_steps(relays, stamps, lost, several))
+
+
+def _finished(steps: Generator[None, None, Timeline]) -> Timeline:
+    """A timeline built a slice at a time (``build_steps``, ``_collect_steps``), built at once."""
     while True:
         try:
             next(steps)
@@ -1115,12 +1119,7 @@ def build_steps(relays: Sequence[R.Relay], stamps: Stamps, lost: Iterable[Lost] 
 
 def collect(b: Builder) -> Timeline:
     """A finished builder's spans, calls and marks as one :class:`Timeline`."""
-    steps = _collect_steps(b)
-    while True:
-        try:
-            next(steps)
-        except StopIteration as done:
-            return done.value  # type: ignore[no-any-return]
+    return _finished(_collect_steps(b))
 
 
 def _collect_steps(b: Builder) -> Generator[None, None, Timeline]:
