@@ -60,7 +60,9 @@ WHEELS_URL_DIR = "static/vendor/wheels/"
 
 # Third-party wheels the app loads from our lock (name -> version). The platform and Python
 # version for `pip download` come from Pyodide's lock, so a Pyodide bump cannot pair them wrongly.
-PINNED = {"msgspec": "0.22.0", "micropip": "0.11.1"}
+PINNED = {"msgspec": "0.23.0", "micropip": "0.11.1",
+          # a message's Markdown on the page (web/markdown_view.py): pure Python, with its one dependency
+          "markdown-it-py": "4.2.0", "mdurl": "0.1.2"}
 
 # The Pyodide runtime files the browser fetches. Not pyodide.js (the UMD copy), not the source
 # maps, not Pyodide's own pyodide-lock.json (the app loads ours). The standard library is served

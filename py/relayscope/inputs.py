@@ -15,8 +15,9 @@ folders) into named byte streams, and say plainly what could not be read.
 * A shareable file (``sharefile``: a zip of an input's files) is read like a folder: its files
   are named ``FILE/PATH`` (PATH as stored in it), and what is wrong with it (a file cut short, a
   hash that does not match, a zip that is not ours) is a :class:`Problem` each, the rest read.
-  Its reader (``sharefile``: zipfile, the redactor) is loaded only for bytes that start as a zip
-  does: a transcript never loads it (it was a third of a short run's start-up).
+  Its reader (``sharefile``: zipfile, the redactor) is loaded only by the commands that read
+  inputs whole (``cli.gathering``): a transcript streamed never loads it (it was a third of a
+  short run's start-up).
 * Names are shown as text whatever their bytes: :func:`display_name` escapes what is not UTF-8
   (``bad\\xff.jsonl``), so messages and the ``file`` field of relays never fail to encode.
 
@@ -29,13 +30,10 @@ import errno
 import os
 import stat
 import sys
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, BinaryIO, Final, NamedTuple
+from collections.abc import Callable, Iterator
+from typing import Any, BinaryIO, Final, NamedTuple, TypeVar
 
 from .intake import read_in_folder
-
-if TYPE_CHECKING:
-    from . import sharefile
 
 STDIN: Final = "-"
 STDIN_NAME: Final = "<stdin>"
@@ -217,10 +215,9 @@ def open_named(path: str) -> Input:
     return Input(path)
 
 
-def read_regular(path: str) -> bytes | Problem:
-    """A file found while walking a folder, read whole: only if it is a regular file. Checked
-    before it is opened, then opened non-blocking and checked again, so a FIFO (even one swapped
-    in between) never blocks the run."""
+def _open_regular(path: str) -> int | Problem:
+    """A descriptor of ``path`` if it is a regular file. Checked before it is opened, then opened
+    non-blocking and checked again, so a FIFO (even one swapped in between) never blocks the run."""
     name = display_name(path)
     try:
         mode = os.stat(path).st_mode  # not even opened when it is no regular file: a FIFO's
@@ -232,26 +229,58 @@ def read_regular(path: str) -> bytes | Problem:
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
+            os.close(fd)
             return Problem(name, f"{_kind(mode)}, not a transcript file; skipped")
         os.set_blocking(fd, True)
+    except OSError as exc:
+        os.close(fd)
+        return Problem(name, _why(exc))
+    return fd
+
+
+def read_regular(path: str) -> bytes | Problem:
+    """A file found while walking a folder, read whole: only if it is a regular file (a FIFO is
+    never opened for reading, so it never blocks the run)."""
+    fd = _open_regular(path)
+    if isinstance(fd, Problem):
+        return fd
+    try:
         with os.fdopen(fd, "rb", closefd=True) as stream:
             fd = -1
             return stream.read()
     except OSError as exc:
-        return Problem(name, _why(exc))
+        return Problem(display_name(path), _why(exc))
     finally:
         if fd >= 0:
             os.close(fd)
 
 
-def walk(folder: str) -> tuple[list[str], list[Problem]]:
+T = TypeVar("T")
+
+
+def peek_regular(path: str, look: Callable[[Callable[[int, int], bytes], int], T]) -> T | Problem:
+    """``look(read_at, size)`` of a regular file (``read_at(offset, count)`` reads at most ``count``
+    bytes from ``offset``): a look at parts of a file (its ends) without reading it all."""
+    fd = _open_regular(path)
+    if isinstance(fd, Problem):
+        return fd
+    try:
+        return look(lambda at, n: os.pread(fd, n, at), os.fstat(fd).st_size)
+    except OSError as exc:
+        return Problem(display_name(path), _why(exc))
+    finally:
+        os.close(fd)
+
+
+def walk(folder: str, every: bool = False) -> tuple[list[str], list[Problem]]:
     """The files under ``folder`` that are read (``intake.read_in_folder``: transcripts by name,
     sub-agent meta files; sorted, symlinked folders not followed, so no loop), and for a session
     folder ``<session>/`` the main file ``<session>.jsonl`` beside it; with what could not be
     looked at. Reads no file.
 
     A folder's files come before its subfolders', each in name order (``os.walk``'s order),
-    walked with a list rather than recursion: a tree thousands of folders deep is just long."""
+    walked with a list rather than recursion: a tree thousands of folders deep is just long.
+    ``every``: every file, whatever its name (the library names what it does not read)."""
     problems: list[Problem] = []
     found: list[str] = []
     todo = [folder]
@@ -270,7 +299,7 @@ def walk(folder: str) -> tuple[list[str], list[Problem]]:
             except OSError:
                 is_dir = False
             if not is_dir:
-                if read_in_folder(entry.name):
+                if every or read_in_folder(os.path.join(here, entry.name)):
                     found.append(os.path.join(here, entry.name))
             elif not entry.is_symlink():
                 folders.append(os.path.join(here, entry.name))
@@ -304,21 +333,12 @@ def is_share_path(path: str) -> bool:
         return False
 
 
+# sharefile's (test_cli_startup holds them equal), written here so that a transcript never loads
+# the zip reader
+ZIP_MAGIC: Final = (b"PK\x03\x04", b"PK\x05\x06")  # a member first; an empty zip
+
+
 def is_zip(head: bytes) -> bool:
-    """``sharefile.is_sharefile``, asked only of bytes that start as a zip does (``PK``)."""
-    if head[:2] != b"PK":
-        return False
-    from . import sharefile
-
-    return sharefile.is_sharefile(head[:4])
-
-
-def read_share(name: str, data: bytes) -> tuple[dict[str, bytes], list[Problem], sharefile.Opened]:
-    """The files of the shareable file ``name`` (its bytes ``data``) as ``NAME/PATH``, what is
-    wrong with it as problems (``NAME: ...`` or ``NAME/PATH: ...``), and all it held."""
-    from . import sharefile
-
-    opened = sharefile.unpack(data)
-    files = {f"{name}/{path}": content for path, content in opened.files.items()}
-    problems = [Problem(f"{name}/{i.path}" if i.path else name, i.message) for i in opened.issues]
-    return files, problems, opened
+    """``sharefile.is_sharefile``: whether bytes starting with ``head`` are a zip, and so read as
+    a shareable file."""
+    return bytes(head[:4]) in ZIP_MAGIC

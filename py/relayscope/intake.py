@@ -30,9 +30,22 @@ AGENT_META: Final = re.compile(r"^agent-(.+)\.meta\.json$")
 HEAD_BYTES: Final = 8192  # how much of an input the text check looks at
 
 
+# ...and a session's spilled tool output: ``<session>/tool-results/<id>.txt`` holds the whole of a
+# tool result too large for the transcript (which keeps a ``<persisted-output>`` preview of it).
+SPILLED_FOLDER: Final = "tool-results"
+
+
+def is_spilled(name: str) -> bool:
+    """Is this path a file of a session's ``tool-results/`` folder (spilled tool output)?"""
+    parts = name.replace("\\", "/").rsplit("/", 2)
+    return len(parts) > 1 and parts[-2] == SPILLED_FOLDER
+
+
 def read_in_folder(name: str) -> bool:
-    """Whether a file found in a folder is read: a transcript by its name, or a sub-agent meta file."""
-    return name.lower().endswith(SUFFIXES) or AGENT_META.match(name.replace("\\", "/").rsplit("/", 1)[-1]) is not None
+    """Whether a file found in a folder is read (``name``: its path, or its name alone): a
+    transcript by its name, a sub-agent meta file, or a file of a session's ``tool-results/``."""
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    return name.lower().endswith(SUFFIXES) or AGENT_META.match(base) is not None or is_spilled(name)
 
 
 def binary_reason(name: str | None, data: bytes | bytearray | memoryview, size: int | None = None) -> str | None:
@@ -41,6 +54,8 @@ def binary_reason(name: str | None, data: bytes | bytearray | memoryview, size: 
     first slice of an input of ``size`` bytes."""
     head = bytes(data[:HEAD_BYTES])
     if not head:
+        return None
+    if head.isascii() and b"\x00" not in head:  # ASCII text, the most of them: nothing to decode
         return None
     size = len(data) if size is None else size
     bad = head.count(b"\x00")

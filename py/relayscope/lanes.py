@@ -38,6 +38,8 @@ from ._bounded import RecentMap
 
 MAIN: Final = "main"
 SPAWN_TOOLS: Final = frozenset({"Task", "Agent"})
+WORKFLOW_TOOL: Final = "Workflow"  # runs a script that starts many agents (subagents/workflows/wf_<id>/)
+MESSAGE_TOOL: Final = "SendMessage"  # continues a sub-agent that returned ({"to": its agent id, ...})
 
 
 def lane_label(lane_id: str, agent_type: str | None, description: str | None) -> str:
@@ -72,6 +74,8 @@ class Lane(msgspec.Struct, gc=False):
     spawn: str | None = None
     file: str | None = None
     agent_id: str | None = None
+    run: str | None = None  # the workflow run (``wf_<id>``) the agent belongs to, with ``spawn`` its Workflow call
+    messages: tuple[str, ...] = ()  # SendMessage calls that continued it after it returned, in order
 
     @property
     def label(self) -> str:
@@ -81,6 +85,16 @@ class Lane(msgspec.Struct, gc=False):
     def missing_file(self) -> str | None:
         """The sub-agent file its records are in and the input lacks (``agent-<id>.jsonl``), or None."""
         return transcript_file(self.agent_id) if self.agent_id and self.file is None else None
+
+
+def agent_labels(lanes: Mapping[str, Lane]) -> dict[str, str]:
+    """Agent id -> its lane's label, for the lanes whose agent id is known."""
+    return {lane.agent_id: lane.label for lane in lanes.values() if lane.agent_id}
+
+
+def lane_of_agent(lanes: Mapping[str, Lane], agent_id: str | None) -> str | None:
+    """The id of the lane of the sub-agent ``agent_id``, or None."""
+    return next((k for k, lane in lanes.items() if agent_id and lane.agent_id == agent_id), None)
 
 
 def missing_transcripts(lanes: Mapping[str, Lane]) -> dict[str, str]:

@@ -6,8 +6,9 @@ here); complete lines are translated at once, a partial last line waits for its 
 
 * A file's format is detected from its first lines, as ``Analyzer`` does. A file that is no
   session transcript gets an ``Analyzer`` of its own.
-* Session files are grouped as :func:`~relayscope.multifile.group_files` groups them
-  (``<session>/subagents/agent-*.jsonl`` with ``<session>.jsonl``, else by ``sessionId``), one
+* Session files are grouped by the library's rule (``library.place``: ``<session>/subagents/``
+  ``**/agent-*.jsonl`` with ``<session>.jsonl``; else by ``sessionId``), as
+  :func:`~relayscope.multifile.group_files` groups them, one
   :class:`~relayscope.formats.session.SessionTranslator` per session, each file read in its own
   context (``SessionTranslator.feed_file_line``).
 * A sub-agent file joins as a lane when something links it to its spawning call, by the rules
@@ -42,7 +43,8 @@ from .analysis import AUTO, Analyzer
 from .formats import FORMATS, sniff_line
 from .formats.session import SessionTranslator
 from .lanes import Lane
-from .multifile import agent_file_id, file_head, meta_file_id, read_meta, result_links
+from .library import SUBAGENT, place
+from .multifile import agent_file_id, file_head, is_companion, meta_file_id, read_meta, result_links
 
 _SNIFF_LINES: Final = 8
 
@@ -110,6 +112,8 @@ class LiveFiles:
         for name, data in changes.items():
             if is_meta(name):
                 self._meta(name, data)
+                continue
+            if is_companion(name):  # spilled tool output, a workflow's journal: no transcript to follow
                 continue
             f = self.files.get(name)
             if f is None:
@@ -259,10 +263,10 @@ class LiveFiles:
                 self._by_sid.setdefault(sid, s)
             return []
         f.kind = "agent"
-        folder = _dirname(f.name)
+        where = place(f.name)  # the library's rule: P/S/subagents/**/agent-*.jsonl is session P/S's
         s_found: _Session | None = None
-        if folder.rsplit("/", 1)[-1] == "subagents":
-            s_found = self._session(_dirname(folder) + ".jsonl")
+        if where is not None and where[1] == SUBAGENT:
+            s_found = self._session(self._main_name(f.name, where[0]))
         elif sid is not None:
             s_found = self._by_sid.get(sid)
             if s_found is None:
@@ -271,6 +275,12 @@ class LiveFiles:
         f.session = s = s_found or self._session(f.name)
         s.waiting.append(f)
         return []
+
+    @staticmethod
+    def _main_name(name: str, folder: str) -> str:
+        """The main file of session folder ``folder`` (as ``place`` gives it, ``/``-separated),
+        named as the files fed are (``\\`` kept where the caller uses it)."""
+        return name[: len(folder)] + ".jsonl"
 
     def _session(self, key: str) -> _Session:
         s = self.sessions.get(key)

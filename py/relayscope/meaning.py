@@ -23,7 +23,7 @@ says, for each one it knows, the one thing a reader needs first (h11-style: a ta
 lists the top-level fields this version knows (read by ``drift``). ``task_state`` is the state a
 ``task_*`` event gives its task's lane (``running``, ``completed``, ``failed``).
 
-Sources: PROTOCOL.md sections 5, 6 and 7 (the shapes real captures carry, and those reported
+Sources: PROTOCOL.md sections 5 to 8 (the shapes real captures carry, and those reported
 since) and the captures in tests/fixtures/real (CLI 2.1.143 to 2.1.233).
 
 No state; imports only ``relay``. Must not decide de-duplication or lanes (the translator does);
@@ -42,9 +42,32 @@ import msgspec
 from . import relay as R
 
 __all__ = [
-    "BOOKKEEPING", "CONTENT", "KNOWN_FIELDS", "LIFECYCLE", "RECORDS", "SYSTEM", "Meaning", "call_of",
-    "elapsed_words", "init_words", "is_bookkeeping", "is_error", "link_of", "meaning_of", "place_of",
-    "relay_fields", "relay_summary", "result_words", "summarize", "task_state",
+    "BOOKKEEPING",
+    "CONTENT",
+    "FIELD_MEANINGS",
+    "KNOWN_FIELDS",
+    "LIFECYCLE",
+    "NOTED_FIELDS",
+    "RECORDS",
+    "SYSTEM",
+    "FieldMeaning",
+    "Meaning",
+    "call_of",
+    "elapsed_words",
+    "field_words",
+    "init_words",
+    "is_bookkeeping",
+    "is_error",
+    "link_of",
+    "meaning_of",
+    "place_of",
+    "relay_fields",
+    "relay_summary",
+    "result_words",
+    "summarize",
+    "task_state",
+    "usage_words",
+    "years_words",
 ]
 
 CONTENT: Final = "content"
@@ -97,9 +120,28 @@ def _when(epoch: int | float | None) -> str | None:
         return None
 
 
+YEAR_S: Final = 365.25 * 86_400
+MOST_YEARS: Final = 1_000  # past it, a length is "more than 1,000 years" (the input said 1e308 s)
+
+
+def years_words(seconds: float) -> str | None:
+    """A length of a year or more as ``more than N years`` (N at most :data:`MOST_YEARS`: no
+    real run lasts that long, and 1e308 s would print as 300 digits), else None. Every duration
+    formatter asks this first."""
+    if seconds < YEAR_S or seconds != seconds:  # NaN: not a length at all, left to the caller
+        return None
+    years = seconds / YEAR_S
+    if years >= MOST_YEARS:
+        return f"more than {MOST_YEARS:,} years"
+    n = int(years)
+    return f"more than {n:,} year{'' if n == 1 else 's'}"
+
+
 def elapsed_words(seconds: int | float) -> str:
-    """A running time for people: ``30 s``, ``2m 05s``, ``1h 02m``."""
-    s = max(0, round(seconds))
+    """A running time for people: ``30 s``, ``2m 05s``, ``1h 02m``; ``more than 3 years``."""
+    if (long := years_words(seconds)) is not None:
+        return long
+    s = max(0, round(seconds)) if seconds == seconds else 0
     if s < 60:
         return f"{s} s"
     if s < 3600:
@@ -272,6 +314,12 @@ def _published(o: Fields) -> str:
                  _s(o, "url"))
 
 
+def _bridge(o: Fields) -> str:
+    text = _s(o, "content") or ""
+    active = "remote control active" if "active" in text.lower() or not text else text
+    return _join(active, _s(o, "url"))
+
+
 class Meaning(NamedTuple):
     place: str  # CONTENT, LIFECYCLE or BOOKKEEPING_PLACE
     summary: Callable[[Fields], str]
@@ -340,6 +388,9 @@ SYSTEM: Final[dict[str | None, Meaning]] = {
     "informational": M(LIFECYCLE, _text_field("info", "content", "message", "text")),
     "tool_use_summary": M(LIFECYCLE, _text_field("tool use summary", "summary")),
     "away_summary": M(CONTENT, _text_field("while you were away", "content", "summary", "text")),
+    # /remote-control (session files, 2.1.1xx, PROTOCOL.md 8): the session can be driven from
+    # elsewhere, at ``url``; ``upgradeNudge`` is the CLI's own hint, not content
+    "bridge_status": M(LIFECYCLE, _bridge, link="url"),
     "local_command": M(CONTENT, _local_command),
     "thinking_tokens": M(BOOKKEEPING_PLACE, _thinking_tokens),
     "status": M(BOOKKEEPING_PLACE, _status),
@@ -395,6 +446,10 @@ KNOWN_FIELDS: Final = frozenset({
     "isSnapshotUpdate", "attachment", "lastPrompt", "entrypoint", "durationMs", "messageCount", "hookCount",
     "hookInfos", "hookErrors", "preventedContinuation", "stopReason", "hasOutput", "promptId",
     "sourceToolAssistantUUID", "mode", "aiTitle", "customTitle", "agentName", "agentSetting", "prUrl",
+    "upgradeNudge",
+    # fields that say where a record came from, in words on its row (FIELD_MEANINGS)
+    "attributionSkill", "attributionAgent", "origin", "promptSource", "sourceToolUseID", "apiErrorStatus",
+    "wire_tool_inputs",
     # capture artifacts (PROTOCOL.md 5): a recorder's timestamp key on every line
     "_t",
 })
@@ -436,9 +491,10 @@ def _fields(data: msgspec.Raw) -> Any:
 
 def relay_summary(r: R.System | R.Passthrough) -> str:
     """The summary of a ``system`` or ``passthrough`` relay, from the line it carries."""
-    if isinstance(r, R.System):
-        return summarize("system", r.subtype, _fields(r.data))
-    return summarize(r.event_type, None, _fields(r.data))
+    fields = _fields(r.data)
+    text = summarize("system", r.subtype, fields) if isinstance(r, R.System) else summarize(r.event_type, None, fields)
+    words = field_words(fields) if isinstance(fields, dict) else []
+    return _join(text, *words) if words else text
 
 
 def _row(r: R.Relay) -> Meaning | None:
@@ -519,6 +575,90 @@ def result_words(extra: Fields) -> list[str]:
         out.append(f"{int(spawned)} sub-agent{'' if spawned == 1 else 's'}"
                    + (f" ({int(failed)} failed)" if failed else ""))
     return out
+
+
+# --- fields of a record that say where it came from -----------------------------------------
+
+def _word(value: Any) -> str | None:
+    """A field's value in a few words, whatever its type: text as it is, a number, yes/no, an
+    object by its kind or name, a list by its length; None for nothing."""
+    if isinstance(value, str):
+        return value or None
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int | float):
+        return f"{value:g}" if isinstance(value, float) else str(value)
+    if isinstance(value, dict):
+        for key in ("kind", "type", "name", "source", "id"):
+            if isinstance(value.get(key), str) and value[key]:
+                return str(value[key])
+        return "given" if value else None
+    if isinstance(value, list):
+        return f"{len(value)} item{'' if len(value) == 1 else 's'}" if value else None
+    return None
+
+
+def _labelled(label: str) -> Callable[[Any], str | None]:
+    def words(value: Any) -> str | None:
+        w = _word(value)
+        return f"{label} {w}" if w else None
+    return words
+
+
+def _api_error(value: Any) -> str | None:
+    w = _word(value)
+    return f"API error {w}" if w else None
+
+
+def _thought(value: Any) -> str | None:
+    return f"thought {value / 1000:.1f} s" if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _wire_inputs(value: Any) -> str | None:
+    w = _word(value)
+    return None if w is None or w == "no" else "tool inputs as sent on the wire" + ("" if w in ("yes", "given") else f" ({w})")
+
+
+class FieldMeaning(NamedTuple):
+    what: str  # what the field says, for the meaning table's readers (docs, the page's help)
+    words: Callable[[Any], str | None]  # its value on a row, or None when it says nothing
+
+
+# Fields newer CLIs put on records (PROTOCOL.md 8), each with what it means and its words on the
+# record's row (``-f text`` and the page): where the record came from, not what it says.
+FIELD_MEANINGS: Final[dict[str, FieldMeaning]] = {
+    "attributionSkill": FieldMeaning("the skill the record is attributed to", _labelled("skill")),
+    "attributionAgent": FieldMeaning("the agent type the record is attributed to", _labelled("agent")),
+    "origin": FieldMeaning("where the record came from (a hook, a command, the user)", _labelled("origin")),
+    "promptSource": FieldMeaning("where a prompt came from", _labelled("prompt from")),
+    "sourceToolUseID": FieldMeaning("the tool call the record was written for", _labelled("for call")),
+    "apiErrorStatus": FieldMeaning("the HTTP status of the API error the record reports", _api_error),
+    "thinking_duration_ms": FieldMeaning("how long the model thought before this frame", _thought),
+    "wire_tool_inputs": FieldMeaning("the tool inputs as they were sent to the API", _wire_inputs),
+    "usage.fallback_credit": FieldMeaning("usage credited back when a fallback model answered",
+                                          _labelled("fallback credit")),
+}
+# The top-level ones, as the translator reads them off a line (``usage.*`` is read from usage).
+NOTED_FIELDS: Final = tuple(k for k in FIELD_MEANINGS if "." not in k and k != "thinking_duration_ms")
+
+
+def field_words(fields: Fields) -> list[str]:
+    """The words of a record's top-level ``FIELD_MEANINGS`` fields, in the table's order."""
+    out = []
+    for key in NOTED_FIELDS:
+        if key in fields:
+            w = FIELD_MEANINGS[key].words(fields[key])
+            if w:
+                out.append(w)
+    return out
+
+
+def usage_words(usage: Any) -> list[str]:
+    """What a usage object's newer fields say (``fallback_credit``)."""
+    if not isinstance(usage, dict) or "fallback_credit" not in usage:
+        return []
+    w = FIELD_MEANINGS["usage.fallback_credit"].words(usage["fallback_credit"])
+    return [w] if w else []
 
 
 def is_bookkeeping(r: R.Relay) -> bool:

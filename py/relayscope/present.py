@@ -11,12 +11,12 @@ from typing import Final
 
 import msgspec
 
-from . import describe
+from . import describe, spill
 from . import relay as R
 from .describe import WIDTH, clip
-from .meaning import init_words, relay_summary, result_words
+from .meaning import init_words, relay_summary, result_words, usage_words
 
-__all__ = ["WIDTH", "clip", "omitted_thinking", "summary", "tool_input_summary"]
+__all__ = ["WIDTH", "clip", "omitted_thinking", "summary", "thinking_time", "tool_input_summary"]
 
 _any: Final = msgspec.json.Decoder()
 # The keys a tool input is summed up by, in the order they are looked for.
@@ -63,8 +63,21 @@ def omitted_thinking(r: R.ThinkingDelta) -> str:
 
 
 def summary(r: R.Relay) -> str:
+    """One line for ``r``, with what its line's own fields say of where it came from."""
+    text = _summary(r)
+    return " · ".join((text, *r.notes)) if r.notes else text
+
+
+def thinking_time(r: R.ThinkingDelta) -> str | None:
+    """``thought 3.2 s``: the frame's thinking time, when the CLI gave it."""
+    return f"thought {r.duration_ms / 1000:.1f} s" if r.duration_ms is not None else None
+
+
+def _summary(r: R.Relay) -> str:
     if isinstance(r, R.ThinkingDelta) and r.omitted:
         return omitted_thinking(r)
+    if isinstance(r, R.ThinkingDelta) and r.duration_ms is not None and not r.partial:
+        return f"{clip(r.text, 100) or '(empty)'} · {thinking_time(r)}"
     if isinstance(r, R.TextDelta | R.ThinkingDelta | R.UserMessage):
         text = clip(r.text) or "(empty)"
         return f"(replayed) {text}" if isinstance(r, R.UserMessage) and r.replay else text
@@ -72,7 +85,8 @@ def summary(r: R.Relay) -> str:
         return describe.summary(r) or f"{r.name} {tool_input_summary(r.input)}"
     if isinstance(r, R.ToolResult):
         mark = "error: " if r.is_error else ""
-        return f"{mark}{clip(r.text, 120) or '(no content)'}"
+        spilled = spill.of(r.text)
+        return f"{mark}{spilled.words if spilled else clip(r.text, 120) or '(no content)'}"
     if isinstance(r, R.TurnComplete):
         parts = [r.subtype or "done"]
         if r.is_error:
@@ -82,20 +96,23 @@ def summary(r: R.Relay) -> str:
         if r.num_turns is not None:
             parts.append(f"{r.num_turns} turns")
         parts += result_words(r.extra)
+        parts += usage_words(r.usage)
         if r.result:
             parts.append(clip(r.result, 100))
         return " · ".join(parts)
     if isinstance(r, R.SessionMeta):
-        told = isinstance(r.extra.get("tools"), str) and r.extra["tools"]  # init_words says so instead
-        tools = [] if told else [f"{len(r.tools)} tools"]
-        return " · ".join([f"session {r.session_id or '?'}", r.model or "model ?", *tools, *init_words(r.extra)])
+        return session_words(r)
     if isinstance(r, R.Usage):
         cache = r.cache_read_input_tokens + r.cache_creation_input_tokens
         return f"{r.input_tokens} in · {r.output_tokens} out" + (f" · {cache} cache" if cache else "")
     if isinstance(r, R.LaneStart):
-        return f"{r.label or r.lane} (depth {r.depth}{', inferred' if r.inferred else ''})"
+        how = ", inferred" if r.inferred else ""
+        if r.resumed_by:
+            return f"{r.label or r.lane} (depth {r.depth}{how}) · continued by the message of call {r.resumed_by}"
+        return f"{r.label or r.lane} (depth {r.depth}{how})"
     if isinstance(r, R.LaneEnd):
-        return f"lane ends{' with an error' if r.is_error else ''}" + (f" · {r.total_tokens} tokens" if r.total_tokens else "")
+        return (f"lane ends{' with an error' if r.is_error else ''}" + (f" · {r.total_tokens} tokens" if r.total_tokens else "")
+                + (f" · returned {clip(r.returned, 100)}" if r.returned else ""))
     if isinstance(r, R.Error | R.Warning):
         return r.message
     if isinstance(r, R.System) and r.retracts:
@@ -112,3 +129,31 @@ def summary(r: R.Relay) -> str:
     if isinstance(r, R.File):
         return f"{r.path} ({r.size} bytes)"
     return r.type
+
+
+def _count(n: int) -> str:
+    return f"{n / 1000:.1f}k" if n >= 10_000 else str(n)
+
+
+def usage_figure(u: R.Usage) -> str:
+    """A usage as the short figure on the row of the message it counts: the tokens it read (its
+    input, cached or not) and wrote ("22.1k in · 769 out"); the parts are ``summary``'s."""
+    read = u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens
+    return f"{_count(read)} in · {_count(u.output_tokens)} out"
+
+
+def session_words(r: R.SessionMeta, model: str | None = None, branch: str | None = None) -> str:
+    """A session's first row, the same on the page, in ``translate -f text`` and in the snapshot
+    (``words.session_row``): its id, the model (the relay's, else ``model``: the first its lane's
+    messages name), version, folder, git branch, tools, and what else its init line said."""
+    parts = [f"session {r.session_id or '?'}", r.model or model or "model ?"]
+    if r.version:
+        parts.append(f"v{r.version}")
+    if r.cwd:
+        parts.append(r.cwd)
+    if branch:
+        parts.append(f"branch {branch}")
+    if r.tools:
+        parts.append(f"{len(r.tools)} tools")
+    parts.extend(init_words(r.extra))  # the run's capabilities and the like, as its init line says
+    return " · ".join(parts)

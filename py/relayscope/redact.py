@@ -61,6 +61,7 @@ from .redact_rules import (
     scan_anchored,
 )
 from .redact_stream import HOLD_BYTES, Streams
+from .redact_words import Words
 
 PLACEHOLDER: Final = "[redacted:{kind}:{n}]"
 LEFT: Final = "left: id-like field"  # a finding not replaced (listed in place of its placeholder)
@@ -69,6 +70,23 @@ MAX_FINDINGS: Final = 2000  # listed for the preview; all are counted
 Line = TypeVar("Line", str, bytes)
 _SPAN: Final = operator.itemgetter(0, 1)  # a cut's place: the hole (maybe empty) before a span that starts where it does
 _CWD: Final = re.compile(rb'"cwd" ?: ?"((?:[^"\\]|\\.){1,4096})"')  # a session's working folder, as its lines have it
+# where a name shows beyond the rules' places, read by the first pass (``discover``): an ``ls -l``
+# listing's owner (its line's start in a tool's output: a newline, escaped or not, or a quote),
+# and a shell prompt's ``NAME@HOST:~`` / ``NAME@HOST ~ %`` / ``[NAME@HOST dir]$``
+_LS_OWNER: Final = re.compile(rb"(?:\\n|\n|\")[-dlcbps](?:[-r][-w][-xsStT]){3}[@+.]? +[0-9]+ +"
+                              rb"([A-Za-z_][A-Za-z0-9._-]{0,31}) +([A-Za-z_][A-Za-z0-9._-]{0,31}) +[0-9]")
+# a prompt found from its ``@`` (a literal first byte: scanned fast), its NAME then read backwards
+_PROMPT_HOST: Final = re.compile(rb"@([A-Za-z0-9][A-Za-z0-9.-]{0,62})"
+                                 rb"(?::(?:~|/(?!/))| [~/][^\s\"]{0,200}[%$#]| [^\s\]\"]{1,64}\][$#])")
+_PROMPT_NAME: Final = re.compile(rb"(?<![A-Za-z0-9._%+-])([A-Za-z_][A-Za-z0-9._-]{0,31})\Z")
+_HOME_PATH: Final = re.compile(rb"(?:/|\\\\|\\)(?:Users|home)(?:/|\\\\|\\)([A-Za-z0-9][A-Za-z0-9._-]{0,63})(?=/|\\|\"|\s|$)")
+
+
+class Tally(NamedTuple):
+    kind: str
+    placeholder: str
+    masked: str  # as in a Finding: never the secret
+    places: int  # the places it took in the input
 
 
 class Finding(NamedTuple):  # no dataclass: importing dataclasses (and inspect) cost every --redact run
@@ -100,7 +118,7 @@ class Redactor:
     """One run or one share: the same secret gets the same placeholder in every line fed."""
 
     __slots__ = ("_aliases", "_line", "_placed", "_streams", "_text", "count", "findings", "hold_bytes", "known",
-                 "left", "numbers", "users")
+                 "left", "masks", "numbers", "places", "users", "words")
 
     def __init__(self, hold_bytes: int = HOLD_BYTES) -> None:
         self.findings: list[Finding] = []  # the first MAX_FINDINGS
@@ -108,10 +126,13 @@ class Redactor:
         self.left = 0  # every candidate left as it is (in an id-like value), listed with the findings
         self.numbers: dict[tuple[str, str], int] = {}  # (kind, secret) -> N
         self.users: dict[str, int] = {}  # user names seen in home paths -> N
+        self.words = Words()  # values redacted wherever they are a word (names found, the user's own)
+        self.places: dict[tuple[str, str], int] = {}  # (kind, secret) -> the places it took in the input
+        self.masks: dict[tuple[str, str], str] = {}  # (kind, secret) -> what the preview shows of it
         self.hold_bytes = hold_bytes  # streaming's memory bound (redact_stream)
         self.known: tuple[bytes, ...] = ()  # user names seen, in the forms paths and folder names give them, longest first
         self._aliases: dict[bytes, str] = {}  # such a form -> the name it stands for
-        self._placed: dict[tuple[str, bytes], tuple[str, bytes, str]] = {}  # as written -> placeholder, masked
+        self._placed: dict[tuple[str, bytes], tuple[str, bytes, str, str]] = {}  # as written -> placeholder, masked, value
         self._line = 0
         self._streams: Streams | None = None
         self._text = False  # the lines fed are str (else bytes)
@@ -123,6 +144,10 @@ class Redactor:
         self.count += 1
         return PLACEHOLDER.format(kind=kind, n=n)
 
+    def placeholder_of(self, kind: str, secret: str) -> str:
+        """The placeholder a secret numbered already has (nothing counted)."""
+        return PLACEHOLDER.format(kind=kind, n=self.numbers[(kind, secret)])
+
     def _new(self, kind: str, secret: str) -> int:
         n = self.numbers[(kind, secret)] = sum(1 for k, _ in self.numbers if k == kind) + 1
         return n
@@ -133,6 +158,8 @@ class Redactor:
         seen = self._placed.get((kind, secret))
         if seen is None:
             plain = self._aliases.get(secret) if kind == "user" else None
+            if plain is None and (word := self.words.value_of(secret)) is not None and word[0] == kind:
+                plain = word[1]  # a word as written (any case, escaped): the value it stands for
             if plain is None:
                 plain = _plain(secret)
             if kind == "user" and plain not in self.users:
@@ -141,9 +168,14 @@ class Redactor:
             if kind == "user":
                 self.users[plain] = n
             placeholder = PLACEHOLDER.format(kind=kind, n=n)
-            seen = self._placed[(kind, secret)] = (placeholder, placeholder.encode(), mask(kind, plain))
+            seen = self._placed[(kind, secret)] = (placeholder, placeholder.encode(), mask(kind, plain), plain)
+            if kind == "email":
+                self.words.add(kind, plain)
         if found:
             self.count += 1
+            value = (kind, seen[3])
+            self.places[value] = self.places.get(value, 0) + 1
+            self.masks.setdefault(value, seen[2])
             if len(self.findings) < MAX_FINDINGS:
                 self.findings.append(Finding(line, kind, seen[0], seen[2]))
         return seen[1]
@@ -172,12 +204,37 @@ class Redactor:
         for value in {m[1] for m in _CWD.finditer(data)}:
             self._learnt(value, scan(value, 0, len(value), self.known))
 
+    def discover(self, data: bytes) -> None:
+        """The first pass over (a part of) an input, before any of it is redacted: the names it
+        shows anywhere (``cwd``, home paths, ``ls -l`` owners, prompts' ``NAME@HOST``) are then
+        redacted wherever they stand as words, on every line of every file (``redact_words``)."""
+        self.prime(data)
+        for name in {m[1] for m in _HOME_PATH.finditer(data)}:
+            self._learnt(name, [(0, len(name), "user")])
+        for m in itertools.chain(_LS_OWNER.finditer(data), _LS_OWNER.finditer(b"\n" + data[:200])):
+            for name in {m[1], m[2]}:
+                if name.lower() != b"root":
+                    self._learnt(name, [(0, len(name), "user")])
+        for m in _PROMPT_HOST.finditer(data):
+            at = m.start()
+            name = _PROMPT_NAME.search(data, max(at - 33, 0), at)
+            if name is None:
+                continue
+            self._learnt(name[1], [(0, len(name[1]), "user")])
+            self.words.add("host", m[1].decode("utf-8", "replace"))
+
+    def add_word(self, word: str) -> bool:
+        """A word of the user's own (a company, a project, a client), redacted wherever it is one
+        (kind ``word``); False if it is too short or given already."""
+        return self.words.add("word", word, own=True)
+
     def _learn(self, plain: str, raw: bytes) -> None:
         """A user name, once found, is also known whole where a path or folder name has it with a
         dash, dot or blank in it (``-Users-john-doe-app``: the folder rule alone takes ``john``)."""
         forms = {raw, plain.encode("utf-8", "surrogateescape"), _folder_form(raw)}
         for form in forms:
             self._aliases.setdefault(form, plain)
+        self.words.add("user", plain)
         self.known = tuple(sorted(set(self.known) | forms, key=len, reverse=True))
 
     # -- one line, one text ---------------------------------------------------------------------
@@ -188,12 +245,17 @@ class Redactor:
         instead (a streamed piece, redacted with its field); ``found``: as ``place``;
         ``anchored_at``: where its anchors are, if known (``scan_anchored``)."""
         candidates = self._scan(raw, anchored_at)
-        if not candidates and hole is None:
+        hits = self.words.hits(raw) if self.words else []
+        if not candidates and not hits and hole is None:
             return raw
         if self._learnt(raw, candidates):  # a home path after the project folder's name: the name is whole there
             candidates = self._scan(raw, anchored_at)
+            hits = self.words.hits(raw)
         taken: list[Candidate] = []
         ids: IdValues | None = None
+        for c in hits:  # a word in an id-like value stays: ids are what every de-dup decision is keyed on
+            if not (hole and c[0] < hole[1] and c[1] > hole[0]) and not (ids := ids or IdValues(raw))(c[0]):
+                taken.append(c)
         for c in candidates:
             if hole and c[0] < hole[1] and c[1] > hole[0]:
                 continue  # the streamed piece's, redacted with its field
@@ -274,10 +336,16 @@ class Redactor:
             k = bisect.bisect_right(starts, a) - 1
             at.setdefault(k, []).append(a - starts[k])
         escaped = {bisect.bisect_right(starts, e) - 1 for e in escapes(block)}  # scanned whole, as feed does
+        for s, _, _ in self.words.hits(block) if self.words else ():  # a line with a word: redacted, anchors or not
+            at.setdefault(bisect.bisect_right(starts, s) - 1, [])
         whole = special | escaped
         out: list[bytes] = []
         done = 0  # the lines before this one are out or held
-        for k in sorted(whole | at.keys()):
+        todo = sorted(whole | at.keys())
+        i, words = 0, len(self.words.values)
+        while i < len(todo):
+            k = todo[i]
+            i += 1
             if streams.held:  # a streamed field is open: the lines up to this one are held behind it
                 for n in range(done, k):
                     out += streams.feed(lines[n], first + n)
@@ -288,8 +356,14 @@ class Redactor:
             elif k in special:
                 out += streams.feed(lines[k], first + k, at.get(k, []))
             else:
-                out.append(self.redact_line(lines[k], first + k, anchored_at=at[k]))
+                out.append(self.redact_line(lines[k], first + k, anchored_at=at[k]))  # (its anchors, maybe none)
             done = k + 1
+            if len(self.words.values) != words:  # a name learnt on this line: the lines after that hold it too
+                words = len(self.words.values)
+                later = {bisect.bisect_right(starts, s) - 1 for s, _, _ in self.words.hits(block, starts[done])}
+                for n in later - set(todo[i:]):
+                    at.setdefault(n, [])
+                todo = todo[:i] + sorted(set(todo[i:]) | later)
         if streams.held:
             for n in range(done, len(lines)):
                 out += streams.feed(lines[n], first + n)
@@ -307,6 +381,19 @@ class Redactor:
     def lines(self, lines: Iterable[Line]) -> list[Line]:
         out = [line for n, raw in enumerate(lines, 1) for line in self.feed(raw, n)]
         return out + self.flush()
+
+    def tally(self) -> list[Tally]:
+        """Each secret replaced once, with the places it took in the input, most first (then by
+        kind and number): a name found once and replaced everywhere says how far it went."""
+        order = sorted(self.places.items(), key=lambda kv: (-kv[1], kv[0][0], self.numbers[kv[0]]))
+        return [Tally(kind, self.placeholder_of(kind, value), self.masks[(kind, value)], n)
+                for (kind, value), n in order]
+
+    def places_of(self, value: str) -> int:
+        """The places a value took, whatever kind it was replaced as, any case (a word the user
+        gave that is also a name found)."""
+        want = value.strip().casefold()
+        return sum(n for (_, v), n in self.places.items() if v.casefold() == want)
 
     def summary(self) -> str:
         """"3 secrets in 5 places: 2 email, 1 aws-key" (kinds by how many, then name)."""
@@ -331,7 +418,7 @@ def mask(kind: str, secret: str) -> str:
 def redact_text(text: str, redactor: Redactor | None = None) -> str:
     """A whole input (lines split on ``\\n`` only, as the translators split them) redacted."""
     r = redactor if redactor is not None else Redactor()
-    r.prime(text.encode("utf-8", "surrogatepass"))
+    r.discover(text.encode("utf-8", "surrogatepass"))
     return "\n".join(r.lines(text.split("\n")))
 
 
@@ -339,7 +426,7 @@ def redact_bytes(data: bytes, redactor: Redactor | None = None) -> bytes:
     """A whole input (lines split on ``\\n`` only) redacted, ``BLOCK`` bytes of lines at a time
     read as one block (``feed_lines``)."""
     r = redactor if redactor is not None else Redactor()
-    r.prime(data)
+    r.discover(data)
     lines = data.split(b"\n")
     last = lines.pop() if len(lines) > 1 and not lines[-1] else None  # after the final newline: no line of a block
     starts = list(itertools.accumulate(map(len, lines), _past_newline, initial=0))

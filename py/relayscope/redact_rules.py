@@ -69,7 +69,9 @@ LEFT_IN_IDS: Final = frozenset({"jwt", "secret", "url-credentials"})
 # After a placeholder (":N]") a token is no more a token than after the text it replaced, and
 # before one ("[redacted:") no more ended: so a redacted text has no new candidate next to one.
 _NOT_AFTER_PLACEHOLDER: Final = b"".join(rb"(?<!:[0-9]{%d}\])" % n for n in range(1, 8))
-_LEFT: Final = (rb"(?:(?<![A-Za-z0-9+/_-])|(?<=\\[nrtbf]))"  # a token starts here (or after an escaped newline)
+# A token starts here (or after an escaped newline); a "/" before it is no token's character: a
+# key stands after one in a URL's or a path's segment (https://.../ghp_..., s3://bucket/AKIA...).
+_LEFT: Final = (rb"(?:(?<![A-Za-z0-9+_-])|(?<=\\[nrtbf]))"
                 + _NOT_AFTER_PLACEHOLDER)
 _END: Final = rb"(?![A-Za-z0-9_-]|\[redacted:)"  # and ends here
 _NOT_A_VALUE: Final = rb"(?!\[redacted:|(?i:your[_-]|xxx|example|placeholder|changeme|dummy|<|\$))"
@@ -107,8 +109,8 @@ _OPENAI: Final = _token(rb"sk-(?:(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z
                         rb"[A-Za-z0-9_-]{20,}|(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9]{48})")
 _STRIPE: Final = _token(rb"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}")
 _WHSEC: Final = _token(rb"whsec_[A-Za-z0-9]{24,}")
-_AWS: Final = _Lazy(rb"(?:(?<![A-Za-z0-9+/])|(?<=\\[nrtbf]))" + _NOT_AFTER_PLACEHOLDER
-                         + rb"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9+/]|\[redacted:)")
+_AWS: Final = _Lazy(rb"(?:(?<![A-Za-z0-9+])|(?<=\\[nrtbf]))" + _NOT_AFTER_PLACEHOLDER
+                         + rb"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9+]|\[redacted:)")
 _AIZA: Final = _token(rb"AIza[0-9A-Za-z_-]{35}")
 _GOCSPX: Final = _token(rb"GOCSPX-[A-Za-z0-9_-]{28}")
 _YA29: Final = _token(rb"ya29\.[0-9A-Za-z_-]{20,}")
@@ -436,7 +438,7 @@ def _home_or_hook(text: bytes, at: int, end: int, known: tuple[bytes, ...]) -> I
     return _home(text, at, end, known)
 
 
-def _left(n: int, chars: bytes = rb"A-Za-z0-9+/_-") -> bytes:
+def _left(n: int, chars: bytes = rb"A-Za-z0-9+_-") -> bytes:
     """The token boundary, checked after an anchor's first ``n`` bytes (a look-behind is of fixed
     width): no token character before the anchor, unless it is an escape's letter."""
     dots = b"." * n
@@ -499,7 +501,7 @@ ANCHORS: Final[list[tuple[bytes, Matcher]]] = [
     (rb"k[-_](?<=[sr]k[-_])" + _left(3),
      _rows(_regex_row("anthropic-key", _ANTHROPIC, 1), _regex_row("openai-key", _OPENAI, 1),
            _regex_row("stripe-key", _STRIPE, 1))),
-    (rb"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9]|Iza)" + _left(4, rb"A-Za-z0-9+/"),
+    (rb"A(?:KIA|SIA|BIA|CCA|3T[A-Z0-9]|Iza)" + _left(4, rb"A-Za-z0-9+"),
      _rows(_regex_row("aws-key", _AWS, 0), _regex_row("google-key", _AIZA, 0))),
     (rb"g(?:h[pousr]_" + _left(4) + rb"|ithub_pat_" + _left(11)
      + b"".join(rb"|l" + head + b"-" + _left(len(head) + 3) for head in _GITLAB_HEADS) + rb")",
@@ -723,7 +725,7 @@ def _last_quote(text: bytes, before: int) -> int:
 # Which of two overlapping candidates of the same length wins: the kind listed first.
 KIND_ORDER: Final = {kind: i for i, kind in enumerate(
     ("private-key", "anthropic-key", "openai-key", "aws-key", "github-token", "gitlab-token", "slack-token",
-     "google-key", "stripe-key", "jwt", "secret", "url-credentials", "email", "user"))}
+     "google-key", "stripe-key", "jwt", "secret", "url-credentials", "email", "user", "host", "word"))}
 
 
 def choose(candidates: Collection[Candidate]) -> list[Candidate]:

@@ -71,6 +71,7 @@ class Sink(Protocol):
     """What streaming needs of the redactor: placeholders, known user names, a line redacted."""
 
     known: tuple[bytes, ...]
+    words: Any  # redact_words.Words: the values redacted wherever they are a word
 
     def place(self, kind: str, secret: bytes, line: int) -> bytes: ...
 
@@ -131,14 +132,15 @@ class _Field:
             del self.buf[:keep - self.base]
             self.base = keep
 
-    def settle(self, known: tuple[bytes, ...], final: bool = False, forced: bool = False) -> None:
+    def settle(self, known: tuple[bytes, ...], final: bool = False, forced: bool = False, words: Any = None) -> None:
         """Scan the unsettled text: the candidates now final become spans, the settle point moves
         (to the end when the field ended, or is cut)."""
         text = bytes(self.buf) + (b'"' if final else b"")  # the closing quote, as the message has it
         base, size, settled = self.base, self.size, self.settled
         back = CONTEXT if self.cut == settled and not self.carry else RESCAN  # just cut: look across it
         found = [(s + base, min(e + base, size), k) for s, e, k in
-                 scan(text, max(settled - back - base, 0), len(text), known)]
+                 scan(text, max(settled - back - base, 0), len(text), known)
+                 + (words.hits(text, max(settled - back - base, 0), len(text)) if words else [])]
         carried = None
         if self.carry and self.cut == settled:  # the rest of a secret cut at the last forced cut
             end = settled
@@ -316,7 +318,7 @@ class Streams:
             lo, hi = f.add(raw[a:b])
             self.held.append(_Held(number, raw, f, lo, hi, (a, b)))
             if f.size >= f.next_scan:
-                f.settle(self.sink.known)
+                f.settle(self.sink.known, words=self.sink.words)
         self.held_bytes += len(raw)
         for key in ends:
             self._end(key)
@@ -325,7 +327,7 @@ class Streams:
             front = self.held[0].field
             if front is None:  # cannot be: the front is written once it is no piece
                 break
-            front.settle(self.sink.known, forced=True)
+            front.settle(self.sink.known, words=self.sink.words, forced=True)
             out += self._release()
         return out
 
@@ -345,7 +347,7 @@ class Streams:
         for k in [k for k in self.open if k[:len(key)] == key]:
             f = self.open.pop(k)
             self.relays -= k[0] == "r"
-            f.settle(self.sink.known, final=True)
+            f.settle(self.sink.known, words=self.sink.words, final=True)
             f.ended = True
 
     def _release(self) -> list[bytes]:

@@ -32,6 +32,9 @@ class Relay(Struct, frozen=True, tag_field="type", omit_defaults=True, gc=False)
     line: int
     lane: str
     file: str | None = None  # input file, when several files are translated together
+    # what the line's own fields say of where it came from (``meaning.FIELD_MEANINGS``: a
+    # skill or agent it is attributed to, an API error status), on its first row; usually none
+    notes: tuple[str, ...] = ()
 
     type: ClassVar[str]
 
@@ -74,7 +77,7 @@ class ThinkingDelta(Relay, tag="thinking_delta", kw_only=True, frozen=True):
     # signature, or streamed deltas with no text): what is known of it instead.
     omitted: bool = False
     estimated_tokens: int | None = None  # the CLI's estimate (``system/thinking_tokens``, the delta's own)
-    duration_ms: Number | None = None  # the assistant frame's ``thinking_duration_ms``
+    duration_ms: Number | None = None  # the assistant frame's ``thinking_duration_ms``: the thinking's time
 
 
 class ToolUse(Relay, tag="tool_use", kw_only=True, frozen=True):
@@ -151,6 +154,7 @@ class LaneStart(Relay, tag="lane_start", kw_only=True, frozen=True):
     description: str | None = None
     inferred: bool = False  # lane told apart by fingerprint, not by parent_tool_use_id
     label: str | None = None
+    resumed_by: str | None = None  # a lane that had ended, continued by this SendMessage call: its next span
 
 
 class LaneEnd(Relay, tag="lane_end", kw_only=True, frozen=True):
@@ -159,6 +163,7 @@ class LaneEnd(Relay, tag="lane_end", kw_only=True, frozen=True):
     is_error: bool = False
     agent_id: str | None = None  # from the spawning call's tool_use_result
     total_tokens: int | None = None
+    returned: str | None = None  # what the agent returned, when a record of it says (a workflow's journal)
 
 
 class System(Relay, tag="system", kw_only=True, frozen=True):

@@ -55,6 +55,7 @@ from .meaning import BOOKKEEPING
 from .present import summary
 from .translator import STRATEGIES
 from .wire import split_lines
+from .words import first_model, lane_name, session_of
 
 DETAIL_CHARS: Final = 20_000  # of one row's content, by default; past it, a note saying how much more
 # Rows keep their content for inputs up to this size; past it, summaries only (unless asked), so
@@ -219,7 +220,7 @@ class _Session:
         self.uses = {r.id: r for r in run.relays if isinstance(r, R.ToolUse)}
         self.results = {r.tool_use_id: r for r in run.relays if isinstance(r, R.ToolResult)}
         tracks = run.timeline.tracks
-        self.label = {t.id: t.label for t in tracks}
+        self.label = {t.id: lane_name(t.id, t.label, run.lanes) for t in tracks}
         self.color = {t.id: n % LANE_COLORS for n, t in enumerate(tracks)}
         self.lanes_opened = {t.id for t in tracks if t.id != MAIN}
         self.lost = [m for m in run.timeline.marks if m.kind == "lost"]
@@ -255,6 +256,10 @@ class _Session:
                 else D.summary(use, result)
             if said:
                 return said
+        if isinstance(r, R.SessionMeta):
+            lines = self.lines.get(r.file if r.file in self.lines else None) or ()
+            return session_of(r, None if r.model else first_model(self.run.relays[r.seq:], r.lane),
+                              lambda n: lines[n - 1] if 0 < n <= len(lines) else None)
         return summary(r)
 
 

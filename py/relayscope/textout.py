@@ -27,16 +27,19 @@ Must not: do I/O, read the environment, or word a summary or a fate itself (``pr
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
+from . import chapters, spill
+from . import describe as D
 from . import relay as R
 from . import trace as T
 from ._bounded import RecentMap
-from .lanes import MAIN, SPAWN_TOOLS, Lane, lane_label
+from .lanes import MESSAGE_TOOL, SPAWN_TOOLS, Lane, agent_labels
 from .meaning import call_of, is_error
 from .present import clip, summary
 from .termsafe import safe
+from .words import first_model, lane_name, session_row
 
 if TYPE_CHECKING:
     from .fates import BlockFate
@@ -141,8 +144,16 @@ class Layout:
             return "", ""
         if lane not in self.colours:
             self.colours[lane] = LANE_COLOURS[len(self.colours) % len(LANE_COLOURS)]
-        label = self.labels.get(lane) or (lane_label(MAIN, None, None) if lane == MAIN else lane)
+        label = self.labels.get(lane)
+        if not label:
+            label = lane_name(lane, None, self._lane_map())
+            if label != lane:  # named (a lane still unnamed is asked again: its spawn may come later)
+                self.labels[lane] = label
         return label, self.colours[lane]
+
+    def _lane_map(self) -> Mapping[str, Lane]:
+        """The translator's lanes, where the rows follow them (``RelayText.follow_lanes``)."""
+        return {}
 
     def rest(self, used: int) -> int:
         return NO_LIMIT if self.width is None else max(self.width - used, MIN_SUMMARY)
@@ -171,6 +182,12 @@ class RelayText(Layout):
         self.calls: RecentMap[str, int] = RecentMap()  # tool_use id -> its row's seq
         self._lanes: Callable[[], Mapping[str, Lane]] | None = None
         self._spawns: RecentMap[str, bool] = RecentMap()  # a Task/Agent call's id -> its row said "missing"
+        self.inputs: Collection[str] | None = None  # the input's files (a spilled output's found there); None: one stream
+        self.chapters = 0  # chapters begun (a line before each real user prompt's row)
+        self.models: dict[int, str | None] = {}  # a session row's seq -> the model its lane's messages name
+
+    def _lane_map(self) -> Mapping[str, Lane]:
+        return self._lanes() if self._lanes is not None else {}
 
     def follow_lanes(self, lanes: Callable[[], Mapping[str, Lane]]) -> None:
         """Where the lanes of the rows to come are (the translator's, as they are when each row
@@ -208,11 +225,14 @@ class RelayText(Layout):
         used = self.SEQ + self.where + self.lane_width + TYPE_WIDTH + 4 * len(SEP)
         kind = r.type
         sgr = TYPE_COLOURS.get(kind, "")
-        words = summary(r)
+        words = session_row(r, self.models.pop(r.seq, None)) if isinstance(r, R.SessionMeta) else summary(r)
         if isinstance(r, R.ToolUse):
             self.calls[r.id] = r.seq
-        elif isinstance(r, R.ToolResult) and r.is_error:
-            sgr = _RED
+            if r.name == MESSAGE_TOOL and self._lanes is not None:  # to the agent by its lane's label
+                words = D.summary(r, None, agent_labels(self._lanes())) or words
+        elif isinstance(r, R.ToolResult):
+            sgr = _RED if r.is_error else sgr
+            words += spill_note(r, self.inputs or ())
         elif isinstance(r, R.System | R.Passthrough):
             call = call_of(r)
             if call is not None and call in self.calls:
@@ -220,13 +240,23 @@ class RelayText(Layout):
             if is_error(r):
                 sgr = _RED
         text = self._summary(words, self._missing(r), self.rest(used))
-        return SEP.join([
+        head = self._chapter(r)
+        return head + SEP.join([
             paint(str(r.seq).rjust(self.SEQ), _DIM, color),
             paint(where, _DIM, color),
             paint(fit(label, self.lane_width), lane_sgr, color),
             paint(fit(kind, TYPE_WIDTH), sgr, color),
             paint(text, _RED if isinstance(r, R.Error) else "", color),
         ]).rstrip()
+
+    def _chapter(self, r: R.Relay) -> str:
+        """A line over the row of a real user prompt, which starts a chapter: "── chapter 2 · prompt ──"."""
+        if not chapters.is_start(r):
+            return ""
+        assert isinstance(r, R.UserMessage)
+        self.chapters += 1
+        words = f"── chapter {self.chapters} · "
+        return paint(words + cell(chapters.title(r), self.rest(len(words) + 3)) + " ──", _BOLD, self.color) + "\n"
 
     @staticmethod
     def _summary(words: str, missing: str, room: int) -> str:
@@ -239,6 +269,10 @@ class RelayText(Layout):
         return cell(f"{missing.removeprefix(' · ')} · {words}", room)
 
     def rows(self, relays: Iterable[R.Relay]) -> str:
+        relays = list(relays)
+        for i, r in enumerate(relays):  # a session row names the model its lane's messages name
+            if isinstance(r, R.SessionMeta) and not r.model:
+                self.models[r.seq] = first_model(relays[i:], r.lane)
         return "".join(self.row(r) + "\n" for r in relays)
 
 
@@ -262,7 +296,11 @@ def _seqs(seqs: Sequence[int]) -> str:
 
 class TraceText(Layout):
     """``trace``: a header row, a row per input line (its decision in the page's words), and under
-    it the fate of each block of the line."""
+    it the fate of each block of the line (a spilled tool output's with the file that holds it)."""
+
+    def __init__(self, width: int | None, color: bool, names: Names | None = None, where: int = 6) -> None:
+        super().__init__(width, color, names, where)
+        self.spills: dict[int, str] = {}  # a tool result's seq -> where its spilled output is (spill_note's words)
 
     KIND: Final = 20
     DECISION: Final = 19
@@ -287,9 +325,7 @@ class TraceText(Layout):
         if lost:
             decision = "lost a block" if s.decision != T.EMIT else decision
         used = self.where + self.lane_width + self.FIXED
-        why = s.reason
-        if s.reset:
-            why = f"{T.RESET_LABELS.get(s.reset, s.reset)}; {why}" if why else T.RESET_LABELS.get(s.reset, s.reset)
+        why = s.reason or T.reset_words(s.reset, s.kind)  # a reason that resets says so itself
         d_sgr = _RED + ";" + _BOLD if lost else _DIM if s.decision in (T.IGNORE, T.CONSUMED) else (
             _YELLOW if s.decision in (T.SKIP, T.PARTIAL) else _RED if s.decision == T.ERROR else "")
         head = SEP.join([
@@ -305,6 +341,19 @@ class TraceText(Layout):
         pad = " " * (self.where + len(SEP))
         for f in fates or ():
             words = f"[{f.index}] {safe(f.short)}"
+            block = f.block + (f" · {self.spills[f.seq]}" if f.seq in self.spills else "")
             rows.append(pad + paint(words, FATE_COLOURS.get(f.fate, ""), color)
-                        + paint(SEP + cell(f.block, self.rest(len(pad) + len(words) + len(SEP))), _DIM, color))
+                        + paint(SEP + cell(block, self.rest(len(pad) + len(words) + len(SEP))), _DIM, color))
         return "\n".join(rows)
+
+
+def spill_note(r: R.ToolResult, inputs: Collection[str], *, named: bool = False) -> str:
+    """Whether the file a spilled tool output is in was given: " · its file is in the input" (or
+    "not in the input"), with the file's name first when ``named`` (the summary names it
+    already); "" for a result that was not spilled."""
+    found = spill.of(r.text)
+    if found is None:
+        return ""
+    given = spill.find(found, dict.fromkeys(inputs)) is not None
+    where = f"output in {found.short}, " if named else "its file is "
+    return f" · {where}{'' if given else 'not '}in the input"

@@ -48,6 +48,26 @@ RESET_LABELS: Final = {
     SHRINK: "reset: the content array shrank below the index",
     TURN_END: "turn end: all de-dup state reset",
 }
+# A session's first line (``system/init``) applies the turn end's reset: nothing came before it,
+# so it reads as a start, not an end.
+SESSION_START_LABEL: Final = "session start: the de-dup state starts empty"
+# The reason of a ``fingerprint`` reset between two events of one message (same ``message.id``):
+# real output sends one block per assistant event, so the first block changes with every block.
+FP_SAME_MESSAGE: Final = "the first block's fingerprint changed though the message did not"
+
+
+def reset_words(reset: str | None, kind: str = "") -> str:
+    """How a step's reset reads to people: its label, a session's start said as one."""
+    if reset is None:
+        return ""
+    if reset == TURN_END and kind == "system/init":
+        return SESSION_START_LABEL
+    return RESET_LABELS.get(reset, reset)
+
+
+def plural(n: int, word: str) -> str:
+    """``1 block``, ``3 blocks``: counts in words, never ``block(s)``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 class BlockStep(Struct, array_like=False, omit_defaults=True):

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 
 from .formats import Sniffer
+from .intake import is_spilled
 
 if TYPE_CHECKING:
     from .formats.sse import FleetTranslator
@@ -127,14 +128,15 @@ def _fits(line: bytes) -> bool:
 
 
 def files_problems(files: Mapping[str, bytes]) -> list[tuple[str | None, int, str]]:
-    """What is unreadable in a folder's or session's files: the lines of each transcript, and the
+    """What is unreadable in a folder's or session's files: the lines of each transcript (not a
+    session's spilled tool output, ``tool-results/``, which is plain text), and the
     sub-agent meta files a translation reads that are not the JSON object expected (one beside no
     agent file of a session is read by nothing)."""
     from .multifile import meta_errors, meta_file_id
 
     out: list[tuple[str | None, int, str]] = []
     for name, content in files.items():
-        if meta_file_id(name) is not None:
+        if meta_file_id(name) is not None or is_spilled(name):  # spilled tool output is plain text
             continue
         check = LineCheck()
         lines = content.split(b"\n")

@@ -179,6 +179,15 @@ class Event(Struct, gc=False):
     thinking_display: str | None = None
     thinking_duration_ms: Number | None = None
     estimated_tokens: Number | None = None
+    # where a record came from (session files and stream-json of 2.1.1xx+, PROTOCOL.md 8), in
+    # words on its row (meaning.FIELD_MEANINGS); kept raw: their types are not settled
+    attributionSkill: Raw = EMPTY
+    attributionAgent: Raw = EMPTY
+    origin: Raw = EMPTY
+    promptSource: Raw = EMPTY
+    sourceToolUseID: Raw = EMPTY
+    apiErrorStatus: Raw = EMPTY
+    wire_tool_inputs: Raw = EMPTY
 
 
 class Frame(Struct, gc=False):
@@ -342,11 +351,22 @@ def _undecodable(text: str | bytes, line: int, exc: msgspec.DecodeError) -> Fram
     stripped = strip_line(text)
     if len(stripped) < len(text):  # said of the line itself, whether or not its newline came with it
         return decode_line(stripped, line)
+    if isinstance(text, bytes) and "UTF-8" in str(exc) and not _is_utf8(text):
+        # msgspec >= 0.23 says so itself (a DecodeError); earlier ones raised UnicodeDecodeError
+        return _repaired(text, line, _repair_encoding(text))
     if "surrogate" in str(exc) or "truncated" in str(exc):
         fixed = repair_escapes(text)
         if fixed is not None:
             return _repaired(text, line, fixed, "lone surrogate escape(s)")
     return Frame(line, "error", strip_line(text), error=f"not valid JSON: {exc}")
+
+
+def _is_utf8(text: bytes) -> bool:
+    try:
+        text.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _json_kind(obj: object) -> str:

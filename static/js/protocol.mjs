@@ -70,5 +70,7 @@ export const KEY_WHEN = Object.freeze([
   "row-selected",
   "row-open",
   "search",
+  "searching",
   "shift",
+  "menu-open",
 ]);

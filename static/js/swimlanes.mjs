@@ -50,6 +50,7 @@ const DENSITIES = {
   compact: { agentH: 6, rowH: 5, gap: 1, rows: 2, names: false },
 };
 const NARROW = matchMedia("(max-width: 640px)"); // swimlanes.css's narrow layout
+const RULER_LABEL_H = 11; // the ruler's top line: the ticks' and the breaks' labels (px; .sl-gap's line-height)
 const FULL_HEAD_H = 30; // a full track's head: its label over its figures (px, swimlanes.css)
 const TRACK_CHROME = 7; // a full track's border and padding (px, swimlanes.css)
 // A sub-agent's spans are drawn at least this wide (px), from their true start, so that a short
@@ -545,7 +546,7 @@ function drawLane(li, w) {
 // each edge (the axis is cut there). All bands in one colour, all zigzags in one path and one
 // stroke: a stroke per break, on every track, cost a frame at Fit many times the spans' drawing
 // (bench/swimlanes_bench.py --folded).
-function drawBreaks(ctx, u0, k, height) {
+function drawBreaks(ctx, u0, k, height, top = 0) {
   const w = ctx.canvas.width;
   const shown = [];
   for (const b of breaks) {
@@ -556,15 +557,15 @@ function drawBreaks(ctx, u0, k, height) {
   if (!shown.length) return;
   ctx.globalAlpha = 0.45;
   ctx.fillStyle = colors.border;
-  for (let q = 0; q < shown.length; q += 2) ctx.fillRect(shown[q], 0, shown[q + 1] - shown[q], height);
+  for (let q = 0; q < shown.length; q += 2) ctx.fillRect(shown[q], top, shown[q + 1] - shown[q], height - top);
   ctx.globalAlpha = 1;
   ctx.strokeStyle = colors.muted;
   ctx.lineWidth = 1;
   ctx.beginPath();
   for (const x of shown) {
-    for (let y = 0; y <= height; y += 4) {
-      const dx = (y / 4) % 2 ? 1.5 : -1.5;
-      if (y === 0) ctx.moveTo(x + dx, y);
+    for (let y = top; y <= height; y += 4) {
+      const dx = ((y - top) / 4) % 2 ? 1.5 : -1.5;
+      if (y === top) ctx.moveTo(x + dx, y);
       else ctx.lineTo(x + dx, y);
     }
   }
@@ -586,7 +587,8 @@ function drawRuler() {
   const k = w / (u1 - u0);
   let step = niceStep(u1 - u0, w); // the work keeps its scale on the axis: one step for every piece of it
   if (unit !== "s") step = Math.max(1, Math.round(step));
-  drawBreaks(ctx, u0, k, 18);
+  // on the ruler a break's mark keeps to the ticks' band, under the line its label is on (RULER_LABEL_H)
+  drawBreaks(ctx, u0, k, 18, RULER_LABEL_H);
   const taken = placeGapLabels(u0, k, w); // [a, b] px of each break's label shown
   ctx.fillStyle = colors.muted;
   ctx.strokeStyle = colors.border;

@@ -25,6 +25,9 @@ import * as swimlanes from "./swimlanes.mjs";
 import { connectWatch, support as watchSupport } from "./watch.mjs";
 
 const root = document.documentElement;
+// A window as narrow as a phone's when the page opens (workspace.css's narrow layout, up to 700
+// px): the worker starts the swimlanes folded and the detail panel closed, so the rows get the screen.
+if (matchMedia("(max-width: 700px)").matches) root.dataset.narrow = "start";
 const worker = new Worker(new URL("./worker.mjs", import.meta.url), { type: "module" });
 const post = (message) => worker.postMessage(message);
 
@@ -108,6 +111,7 @@ function sync(el) {
   const rid = rids.get(el);
   if (rid === undefined) return;
   if (el === timeline) return post({ kind: MSG.SYNC, rid, props: geometry() });
+  if (el.dataset?.syncScroll !== undefined) return post({ kind: MSG.SYNC, rid, props: { scrollTop: el.scrollTop } });
   if (el.tagName === "DETAILS") return post({ kind: MSG.SYNC, rid, props: { open: el.open } });
   if (!FORM.has(el.tagName)) return;
   if (el.type === "file") return post({ kind: MSG.SYNC, rid, props: {}, files: files(el) });
@@ -190,7 +194,9 @@ const WHEN = {
   "row-selected": () => Boolean(timeline.querySelector(".row.selected")),
   "row-open": () => Boolean(timeline.querySelector(".row.open")),
   search: (t) => t?.id === "filter",
+  searching: () => (document.getElementById("filter")?.value ?? "").trim() !== "",
   shift: (t, event) => event.shiftKey,
+  "menu-open": () => root.dataset.menu === "open",
 };
 for (const name of KEY_WHEN) if (!WHEN[name]) throw new Error(`no test for the key condition ${name}`);
 

@@ -30,7 +30,8 @@ const fatal = (error) => postMessage({ kind: POST.FATAL, message: String(error?.
 startReader(); // the file reader's own worker, ready before any file is picked
 
 try {
-  const pyodide = await loadPyodide({ packages: ["relayscope"] });
+  // markdown-it-py: a message's Markdown (web/markdown_view.py imports it when a message is opened)
+  const pyodide = await loadPyodide({ packages: ["relayscope", "markdown-it-py"] });
   // Pyodide logs a wheel it could not load and goes on: say which, in the reader's words.
   const missing = ["msgspec", "relayscope"].filter((name) => !(name in pyodide.loadedPackages));
   if (missing.length) {

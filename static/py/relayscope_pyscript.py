@@ -15,9 +15,10 @@ import json
 import msgspec
 
 from relayscope.analysis import analyze
+from relayscope.fates import LOST, Tracker
 from relayscope.present import summary
-from relayscope.trace import DECISION_LABELS
 from relayscope.translator import DEFAULT_STRATEGY, STRATEGY_NAMES, strategy_named
+from relayscope.words import decision_words
 
 # The page's transcript is the index bug (sub-agent B's text lost): it opens on the strategy that shows it.
 SHOWN_FIRST = strategy_named("index")
@@ -39,17 +40,26 @@ def translate(text, strategy=DEFAULT_STRATEGY):
         {"seq": r.seq, "line": r.line, "type": r.type, "lane": r.lane, "summary": summary(r)}
         for r in result.relays
     ]
-    steps = [
-        {
+    # each block's fate as the relays up to its line say (relayscope trace's, the page's words):
+    # a block the strategy skipped and no relay carries is lost, not a duplicate
+    lines = str(text).splitlines()
+    tracker, fed, steps = Tracker(), 0, []
+    for s in result.trace:
+        top = max(s.seqs, default=-1)
+        while fed < len(result.relays) and result.relays[fed].seq <= top:
+            tracker.feed([result.relays[fed]])
+            fed += 1
+        raw = lines[s.line - 1] if s.kind == "assistant" and 0 < s.line <= len(lines) else ""
+        fates = tracker.blocks(s, raw) if raw else []
+        steps.append({
             "line": s.line,
             "kind": s.kind,
             "decision": s.decision,
-            "label": DECISION_LABELS.get(s.decision, s.decision),
+            "lost": sum(1 for f in fates if f.fate == LOST),
+            "label": decision_words(s.decision, fates),
             "reason": s.reason,
             "seqs": list(s.seqs),
-        }
-        for s in result.trace
-    ]
+        })
     errors = [{"line": line, "message": message} for line, message in result.errors]
     return json.dumps({"strategy": strategy, "relays": relays, "steps": steps, "errors": errors,
                        "msgspec": msgspec.__version__})

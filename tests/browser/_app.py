@@ -208,3 +208,13 @@ def boot_probed(page, site, request_log) -> None:
     page.add_init_script(LONG_TASKS)
     page.goto(site.url)
     page.wait_for_selector("html[data-app-state=ready]", state="attached", timeout=RUN_TIMEOUT_MS)
+
+
+# rows whose box lies wholly inside the timeline's box and the window
+ROWS_IN_VIEW = """() => {
+  const tl = document.querySelector('[data-testid=timeline]').getBoundingClientRect();
+  return [...document.querySelectorAll('[data-testid=timeline] [role=row]')].filter((row) => {
+    const r = row.getBoundingClientRect();
+    return r.height > 0 && r.top >= tl.top && r.bottom <= tl.bottom && r.top >= 0 && r.bottom <= innerHeight;
+  }).length;
+}"""

@@ -190,6 +190,10 @@ def on_app(pages: Pages, state: str, enter: Callable[[AppDriver], None]) -> Show
         if shown.state == "broken":  # a state that failed half-way: start again from a fresh page
             fresh(pages.driver())
         shown.state = "broken"
+        # entered as at 1280 px: up to 700 px the controls a state is reached by (Help, Share…,
+        # the strategy) are behind the Menu button; the case's width is set after (show)
+        if shown.page.viewport_size != {"width": 1280, "height": HEIGHT[1280]}:
+            shown.page.set_viewport_size({"width": 1280, "height": HEIGHT[1280]})
         enter(pages.driver())
         shown.state = state
     return shown
@@ -264,6 +268,55 @@ def state_search(pages: Pages) -> Shown:
         driver.page.wait_for_selector('[data-testid="match-in-detail"]', state="attached")
 
     return on_app(pages, "search", enter)
+
+
+_LIBRARY: list = []  # the library's folder, made once for the module
+
+
+def library_folder():
+    if not _LIBRARY:
+        import tempfile
+        from pathlib import Path
+
+        from test_app_library import make_projects
+        _LIBRARY.append(make_projects(Path(tempfile.mkdtemp(prefix="a11y-library-"))))
+    return _LIBRARY[0]
+
+
+def enter_library(driver: AppDriver) -> None:
+    """A folder of three projects' sessions: the list, its figures all filled in."""
+    driver.testid("folder-input").set_input_files(library_folder())
+    driver.page.wait_for_selector(SETTLED_RUN, state="attached", timeout=BOOT_TIMEOUT_MS)
+    driver.page.wait_for_selector('[data-testid="library"]:not([hidden]):not([data-filling])', state="attached",
+                                  timeout=BOOT_TIMEOUT_MS)
+    assert driver.page.locator('[data-testid="library-session"]').count() == 9
+
+
+def state_library(pages: Pages) -> Shown:
+    return on_app(pages, "library", enter_library)
+
+
+def state_library_search(pages: Pages) -> Shown:
+    def enter(driver: AppDriver) -> None:
+        enter_library(driver)
+        box = driver.testid("library-search")
+        box.fill("tool:Read")
+        box.press("Enter")
+        driver.page.wait_for_selector('[data-testid="library"]:not([data-searching])', state="attached",
+                                      timeout=BOOT_TIMEOUT_MS)
+        assert driver.page.locator('[data-testid="library-hits"]').count() > 0
+
+    return on_app(pages, "library-search", enter)
+
+
+def state_library_session(pages: Pages) -> Shown:
+    def enter(driver: AppDriver) -> None:
+        enter_library(driver)
+        driver.page.locator('[data-testid="library-session"] button.lib-open').first.click()
+        driver.settle()
+        assert driver.testid("library-back").is_visible()
+
+    return on_app(pages, "library-session", enter)
 
 
 def state_missing_agent(pages: Pages) -> Shown:
@@ -355,6 +408,22 @@ def state_lanes_tab(pages: Pages) -> Shown:
 
     shown = on_app(pages, "lanes-tab", enter)
     assert shown.page.locator('[data-testid="lanes"]').is_visible()
+    return shown
+
+
+def state_outline_tab(pages: Pages) -> Shown:
+    """The run reading of a session with sub-agents, the outline open on its chapters and the
+    first prompt's row selected from it; a message's Markdown opened."""
+    def enter(driver: AppDriver) -> None:
+        state_session(pages)
+        driver.reading("run")
+        driver.tab("outline")
+        driver.page.locator('[data-testid="outline-item"]').first.click()
+        driver.page.locator('[data-testid="timeline"] [role="row"][data-type="text_delta"] .summary').first.click()
+
+    shown = on_app(pages, "outline-tab", enter)
+    assert shown.page.locator('[data-testid="outline"]').is_visible()
+    assert shown.page.locator('[data-testid="outline-item"]').count() > 0
     return shown
 
 
@@ -468,10 +537,14 @@ STATES: dict[str, tuple[Callable[[Pages], Shown], tuple[int, ...]]] = {
     "session-protocol": (state_session_protocol, WIDTHS),
     "row-tab": (state_row_tab, WIDTHS),
     "lanes-tab": (state_lanes_tab, WIDTHS),
+    "outline-tab": (state_outline_tab, WIDTHS),
     "share-tab": (state_share_tab, WIDTHS),
     "detail-folded": (state_detail_folded, WIDTHS),
     "help": (state_help, WIDTHS),
     "swimlanes": (state_swimlanes, WIDTHS),
+    "library": (state_library, WIDTHS),
+    "library-search": (state_library_search, WIDTHS),
+    "library-session": (state_library_session, WIDTHS),
     "embed": (state_embed, (360,)),
     "tour": (state_tour, WIDTHS),
     "pyscript": (state_pyscript, WIDTHS),

@@ -76,13 +76,21 @@ def test_the_drift_notice_filters_to_the_new_records_in_one_click_and_back(app: 
     assert not notice.is_visible()
 
 
-def test_the_drift_notice_of_several_files_and_after_another_strategy(app: AppDriver) -> None:
-    """Counted as each file is translated (no pass after the load): the notice names what the
-    files have together, its filter finds their rows, and another strategy counts it again."""
+def test_the_drift_notice_of_a_session_opened_from_several_files_and_after_another_strategy(app: AppDriver) -> None:
+    """Two captures of one session id are two sessions of a library, each with its own key; the
+    one opened counts what it has that is new (no pass after the load), its filter finds those
+    rows, and another strategy counts it again."""
     new = "\n".join(json.dumps(x) for x in TRANSCRIPT).encode()
     known = json.dumps(INIT).encode()
-    app.open_files([{"name": "a.jsonl", "mimeType": "application/json", "buffer": known},
-                    {"name": "b.jsonl", "mimeType": "application/json", "buffer": new}])
+    app.testid("file-input").set_input_files([{"name": "a.jsonl", "mimeType": "application/json", "buffer": known},
+                                              {"name": "b.jsonl", "mimeType": "application/json", "buffer": new}])
+    app.settle()
+    listed = app.page.locator('[data-testid=library-session]')
+    assert sorted(listed.nth(k).get_attribute("data-session") for k in range(listed.count())) == [
+        "s1@a.jsonl", "s1@b.jsonl"]
+    app.page.click('[data-testid=library-session][data-session="s1@b.jsonl"] button.lib-open')
+    app.settle()
+    app.strategy("lineage")
     want = ("2 records of 2 types new to relayscope 0.1.0: foo_event (1), system/brand_new (1); "
             "2 new fields: x (1), detail (1)")
     assert app.testid("drift-text").text_content() == want

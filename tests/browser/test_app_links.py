@@ -156,7 +156,10 @@ def test_a_large_transcript_link_carries_a_fingerprint_and_applies_the_view_to_t
     context, page, _ = fresh(browser, site, href, settled=SETTLED)
     try:
         assert page.get_attribute("html", "data-app-state") == "ready"
-        assert "big.jsonl" in by_id(page, "pending-view").text_content()
+        opening = by_id(page, "pending-view").text_content()
+        # the file the sender was told to send, and the fingerprint's two parts told apart
+        assert "“big.relayscope.zip”" in opening and "open that file" not in opening.lower(), opening
+        assert f"{len(data):,}".replace(",", "\u202f") + " bytes · SHA-256 " in opening, opening
         by_id(page, "file-input").set_input_files([payload])
         page.wait_for_selector(SETTLED_RUN, state="attached", timeout=BOOT_TIMEOUT_MS)
         assert by_id(page, "step-position").text_content().startswith("10 /")

@@ -171,9 +171,8 @@ def test_transcript_markup_in_text_and_tool_calls_is_shown_as_text(app) -> None:
     code = prose.locator("pre.code")
     assert code.get_attribute("data-lang") == "js"
     assert code.text_content() == f"{HOSTILE}\nconsole.log(1)"
-    paras = prose.locator(".para").evaluate_all("ps => ps.map(p => p.textContent)")
-    assert paras == ["Here is the fix:\n", f"and a second line {HOSTILE}"]
-    assert page.locator(".prose .para").first.evaluate("p => getComputedStyle(p).whiteSpace") == "pre-wrap"
+    paras = prose.locator("p").evaluate_all("ps => ps.map(p => p.textContent)")
+    assert paras == ["Here is the fix:", f"and a second line {HOSTILE}"]  # its Markdown: markup in it stays text
     assert code.evaluate("p => getComputedStyle(p).fontFamily").startswith("ui-monospace")
     for tool in ("Edit", "TodoWrite"):
         page.locator(f'.row[data-type="tool_use"]:has-text("{tool}") .summary').first.click()
@@ -211,7 +210,7 @@ def test_screenshots_of_opened_rows(app, theme, tmp_path) -> None:
             app.testid("filter").fill("```")
             page.locator('.row[data-type="text_delta"] .summary').first.click()
             prose = page.locator('.row.selected [data-testid="row-content"]')
-            assert prose.locator("pre.code").count() >= 1 and prose.locator(".para").count() >= 1
+            assert prose.locator("pre.code").count() >= 1 and prose.locator("p").count() >= 1
             page.locator(".row.selected").screenshot(path=str(shots / f"text-{width}-{theme}.png"))
             app.testid("filter").fill("")
     finally:

@@ -30,8 +30,10 @@ def count(app: AppDriver) -> tuple[int, int]:
     app.page.wait_for_selector("html[data-app-state=done]", state="attached")
     text = app.testid("search-count").text_content()
     m = re.fullmatch(r"(\d+) of ([\d\u202f,]+)", text)
-    assert m, text
-    return int(m.group(1)), int(re.sub(r"\D", "", m.group(2)))
+    if m is None:  # none selected yet: "64 matches", never "0 of 64"
+        m = re.fullmatch(r"()([\d\u202f,]+) match(es)?", text)
+        assert m, text
+    return int(m.group(1) or 0), int(re.sub(r"\D", "", m.group(2)))
 
 
 def visible_rows(app: AppDriver) -> list[dict]:
@@ -51,7 +53,7 @@ def test_n_of_m_and_enter_shift_enter_move_between_matches(app) -> None:
     app.open_folder()
     assert app.testid("search-count").is_hidden()
     n, m = search(app, "tool:Bash")
-    assert n == 0 and m > 3
+    assert n == 0 and m > 3 and app.testid("search-count").text_content().endswith(" matches")
     box = app.testid("filter")
     box.press("Enter")
     assert count(app) == (1, m)
@@ -73,8 +75,16 @@ def test_n_of_m_and_enter_shift_enter_move_between_matches(app) -> None:
     app.page.wait_for_selector(third)
     app.page.locator(third).click()
     assert count(app) == (3, m)
+    # Esc leaves the box, the search kept; Esc again clears it
     box.press("Escape")
-    assert app.testid("search-count").is_hidden()
+    assert app.page.evaluate("document.activeElement.id") != "filter"
+    assert box.input_value() == "tool:Bash" and app.testid("search-count").is_visible()
+    if app.page.locator("[data-testid=timeline] .row.open").count():
+        app.page.keyboard.press("Escape")  # an open row closes first
+        assert box.input_value() == "tool:Bash"
+    app.page.keyboard.press("Escape")
+    app.page.wait_for_selector("[data-testid=search-count][hidden]", state="attached")
+    assert box.input_value() == ""
 
 
 def test_scoped_terms_alone_and_with_words(app) -> None:

@@ -195,7 +195,8 @@ def test_a_session_saved_redacted_opens_by_drop_in_a_fresh_browser_at_the_same_v
     no_secret_in(unzipped(data))
     opened = sharefile.unpack(data)
     assert not opened.issues and len(opened.files) == 3 and opened.view["strategy"] == "index"
-    assert opened.redacted and opened.redacted["secrets"] == 2
+    # the two secrets planted, and the user name the session's own paths and ls -l columns show
+    assert opened.redacted and opened.redacted["secrets"] == 3 and opened.redacted["kinds"].get("user") == 1
 
     context, page = fresh_page(browser, site)
     try:

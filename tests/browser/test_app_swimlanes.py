@@ -353,10 +353,10 @@ def test_exports_honour_redact_secrets_as_the_cli_s_export_redact(app, fmt: str)
 
 def test_usable_at_390_px_in_dark(app, tmp_path: Path) -> None:
     page = app.page
-    page.set_viewport_size({"width": 390, "height": 844})
     try:
-        app.testid("theme").click()  # auto -> light
+        app.testid("theme").click()  # auto -> light (at 390 px the button is behind the menu)
         app.testid("theme").click()  # light -> dark
+        page.set_viewport_size({"width": 390, "height": 844})
         open_session(app, tmp_path)
         section = page.locator("[data-testid=swimlanes]")
         sw, cw = section.evaluate("e => [e.scrollWidth, e.clientWidth]")

@@ -8,20 +8,12 @@ from __future__ import annotations
 import re
 
 import pytest
-from _app import CORPUS, AppDriver
+from _app import CORPUS, ROWS_IN_VIEW, AppDriver
 from conftest import SETTLED, RequestLog, new_app_page
 
 SESSION = next(CORPUS.rglob("ef958aa1-*.jsonl"))
 SESSION_FILES = [SESSION, *sorted((SESSION.parent / SESSION.stem / "subagents").glob("*.jsonl"))]
 
-# rows whose box lies wholly inside the timeline's box and the window
-ROWS_IN_VIEW = """() => {
-  const tl = document.querySelector('[data-testid=timeline]').getBoundingClientRect();
-  return [...document.querySelectorAll('[data-testid=timeline] [role=row]')].filter((row) => {
-    const r = row.getBoundingClientRect();
-    return r.height > 0 && r.top >= tl.top && r.bottom <= tl.bottom && r.top >= 0 && r.bottom <= innerHeight;
-  }).length;
-}"""
 PAGE_FITS = "() => [document.documentElement.scrollHeight, innerHeight]"
 FOCUSED = "() => document.activeElement === document.body ? 'body' : (document.activeElement.id || document.activeElement.tagName)"
 
@@ -89,7 +81,7 @@ def test_the_detail_panel_is_tabs_each_kept_in_the_address(ws) -> None:
     assert tablist.get_attribute("role") == "tablist"
     tabs = tablist.locator("[role=tab]")
     names = [tabs.nth(k).get_attribute("data-tab") for k in range(tabs.count())]
-    assert names == ["row", "stepper", "lanes", "audit", "share"]
+    assert names == ["row", "outline", "stepper", "lanes", "audit", "share"]
     for k in range(tabs.count()):
         panel = ws.page.locator(f"#{tabs.nth(k).get_attribute('aria-controls')}")
         assert panel.get_attribute("role") == "tabpanel"
@@ -174,17 +166,24 @@ def test_escape_in_the_filter_keeps_the_focus_and_the_status_line_stays_true(ws)
     ws.page.wait_for_selector("[data-testid=status]:has-text('match')", timeout=30_000)
     ws.settle()
     assert "match" in ws.testid("status").text_content()
-    ws.page.keyboard.press("Escape")
+    ws.page.keyboard.press("Escape")  # the first Esc leaves the box, the search kept: the status says so
     assert ws.page.evaluate(FOCUSED) == "timeline"
+    assert "match" in ws.testid("status").text_content() and ws.testid("filter").input_value() == "Agent"
+    ws.page.keyboard.press("Escape")  # the second clears it
+    ws.settle()
+    assert ws.page.evaluate(FOCUSED) == "timeline"
+    assert ws.testid("filter").input_value() == ""
     assert "match" not in ws.testid("status").text_content()
     assert ws.relay_count() == int(re.search(r"(\d+) of", ws.testid("status").text_content()).group(1))
 
 
 def test_a_readme_is_one_message_not_rows_of_errors(ws) -> None:
     readme = "# A project\n\nSome words about it.\n\n" + "\n".join(f"- item {k}" for k in range(40)) + "\n"
+    load_session(ws)  # a session shown: the README is refused over it and the session stays
     ws.open_files([{"name": "README.md", "mimeType": "text/markdown", "buffer": readme.encode()}])
     message = ws.testid("message")
     assert message.is_visible() and "does not look like a transcript" in message.text_content()
-    assert not ws.testid("workspace").is_visible()
+    assert "README.md" in message.text_content()
+    assert ws.testid("workspace").is_visible()
     assert not ws.testid("errors").is_visible()
     assert "relay events" not in ws.testid("status").text_content()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from _app import SETTLED_RUN
-from conftest import BOOT_TIMEOUT_MS, RequestLog, origin, recorded_page
+from conftest import BOOT_TIMEOUT_MS, RequestLog
 
 # example -> the strategy its frame must show
 EXPECT = {
@@ -43,12 +43,16 @@ BACKGROUND = {"light": "rgb(255, 255, 255)", "dark": "rgb(13, 17, 23)"}
 
 # Each width and scheme loads the tour once and boots each of its frames (a Python each): the
 # text, the links and every frame's state are checked on the same load as its view's layout.
+# The frames boot as a returning visitor's do, from the boot snapshot of the shared context (the
+# boot from scratch is tested in test_boot.py and test_startup.py).
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", [1280, 390])
 def test_the_tour_explains_the_protocol_with_live_views_that_show_their_point_as_they_open(
-        browser, site, width: int, scheme: str) -> None:
-    log = RequestLog(origin=origin(site.url))
-    context, page = recorded_page(browser, log, viewport={"width": width, "height": 900}, color_scheme=scheme)
+        app_context, site, width: int, scheme: str) -> None:
+    log = RequestLog()
+    page = app_context.new_page(site, log)
+    page.set_viewport_size({"width": width, "height": 900})
+    page.emulate_media(color_scheme=scheme)
     try:
         page.goto(site.url + "static/tour.html")
         assert page.evaluate("getComputedStyle(document.body).backgroundColor") == BACKGROUND[scheme]
@@ -88,4 +92,4 @@ def test_the_tour_explains_the_protocol_with_live_views_that_show_their_point_as
         log.assert_same_origin()
         log.assert_all_succeeded()
     finally:
-        context.close()
+        page.close()

@@ -49,6 +49,6 @@ def test_audit_json_in_pieces_is_the_json_of_the_audits() -> None:
     index.first_lost = {"block": '"lost_keys":[]', "line": 1, "file": None}
     for piece in (1, 3, 4096):
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(audit, "KEYS_A_PIECE", piece)
+            mp.setattr(audit.report, "KEYS_A_PIECE", piece)
             assert b"".join(audit.json_pieces(results, end=b"\n")) == msgspec.json.encode(results) + b"\n"
     assert b"".join(audit.json_pieces([])) == b"[]"

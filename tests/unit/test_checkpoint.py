@@ -101,7 +101,7 @@ def test_a_checkpoint_holds_every_attribute() -> None:
         # again from a checkpoint must not count the input's new records twice: tests/unit/test_drift.py)
         "drift"}
     assert set(vars(LineageDedup())) == {"msgs", "tool_ids", "result_ids", "streaming", "_gen"}
-    assert set(vars(STRATEGIES["fingerprint"]())) == {"index", "fp"}
+    assert set(vars(STRATEGIES["fingerprint"]())) == {"index", "fp", "msg_id"}
     assert set(LaneTracker.__slots__) == {"infer", "lanes", "spawns", "tool_lane", "contexts", "_open",
                                           "_last_bound"}
 

@@ -17,7 +17,8 @@ import pytest
 from _corpus import FIXTURE_SESSIONS, FIXTURE_STREAM_JSON, ROOT, SEEDS
 
 from relayscope import relay as R
-from relayscope.cli import Writer
+from relayscope.cli.writers import Writer
+from relayscope.textout import RelayText
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "py")}
 
@@ -343,7 +344,7 @@ def test_relays_python_cannot_encode_as_utf8_are_written_escaped() -> None:
     r = R.TextDelta(seq=0, line=1, lane="main", text="cut emoji \ud83d", message_id="m", block_index=0)
     for fmt in ("ndjson", "json", "text"):
         out = io.BytesIO()
-        w = Writer(out, fmt, live=False)
+        w = Writer(out, fmt, live=False, text=RelayText(None, False) if fmt == "text" else None)
         w.write([r])
         w.close()
         data = out.getvalue()

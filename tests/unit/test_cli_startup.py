@@ -96,9 +96,35 @@ def test_version_answered_before_the_cli_loads_says_what_argparse_says(capsys: p
 
 
 def test_the_parser_names_the_shareable_files_suffix_sharefile_uses() -> None:
-    from relayscope import cliargs, sharefile
+    from relayscope import sharefile
+    from relayscope.cli import parser
 
-    assert cliargs.SHARE_SUFFIX == sharefile.SUFFIX
+    assert parser.SHARE_SUFFIX == sharefile.SUFFIX
+
+
+def test_the_parsers_choices_are_the_cores_names() -> None:
+    """The parser writes the choices the core names, so that building it loads none of the core."""
+    from relayscope import analysis, export, formats, translator
+    from relayscope.cli import parser
+
+    assert tuple(translator.STRATEGIES) == parser.STRATEGIES
+    assert (analysis.AUTO, *formats.FORMATS) == parser.INPUT_FORMATS
+    assert tuple(export.FORMATS) == parser.EXPORT_FORMATS
+
+
+def test_redact_lists_as_many_unreadable_lines_as_the_translators_do() -> None:
+    from relayscope import emitter
+    from relayscope.cli.commands import redact
+
+    assert redact.ERRORS_KEPT == emitter.ERRORS_KEPT
+
+
+def test_a_zip_is_known_by_the_bytes_sharefile_knows_it_by() -> None:
+    from relayscope import inputs, sharefile
+
+    assert inputs.ZIP_MAGIC == sharefile._ZIP_MAGIC
+    assert all(inputs.is_zip(magic + b"rest") and sharefile.is_sharefile(magic) for magic in inputs.ZIP_MAGIC)
+    assert not inputs.is_zip(b'{"type"') and not inputs.is_zip(b"PK")
 
 
 def test_the_exit_leaves_the_last_collections_nothing_to_walk() -> None:

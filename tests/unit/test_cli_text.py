@@ -50,7 +50,9 @@ def test_text_names_files_relative_to_the_folder_named_with_a_header_and_aligned
     # a sub-agent file's long name is cut in its middle, never its line number
     assert any(re.search(r"  ef958aa1-0e93-49f0-bb\w*…\w*a4ca7529859c158c2\.jsonl:\d+ ", line) for line in lines)
     lane_at, type_at, summary_at = head.index("lane"), head.index("type"), head.index("summary")
-    for line in lines[1:]:
+    chapters = [line for line in lines[1:] if line.startswith("── chapter ")]  # a line over each prompt's row
+    assert chapters and all(line.endswith(" ──") for line in chapters)
+    for line in (line for line in lines[1:] if line not in chapters):
         assert line[lane_at - 2:lane_at] == "  " and line[lane_at] != " "
         assert line[type_at - 2:type_at] == "  " and line[type_at] != " "
         assert line[summary_at - 2:summary_at] == "  "
@@ -91,7 +93,7 @@ def test_colour_only_when_asked_for_and_never_under_no_color() -> None:
 
 
 def test_auto_colour_on_a_terminal_honours_no_color() -> None:
-    from relayscope.cli import use_color
+    from relayscope.cli.terminal import use_color
 
     class Tty:
         def isatty(self) -> bool:

@@ -20,12 +20,15 @@ import msgspec
 import pytest
 from _corpus import FIXTURE_STREAM_JSON, REAL_FILES, ROOT, SEEDS, SESSION_FILES, sweep
 
-from relayscope import cli
 from relayscope import relay as R
 from relayscope._bounded import WITHDRAW_WINDOW
 from relayscope.analysis import Analyzer
 from relayscope.audit import Audit, Inventory, StrategyAudit, digest
+from relayscope.cli import reading
+from relayscope.cli.commands.trace import Table
+from relayscope.inputs import Input
 from relayscope.multifile import audit_input
+from relayscope.redact import Redactor
 from relayscope.textout import Names
 from relayscope.translator import STRATEGIES
 from relayscope.wire import split_lines
@@ -43,7 +46,7 @@ def whole_table(path: Path, json: bool, strategy: str = "lineage") -> bytes:
         a.feed_line(line)
     a.finish()
     args = argparse.Namespace(json=json, lane=None, color="never")
-    table = cli.Table(args, Names([], [str(path)]), None)
+    table = Table(args, Names([], [str(path)]), None)
     return table.render(a.trace, a.relays, lambda s: lines[s.line - 1] if 0 < s.line <= len(lines) else b"")
 
 
@@ -261,13 +264,13 @@ def test_an_audit_for_a_table_keeps_no_list_of_lost_blocks_and_counts_the_same()
 
 
 def test_only_a_file_over_the_one_pass_size_is_read_again(tmp_path: Path) -> None:
-    """Under ``cli.ONE_PASS_BYTES`` one pass holds little and a second read would only cost time;
+    """Under ``reading.ONE_PASS_BYTES`` one pass holds little and a second read would only cost time;
     above it the audit reads the file a strategy a pass (a sparse file: no bytes written)."""
     args = argparse.Namespace(redact=False)
     small, big = tmp_path / "small.jsonl", tmp_path / "big.jsonl"
     small.write_bytes((SEEDS / "gotchas.ndjson").read_bytes())
     with big.open("wb") as f:
-        f.truncate(cli.ONE_PASS_BYTES)
-    assert cli._again(cli.Input(str(small)), args) is None
-    assert callable(cli._again(cli.Input(str(big)), args))
-    assert cli._again(cli.Input(str(big)), argparse.Namespace(redact=True)) is None
+        f.truncate(reading.ONE_PASS_BYTES)
+    assert reading.read_again(Input(str(small)), args) is None
+    assert callable(reading.read_again(Input(str(big)), args))
+    assert reading.read_again(Input(str(big)), argparse.Namespace(redact=True, _redactor=Redactor())) is None

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from relayscope import describe as D
 from relayscope import relay as R
+from relayscope import spill
 from relayscope.analysis import Analyzer
 from relayscope.present import summary
 
@@ -191,7 +192,9 @@ def test_a_command_says_how_it_ended() -> None:
         assert d.description == c.args.get("description")
         assert (d.status or "").startswith(status or "") and (d.status is None) == (status is None)
         words = D.summary(c.use, c.out)
-        assert words.startswith("Bash: ") and (status is None or words.endswith(f" → {d.status}"))
+        spilled = spill.of(text)  # an output too large for the transcript: its file named after the status
+        end = f" → {d.status}" + (f" · {spilled.words}" if spilled else "")
+        assert words.startswith("Bash: ") and (status is None or words.endswith(end))
         seen.add(status.split(" ")[0] if status else None)
         # the output's head: the first lines of what it printed
         tur = (c.record or {}).get("toolUseResult")

@@ -79,7 +79,7 @@ def test_the_lost_blocks_of_a_session_folder_are_the_audits(strategy: str) -> No
 def test_the_lost_blocks_are_the_same_without_64_bit_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
     data = AGENTS.read_bytes()  # Pyodide's hashes have 32 bits: its digests are BLAKE2b
     wide = _lost(data, "index")
-    monkeypatch.setattr(export, "_WIDE", False)
+    monkeypatch.setattr(export.live, "_WIDE", False)
     assert _lost(data, "index") == wide and sum(wide.values()) > 10
 
 
@@ -122,7 +122,8 @@ def test_a_block_found_lost_after_its_lane_ended_is_an_event_of_the_root() -> No
 
 
 def test_a_block_lost_again_later_is_said_once_as_the_audit_counts_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(export, "LOST_AFTER", 2)  # decided long before its copy comes
+    for part in (export.live, export.reading):  # the watch, and the source that asks it
+        monkeypatch.setattr(part, "LOST_AFTER", 2)  # decided long before its copy comes
     data = _late_loss() * 3
     (audit,) = audit_lines(split_lines(data), ["index"])
     assert _lost(data, "index") == collections.Counter(audit.lost_keys) == {"text 'a' in s1": 1}
@@ -151,9 +152,10 @@ def _many_agents(n: int) -> bytes:
 
 @pytest.mark.parametrize("strategy", ["lineage", "index"])  # index loses blocks: they wait, then go
 def test_what_a_long_run_holds_stays_within_its_bounds(monkeypatch: pytest.MonkeyPatch, strategy: str) -> None:
-    monkeypatch.setattr(export, "SEEN_KEPT", 64)
-    monkeypatch.setattr(export, "LOST_AFTER", 32)
-    monkeypatch.setattr(export, "YIELD_AFTER", 8)  # looked at often
+    monkeypatch.setattr(export.live, "SEEN_KEPT", 64)
+    for part in (export.live, export.reading):
+        monkeypatch.setattr(part, "LOST_AFTER", 32)
+    monkeypatch.setattr(export.reading, "YIELD_AFTER", 8)  # looked at often
     data = _many_agents(600)
     held: list[tuple[int, int, int, int, int]] = []
     lost = 0

@@ -30,7 +30,7 @@ from relayscope.live import LiveFiles
 from relayscope.multifile import translate_files
 
 EXAMPLES = ROOT / "static" / "examples"
-IDLE = "3"  # seconds with nothing new before the follower exits; the writers pause far less
+IDLE = "3"  # seconds with nothing new before the follower exits; the writers pause far less (a busy CI machine can stall one for a second)
 GAP = 0.001
 
 

@@ -22,8 +22,10 @@ def _meta(relays: list[R.Relay]) -> R.SessionMeta:
 
 def test_the_session_row_names_the_runs_capabilities() -> None:
     meta = _meta(run([init()]))
-    assert summary(meta) == "session 5d0c1e7a-run · claude-opus-5 · 3 tools · capabilities interrupt_receipt_v1, " \
-                            "msg_lifecycle_v1"
+    # the one session row of the page, the CLI's text and the snapshot (words.session_row): its
+    # version and folder too
+    assert summary(meta) == "session 5d0c1e7a-run · claude-opus-5 · v2.1.266 · /srv/app · 3 tools · capabilities " \
+                            "interrupt_receipt_v1, msg_lifecycle_v1"
     assert {k: meta.extra[k] for k in ("memory_paths", "view_mode", "per_turn_effort_active", "scratchpad_path")} == \
         {"memory_paths": {"auto": "/srv/.mem"}, "view_mode": "default", "per_turn_effort_active": False,
          "scratchpad_path": "/tmp/pad-1"}
@@ -34,7 +36,7 @@ def test_tools_given_as_text_are_kept_and_said_without_a_warning() -> None:
     assert not [r for r in relays if isinstance(r, R.Warning | R.Error)]
     meta = _meta(relays)
     assert meta.tools == [] and meta.extra["tools"] == "Bash, Read, [redacted]"
-    assert summary(meta) == "session 5d0c1e7a-run · claude-opus-5 · tools given as text"
+    assert summary(meta) == "session 5d0c1e7a-run · claude-opus-5 · v2.1.266 · /srv/app · tools given as text"
 
 
 def test_the_result_row_says_why_the_run_ended_and_what_the_cli_counted() -> None:

@@ -5,6 +5,8 @@ Read from the source with ``ast``, so a new module or import is checked as it la
     translator -> formats -> analysis, audit -> multifile, live, fates, textout, spans, folds, export
     -> cli (and its inputs, follow), web
 
+inside cli: errors and the run's state -> terminal output, --redact -> text, writers, reports,
+reading, the parser -> inputs read whole -> the commands -> --follow -> the dispatcher (CLI_LAYERS);
 and inside web: plain records -> the view model -> the DOM mirror and the view state -> drawing
 -> controllers -> the app -> the worker's entry point (WEB_LAYERS).
 """
@@ -27,37 +29,63 @@ LAYERS: dict[str, int] = {
     "relayscope.wire": 0,
     "relayscope.relay": 0,
     "relayscope.intake": 0,  # which files of a folder are read, whether bytes are text: for the CLI and the page
+    "relayscope.spill": 0,  # tool output spilled to tool-results/ID.txt: the result's words, the file's name
     "relayscope.redact": 0,  # secrets out of input lines: plain strings in, plain strings out
     "relayscope.redact_rules": 0,  # where secrets are in raw text: candidate spans (redact's rules)
+    "relayscope.redact_words": 0,  # the names found once and the reader's own words, replaced wherever they are words
     "relayscope.redact_stream": 0,  # streamed fields redacted whole, placeholders cut back into pieces
     "relayscope.termsafe": 0,  # untrusted text made safe for a terminal: controls shown, never obeyed
     "relayscope.trace": 1,
     "relayscope.lanes": 1,
+    "relayscope.chapters": 1,  # where a run's chapters start: each real user prompt
     "relayscope.present": 1,
     "relayscope.meaning": 1,  # what each record type / system subtype is: place and summary (a table)
     "relayscope.drift": 1,  # what an input has that the meaning table and the wire do not know
     "relayscope.usage": 1,  # tokens and cost, once per API message, per lane and run
     "relayscope.describe": 1,  # a tool call in words and as plain data (present's summaries, the page's detail)
+    "relayscope.describe.base": 1, "relayscope.describe.summaries": 1,  # widths, records, inputs read; one line
+    "relayscope.describe.details": 1, "relayscope.describe.segments": 1,  # the structured detail; text and code blocks
+    "relayscope.query": 1,  # the search language (words, tool:, lane:, is:, and the library's terms), one grammar
     "relayscope.subagents": 1,  # sub-agents' states (heartbeats, task events) and the CLI's count held against them
     "relayscope.sharefile": 1,  # an input's files (redacted) as one zip, or a link's fragment, and back: bytes only
+    "relayscope.sharefile.names": 1, "relayscope.sharefile.writing": 1,  # the format's names and bounds; packing
+    "relayscope.sharefile.zipscan": 1, "relayscope.sharefile.reading": 1,  # a zip read within bounds; unpacking
+    "relayscope.sharefile.links": 1,  # a link's fragment
     "relayscope.emitter": 2,
     "relayscope.translator": 2,
+    "relayscope.translator.blocks": 2, "relayscope.translator.fields": 2,  # a block's identity; a line's other fields
+    "relayscope.translator.strategies": 2, "relayscope.translator.lineage": 2,  # the strategies, lineage's rule table
+    "relayscope.translator.registry": 2, "relayscope.translator.translate": 2,  # the strategies by name; the Translator
     "relayscope.formats": 3,
     "relayscope.formats.sse": 3,
     "relayscope.formats.session": 3,
     "relayscope.analysis": 4,
     "relayscope.audit": 4,
+    "relayscope.audit.items": 4, "relayscope.audit.keys": 4,  # the input's blocks (the inventory); the relays' keys
+    "relayscope.audit.counting": 4, "relayscope.audit.report": 4,  # each strategy counted; JSON and text
+    "relayscope.library": 4,  # which files make which session (the one rule), and each session's summary from its ends
     "relayscope.multifile": 5,
+    "relayscope.multifile.scan": 5, "relayscope.multifile.session": 5,  # a quick pass over files; one session's run
+    "relayscope.multifile.groups": 5, "relayscope.multifile.audits": 5,  # any files as sessions; the audit's entry point
+    "relayscope.multifile.growing": 5,  # for files read as they grow (live)
+    "relayscope.libsearch": 5,  # the library's whole reads: each session's figures, and search across sessions
     "relayscope.live": 5,
     "relayscope.textout": 5,  # the CLI's text for people (it words nothing itself: present, fates)
     "relayscope.fates": 5,  # blocks' fates (the audit's words), for the page's stepper and `trace`
+    "relayscope.words": 5,  # how things are said, once for the page, the CLI's text, the snapshot, PyScript
     "relayscope.spans": 5,  # the run in time: relays + timestamps -> spans, marks, figures
+    "relayscope.spans.records": 5, "relayscope.spans.stamps": 5,  # spans' records; timestamps read
+    "relayscope.spans.axis": 5, "relayscope.spans.sweep": 5,  # the ordering on the axis; each lane's state
+    "relayscope.spans.builder": 5, "relayscope.spans.timeline": 5,  # the builder; a whole timeline
+    "relayscope.spans.where": 5,  # where the time went: the figures and their words
     "relayscope.verdict": 5,  # what every command calls unreadable, found without translating (redact's)
     "relayscope.folds": 5,  # the swimlanes' time axis with idle gaps folded: breaks and the map both ways
     "relayscope.export": 5,  # spans as Chrome Trace Event Format / OTLP JSON; translates via multifile
+    "relayscope.export.live": 5, "relayscope.export.reading": 5,  # one run as read; sources into runs, the writer
+    "relayscope.export.chrome": 5, "relayscope.export.otlp_spans": 5,  # Trace Event Format; OTLP spans
+    "relayscope.export.outputs": 5,  # the entry points
     "relayscope.snapshot": 5,  # the run as one self-contained HTML page: rows (describe), swimlanes (export, folds)
-    "relayscope.cli": 6,
-    "relayscope.cliargs": 6,  # the command line's parser
+    "relayscope.cli": 6,  # the command line's dispatcher; cli.* are its commands and shared pieces (CLI_LAYERS)
     "relayscope.inputs": 6,  # the command line's file reading: I/O, so nothing in the core may use it
     "relayscope.follow": 6,  # --follow's polling: I/O, like inputs
     "relayscope.otlp": 6,  # spans to a collector over HTTP: I/O
@@ -72,34 +100,47 @@ WEB_LAYERS: dict[str, int] = {
     "host": 0, "protocol": 0, "share": 0, "rowinfo": 0, "checkpoints": 0, "gutter": 0,
     # 1: the view model (the workspace and its parts): plain Python, no page
     "workstate": 1, "search": 1, "stepping": 1, "rowtext": 1, "rows": 1, "loading": 1, "growing": 1, "model": 1,
+    "chapters": 1,
+    "shelf": 1,  # a library's sessions, from the core's rule, read from the page's files
     # 2: the page as the worker sees it (the DOM mirror, its helpers), and the view state
     "remote": 2, "dom": 2, "view": 2,
     # 3: drawing from the view model (functions, no state)
-    "panels": 3, "detail_view": 3, "rowcells": 3, "rowdraw": 3, "legend": 3, "help_panel": 3, "newest": 3, "notices": 3,
+    "panels": 3, "detail_view": 3, "markdown_view": 3, "rowcells": 3, "rowdraw": 3, "legend": 3, "help_panel": 3, "newest": 3, "notices": 3,
     # 4: the controllers, each of one job, given each other as typed collaborators
     "jobs": 4, "timeline": 4, "chrome": 4, "chips": 4, "matches": 4, "filters": 4, "selection": 4, "stepper": 4, "keyboard": 4,
     "swimlanes": 4, "screen": 4, "loads": 4, "strategy": 4, "links": 4, "embed": 4, "redact_switch": 4,
-    "exports": 4, "actions": 4, "watch": 4, "sources": 4, "reading": 4,
+    "exports": 4, "actions": 4, "watch": 4, "sources": 4, "reading": 4, "outline": 4, "library_view": 4,
     # 5: the app, which makes and wires them; 6: the worker's entry point, the one module that
     # touches JavaScript
     "app": 5, "main": 6,
 }
-# Imports inside functions, on purpose: web/main.py imports the package only once Pyodide has
+# The command line inside: what every exit needs, then the pieces the commands share, the commands
+# (one module each, none importing another), --follow's poller over them, the dispatcher on top
+# (each placed on purpose: a new cli module needs an entry here):
+CLI_LAYERS: dict[str, int] = {
+    "errors": 0, "state": 0,  # exit codes and the errors that choose them; what the run is doing
+    "terminal": 1, "redacting": 1,  # stderr, stdout, colour, width; --redact's filter
+    "text": 2, "writers": 2, "reports": 2, "notices": 2, "reading": 2, "parser": 2,
+    "gathering": 3,  # inputs read whole (folders, several files, shareable files)
+    "library": 3,  # the library on the command line: files' ends on disk, the sessions' table, search's output
+    "commands": 4, "commands.translate": 4, "commands.translate_sessions": 4, "commands.trace": 4,
+    "commands.audit": 4, "commands.redact": 4, "commands.redact_files": 4, "commands.export": 4, "commands.stats": 4, "commands.pack": 4,
+    "commands.html": 4, "commands.sessions": 4, "commands.search": 4,
+    "following": 5,  # --follow for translate and trace (trace's table)
+}
+CLI = "relayscope.cli"
+# Imports inside functions, on purpose, in two modules only. The command line's dispatcher (cli)
+# imports the command it runs, and what its options ask for (argparse's parser, --redact's
+# redactor, -f text's columns, --follow's poller), when it runs it: a run of one command (or
+# `--version`) loads none of the others' modules (start-up is most of a short run;
+# test_cli_startup, test_startup_imports). web/main.py imports the package only once Pyodide has
 # loaded it (a broken wheel must still end in "error"), and `js` / pyodide.ffi, which exist only
-# there. cli: each command imports the modules it needs when it runs, so that a run of one command
-# (or `--version`) loads none of the others' (start-up is most of a short run; test_cli_startup),
-# and argparse's parser (cliargs) only for a run that is not a plain translate; cliargs: an
-# option's choices from their module only when argparse first looks at them;
-# inputs: the shareable file's reader (zipfile, the redactor) only for bytes that start as a zip.
-# formats: a format's translator only when one is made (sniffing alone loads none); verdict: the
-# decoder of a line that is no JSON object, the SSE translator and the meta reader only when met
-# (``redact`` judges lines as the translators would without loading them); describe: difflib only
-# when a diff is made (a one-line summary, all that ``translate -f text`` asks for, makes none);
-# spans, web.newest: ``statistics`` only for a median of the results' timing, not in the page's
-# import (about 10 ms in Pyodide; test_startup_imports).
-LATE_IMPORTS_ALLOWED = {"relayscope.web.main", "relayscope.cli", "relayscope.cliargs", "relayscope.inputs",
-                        "relayscope.formats", "relayscope.verdict", "relayscope.web.exports", "relayscope.describe",
-                        "relayscope.spans", "relayscope.web.newest"}
+# there. web.markdown_view: markdown-it-py when the first message is drawn, not at the page's boot.
+# words: fates (and the audit under it) only when a step's blocks are worded, not in `translate -f
+# text`, which words its rows with the same module (test_startup_imports).
+LATE_IMPORTS_ALLOWED = {"relayscope.web.main", "relayscope.cli", "relayscope.words",
+                        "relayscope.formats", "relayscope.verdict", "relayscope.web.exports", "relayscope.describe.details",
+                        "relayscope.spans.where", "relayscope.web.newest", "relayscope.web.markdown_view"}
 WEB = "relayscope.web"
 
 
@@ -114,6 +155,8 @@ MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 for _name in MODULES:
     if _name.startswith(WEB + "."):
         LAYERS.setdefault(_name, LAYERS[WEB])
+    if _name.startswith(CLI + "."):
+        LAYERS.setdefault(_name, LAYERS[CLI])
 
 
 def targets(name: str, node: ast.Import | ast.ImportFrom) -> list[str]:
@@ -127,15 +170,21 @@ def targets(name: str, node: ast.Import | ast.ImportFrom) -> list[str]:
         package = name.split(".") if MODULES[name].name == "__init__.py" else name.split(".")[:-1]
         base = ".".join(package[: len(package) - node.level + 1])
         head = f"{base}.{node.module}" if node.module else base
-        found = [head] + [f"{head}.{a.name}" for a in node.names]
+        found = [f"{head}.{a.name}" for a in node.names]
+        if node.module or not set(found) & set(MODULES):  # `from . import names`: the module named, not its package
+            found.append(head)
     return sorted({t for t in found if t in MODULES})
 
 
-def imports(name: str, source: str | None = None) -> list[tuple[str, int]]:
-    """(target, line) for every relayscope import of a module, wherever it is."""
+def imports(name: str, source: str | None = None, *, typing_too: bool = True) -> list[tuple[str, int]]:
+    """(target, line) for every relayscope import of a module, wherever it is (``typing_too=False``:
+    not those under ``if TYPE_CHECKING:``, which name a type for mypy and run nothing)."""
     tree = ast.parse(MODULES[name].read_text(encoding="utf-8") if source is None else source)
+    typing_only = set() if typing_too else {id(n) for f in ast.walk(tree) if isinstance(f, ast.If)
+                                            and isinstance(f.test, ast.Name) and f.test.id == "TYPE_CHECKING"
+                                            for n in ast.walk(f)}
     return [(t, node.lineno) for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom)
-            for t in targets(name, node)]
+            and id(node) not in typing_only for t in targets(name, node)]
 
 
 def upward(name: str, source: str | None = None) -> list[tuple[str, int]]:
@@ -164,7 +213,9 @@ def test_no_import_inside_a_function(name: str) -> None:
 
 
 def test_no_import_cycle() -> None:
-    graph = {name: {t for t, _ in imports(name) if t != name} for name in MODULES}
+    """Imports that run (one under ``if TYPE_CHECKING:`` names a type for mypy: a strategy's
+    ``Translator``, the class that calls it)."""
+    graph = {name: {t for t, _ in imports(name, typing_too=False) if t != name} for name in MODULES}
     state: dict[str, int] = {}
     stack: list[str] = []
 
@@ -184,11 +235,20 @@ def test_no_import_cycle() -> None:
             visit(name)
 
 
+def test_the_cycle_checker_skips_only_imports_for_types() -> None:
+    source = ("from typing import TYPE_CHECKING\nfrom .lineage import LineageDedup\n"
+              "if TYPE_CHECKING:\n    from .translate import Translator\n")
+    name = "relayscope.translator.strategies"
+    assert imports(name, source) == [("relayscope.translator.lineage", 2), ("relayscope.translator.translate", 4)]
+    assert [t for t, _ in imports(name, source, typing_too=False)] == ["relayscope.translator.lineage"]
+
+
 def test_the_core_never_imports_the_web_or_the_cli() -> None:
     core = [n for n in MODULES if LAYERS[n] < 6]
-    bad = [(n, t) for n in core for t, _ in imports(n) if t.startswith("relayscope.web") or t == "relayscope.cli"]
+    bad = [(n, t) for n in core for t, _ in imports(n) if t.startswith("relayscope.web") or t.startswith(CLI)]
     assert bad == []
-    assert not [t for t, _ in imports("relayscope.cli") if t.startswith("relayscope.web")]
+    assert not [t for n in MODULES if n == CLI or n.startswith(CLI + ".")
+                for t, _ in imports(n) if t.startswith("relayscope.web")]
 
 
 def test_the_checker_sees_an_import_hidden_in_a_function() -> None:
@@ -235,3 +295,29 @@ def test_the_checker_sees_a_controller_that_reaches_up() -> None:
     source = "from .app import App\n"
     tree_targets = targets(f"{WEB}.filters", ast.parse(source).body[0])  # type: ignore[arg-type]
     assert tree_targets == [f"{WEB}.app"] and WEB_LAYERS["app"] > WEB_LAYERS["filters"]
+
+
+# -- inside the command line ---------------------------------------------------------------------------
+
+
+def cli_imports(name: str) -> list[tuple[str, int]]:
+    return [(t.removeprefix(CLI + "."), line) for t, line in imports(f"{CLI}.{name}") if t.startswith(CLI + ".")]
+
+
+def test_every_cli_module_has_a_cli_layer() -> None:
+    assert {n.removeprefix(CLI + ".") for n in MODULES if n.startswith(CLI + ".")} == set(CLI_LAYERS)
+
+
+@pytest.mark.parametrize("name", sorted(CLI_LAYERS))
+def test_cli_imports_point_down(name: str) -> None:
+    up = [(t, line) for t, line in cli_imports(name) if CLI_LAYERS[t] > CLI_LAYERS[name]]
+    assert up == [], f"cli.{name} imports from a higher cli layer"
+
+
+@pytest.mark.parametrize("name", sorted(n for n in CLI_LAYERS if n.startswith("commands.")))
+def test_no_command_imports_another(name: str) -> None:
+    assert [t for t, _ in cli_imports(name) if t.startswith("commands.")] == []
+
+
+def test_nothing_in_the_cli_imports_the_dispatcher() -> None:
+    assert [(n, t) for n in CLI_LAYERS for t, _ in imports(f"{CLI}.{n}") if t == CLI] == []

@@ -209,12 +209,15 @@ def test_what_a_maintained_rule_set_finds_is_gone() -> None:
 
 # What a finding on a real capture must stand beside in the raw text for its kind to be right,
 # read off the capture itself (not off the rules): a home folder's user name after /Users/,
-# /home/, C:\\Users\\ or a project folder's -Users-; an e-mail address; URL credentials between
+# /home/, C:\\Users\\ or a project folder's -Users-, an ls -l listing's owner or a prompt's NAME@HOST;
+# an e-mail address; URL credentials between
 # "://" and "@" (one carried capture, CLI 2.1.146, really leaks a database password that way); a
 # secret as the value of a NAME=, password=, password: or Bearer whose name says it is one (a .env
 # line in a session, even a 1Password reference such as KEY=op://...; a test's password: "secret123").
 _WITNESS = {
-    "user": lambda s: rf"(?:/Users/|/home/|Users\\\\|-Users-|-home-){re.escape(s)}",
+    "user": lambda s: (rf"(?:/Users/|/home/|Users\\\\|-Users-|-home-|[-dlcbps][-rwxsStT]{{9}}[@+.]? +[0-9]+ +(?:\S+ +)?)"
+                       rf"{re.escape(s)}|{re.escape(s)}@"),  # a home path, an ls -l owner, a prompt
+    "host": lambda s: rf"@{re.escape(s)}",
     "email": lambda s: rf"(?<![A-Za-z0-9._%+-]){re.escape(s)}" if re.fullmatch(r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}", s) else "(?!)",
     "url-credentials": lambda s: rf"://{re.escape(s)}@",
     "secret": lambda s: rf"(?i)(?:(?:password|passwd|secret|token|key|credentials?)(?:[ \t]*=|\\?['\"]?:)[ \t]*\\?['\"]?"
@@ -391,7 +394,8 @@ def test_an_assignment_is_redacted_by_its_name(text: str, secret: bool) -> None:
 @pytest.mark.parametrize("argv", [["redact", "a.jsonl"], ["redact"], ["redact", "-"], ["redact", "a", "-", "b"]],
                          ids=lambda argv: " ".join(argv))
 def test_a_plain_redact_is_read_as_argparse_reads_it(argv: list[str]) -> None:
-    from relayscope import cli, cliargs
+    from relayscope import cli
+    from relayscope.cli import parser as cliargs
 
     plain = cli._plain_redact(argv)
     assert plain is not None

@@ -61,7 +61,7 @@ def same(lines: list[bytes], sizes: list[int]) -> list[bytes]:
 def same_bytes(data: bytes, block: int, monkeypatch: pytest.MonkeyPatch) -> bytes:
     """``redact_bytes`` (blocks of about ``block`` bytes) is the input's lines fed one at a time."""
     r1 = Redactor()
-    r1.prime(data)
+    r1.discover(data)
     want = b"\n".join(r1.lines(data.split(b"\n")))
     monkeypatch.setattr(redact, "BLOCK", block)
     r2 = Redactor()
@@ -196,7 +196,7 @@ def test_any_run_redacted_in_blocks_is_the_run_redacted_a_line_at_a_time(lines: 
 
 
 def test_the_command_lines_batches_are_read_as_blocks() -> None:
-    from relayscope.cli import REDACT_AHEAD, _redacted
+    from relayscope.cli.redacting import REDACT_AHEAD, _redacted
 
     lines = [record(f"{n} /Users/jane-doe/app {n}@acme.io " + string.ascii_letters * 20) + b"\n"
              for n in range(3 * REDACT_AHEAD // 1000)]

@@ -6,6 +6,7 @@ their output, messages included, nor in the folders ``redact -o`` writes."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -52,14 +53,14 @@ def test_no_command_prints_the_user_name_of_a_project_folder(projects: Path, com
     p = run(*command, "--redact", str(projects))
     assert NAME.encode() not in p.stdout, command
     assert NAME not in p.stderr.decode(), p.stderr.decode()
-    assert b"-Users-[redacted:user:1]-code-app" in p.stdout + p.stderr
+    assert re.search(rb"-Users-\[redacted:user:[0-9]+\]-code-app", p.stdout + p.stderr)
     assert b"not valid JSON" in p.stderr and b"meta file" in p.stderr  # still said, of the redacted name
 
 
 def test_the_file_field_of_relays_carries_the_redacted_name(projects: Path) -> None:
     p = run("translate", "--redact", str(projects))
     files = {line.split(b'"file":"', 1)[1].split(b'"', 1)[0] for line in p.stdout.splitlines() if b'"file":"' in line}
-    assert files and all(b"/projects/-Users-[redacted:user:1]-code-app/" in f for f in files), files
+    assert files and all(re.search(rb"/projects/-Users-\[redacted:user:[0-9]+\]-code-app/", f) for f in files), files
 
 
 def test_redact_o_writes_folders_whose_names_are_redacted_and_says_what_it_could_not_read(
@@ -68,7 +69,7 @@ def test_redact_o_writes_folders_whose_names_are_redacted_and_says_what_it_could
     p = run("redact", str(projects), "-o", str(out))
     written = [q.relative_to(out).as_posix() for q in sorted(out.rglob("*")) if q.is_file()]
     assert written and all(NAME not in w for w in written), written
-    assert all(w.startswith("-Users-[redacted:user:1]-code-app/") for w in written)
+    assert all(re.match(r"-Users-\[redacted:user:[0-9]+\]-code-app/", w) for w in written)
     assert NAME not in p.stderr.decode() and "not valid JSON" in p.stderr.decode()
     for q in out.rglob("*.jsonl"):
         assert NAME.encode() not in q.read_bytes()

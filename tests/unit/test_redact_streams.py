@@ -218,7 +218,7 @@ def _lines_with_secrets(count: int) -> list[bytes]:
 
 
 def test_a_file_redacted_a_batch_ahead_gives_the_lines_a_line_at_a_time_gives() -> None:
-    from relayscope.cli import REDACT_AHEAD, _redacted
+    from relayscope.cli.redacting import REDACT_AHEAD, _redacted
 
     lines = _lines_with_secrets(REDACT_AHEAD // 60)  # several batches
     alone = list(_redacted(Redactor(), iter(lines), live=True))
@@ -227,7 +227,7 @@ def test_a_file_redacted_a_batch_ahead_gives_the_lines_a_line_at_a_time_gives() 
 
 
 def test_a_pipes_lines_are_redacted_as_they_come_and_a_files_a_batch_ahead() -> None:
-    from relayscope.cli import REDACT_AHEAD, _redacted
+    from relayscope.cli.redacting import REDACT_AHEAD, _redacted
 
     lines = _lines_with_secrets(REDACT_AHEAD // 60)
     read = 0
@@ -248,7 +248,7 @@ def test_a_pipes_lines_are_redacted_as_they_come_and_a_files_a_batch_ahead() -> 
 
 
 def test_a_read_that_fails_in_a_batch_gives_every_line_before_it_then_the_error() -> None:
-    from relayscope.cli import _redacted
+    from relayscope.cli.redacting import _redacted
 
     lines = _lines_with_secrets(50)
 

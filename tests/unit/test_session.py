@@ -366,7 +366,7 @@ def test_per_lane_token_totals_are_the_last_row_of_each_message(group: list[Path
     # Counter addition drops zeros; compare without them
     assert {k: +v for k, v in got.items()} == {k: +v for k, v in want.items()}
     usage_ids = Counter(r.message_id for r in result.relays if isinstance(r, R.Usage))
-    assert set(usage_ids) == messages and set(usage_ids.values()) == {1}
+    assert set(usage_ids) == messages and set(usage_ids.values()) <= {1}
 
 
 def test_usage_relays_name_the_file_of_their_row() -> None:

@@ -284,7 +284,7 @@ def test_files_listed_but_absent_and_present_but_unlisted_are_named() -> None:
 
 
 def test_a_zip_bomb_is_bounded_by_declared_and_by_real_size(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(S, "MAX_BYTES", 1 << 20)
+    monkeypatch.setattr(S.names, "MAX_BYTES", 1 << 20)
     bomb = S.pack({"small.jsonl": b"{}\n"})
     data = rezip([*members(bomb), ("files/zeros.jsonl", b"\0" * (8 << 20))])
     assert len(data) < 64 << 10  # 8 MiB in a few KiB
@@ -295,7 +295,7 @@ def test_a_zip_bomb_is_bounded_by_declared_and_by_real_size(monkeypatch: pytest.
 
 
 def test_no_more_than_max_files_are_read(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(S, "MAX_FILES", 3)
+    monkeypatch.setattr(S.names, "MAX_FILES", 3)
     data = rezip([(f"files/{k}.jsonl", b"{}\n") for k in range(5)] + [(S.MANIFEST, b'{"format":"relayscope-share","version":1}')])
     opened = S.unpack(data)
     assert len(opened.files) == 3 and "more than 3 files" in messages(opened)
@@ -371,7 +371,7 @@ def test_a_link_naming_a_path_that_climbs_out_or_unpacking_too_far_is_refused(mo
     fragment = "v2." + base64.urlsafe_b64encode(zlib.compress(payload)).decode().rstrip("=")
     with pytest.raises(ValueError, match="will not open"):
         S.decode_link(fragment)
-    monkeypatch.setattr(S, "LINK_MAX_BYTES", 1000)
+    monkeypatch.setattr(S.names, "LINK_MAX_BYTES", 1000)
     big = S.encode_link({"a.jsonl": b"y" * 5000})
     assert big is not None
     with pytest.raises(ValueError, match="more than"):

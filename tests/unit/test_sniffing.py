@@ -10,7 +10,7 @@ import pytest
 from _corpus import ROOT
 
 from relayscope.analysis import Analyzer
-from relayscope.cli import _sniff
+from relayscope.cli.commands.translate import sniff as _sniff
 from relayscope.formats import SNIFF_LINES, detect
 from relayscope.inputs import Input
 from relayscope.multifile import group_files

@@ -346,7 +346,7 @@ def test_cli_export_says_bad_lines_and_exits_1(tmp_path: Path, capsys: pytest.Ca
 
 
 def test_build_steps_yields_a_slice_at_a_time_and_gives_what_build_gives(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(spans, "SLICE_RELAYS", 50)  # the page's worker answers the reader between slices
+    monkeypatch.setattr(spans.timeline, "SLICE_RELAYS", 50)  # the page's worker answers the reader between slices
     fam = next(f for f in FAMILIES if f[0].name == "ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl")
     (run,) = _runs_of(fam)
     steps = spans.build_steps(run.relays, run.stamps)

@@ -15,14 +15,16 @@ import msgspec
 import pytest
 from test_cli_startup import ENV, ONE_SESSION, ONE_TRANSCRIPT, run
 
-from relayscope import cli, cliargs, fates, textout
+from relayscope import cli, fates, textout
+from relayscope.cli import parser as cliargs
 
-# only an interrupted run (signal), a terminal or a message on stderr (termsafe) need these, and
-# only a run with options (or another command) the parser
-NOT_IN_A_TRANSLATE = {"signal", "relayscope.termsafe", "argparse", "gettext", "locale", "relayscope.cliargs"}
+# only an interrupted run needs signal, and only a run with options (or another command) the parser
+# (termsafe, which words a message on stderr, is imported by the module that writes them)
+NOT_IN_A_TRANSLATE = {"signal", "argparse", "gettext", "locale", "relayscope.cli.parser"}
+# (subagents, which words a missing sub-agent transcript, is imported by cli.notices, which says it)
 # the text shows no block fates (fates and the audit under it) and no diffs (difflib); the
 # details it does not show are Structs, not dataclasses
-NOT_IN_ITS_TEXT = {"relayscope.fates", "relayscope.audit", "relayscope._compact", "relayscope.subagents",
+NOT_IN_ITS_TEXT = {"relayscope.fates", "relayscope.audit", "relayscope._compact",
                    "relayscope.usage", "hashlib", "difflib", "zlib", "array", "dataclasses"}
 
 
@@ -79,12 +81,13 @@ def test_a_run_builds_only_its_commands_parser() -> None:
     assert list(cliargs.build_parser(["translate", ONE_SESSION]).commands) == ["translate"]
     assert list(cliargs.build_parser(["stats", "--json", ONE_SESSION]).commands) == ["stats"]
     everything = list(cliargs.build_parser([]).commands)
-    assert everything == ["translate", "trace", "audit", "redact", "export", "stats", "pack", "html"]
+    assert everything == ["translate", "trace", "audit", "redact", "export", "stats", "pack", "html", "sessions", "search"]
     for argv in (["--help"], ["-h", "translate"], ["tran", ONE_SESSION], ["--bogus", "translate"]):
         assert list(cliargs.build_parser(argv).commands) == everything
 
 
-@pytest.mark.parametrize("command", ["translate", "trace", "audit", "redact", "export", "stats", "pack", "html"])
+@pytest.mark.parametrize("command", ["translate", "trace", "audit", "redact", "export", "stats", "pack", "html", "sessions",
+                                     "search"])
 def test_a_commands_parser_built_alone_is_the_full_parsers(command: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "100")
     alone = cliargs.build_parser([command]).commands[command]

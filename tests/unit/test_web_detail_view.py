@@ -85,14 +85,17 @@ def test_a_call_and_its_result_are_drawn_from_the_models_pair() -> None:
     assert "no" in text(by_testid(box, "output-head")[0])
 
 
-def test_assistant_text_is_prose_and_code_as_text_nodes() -> None:
+def test_assistant_text_is_its_markdown_and_code_as_text_nodes() -> None:
     words = f"Do this:\n\n```sh\n{MARKUP}\n```\nthen {MARKUP}"
     ws = load(session(([{"type": "text", "text": words}], [])))
     seq = next(r.seq for r in ws.relays if r.type == "text_delta")
     box = opened(ws, seq)
     (content,) = by_testid(box, "row-content")
+    assert content.getAttribute("data-format") == "markdown"
     assert [(n.tagName, text(n)) for n in content.children] == [
-        ("DIV", "Do this:\n"), ("PRE", MARKUP), ("DIV", f"then {MARKUP}")]
+        ("P", "Do this:"), ("PRE", MARKUP), ("P", f"then {MARKUP}")]
+    assert content.children[1].getAttribute("data-lang") == "sh"
+    assert not [n for n in tree(content) if n.tagName in ("SCRIPT", "IMG")]
 
 
 TOOLS = st.sampled_from([*sorted(_SUMMARIES), "Other"])

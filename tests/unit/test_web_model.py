@@ -358,13 +358,14 @@ def test_several_files_are_kept_as_given_and_split_into_lines_once(monkeypatch: 
         files[main.name] = main.read_bytes()
     assert len(files) > 1
     splits: list[bytes] = []
-    real = multifile.split_lines
+    real = multifile.scan.split_lines
 
     def counted(data: str | bytes) -> list[bytes]:
         splits.append(data if isinstance(data, bytes) else data.encode())
         return real(data)
 
-    monkeypatch.setattr(multifile, "split_lines", counted)
+    for part in (multifile.scan, multifile.session, multifile.audits):  # where the package splits lines
+        monkeypatch.setattr(part, "split_lines", counted)
     ws = loaded(files)
     assert sorted(splits) == sorted(files.values())
     assert all(got is files[name] for name, got in ws.source_parts())

@@ -105,7 +105,7 @@ def test_bookkeeping_is_hidden_unless_asked_for_and_types_can_be_excluded() -> N
     text = next(q for q in every if ws.relays[q].type == "text_delta")
     assert ws.row(text).time == "2026-03-01T10:00:03.5Z" and ws.row(text).gap == pytest.approx(3.5)
     meta = next(q for q in every if ws.relays[q].type == "session_meta")
-    assert ws.row(meta).summary == "session s · claude-sonnet-4-5-20250929 · v2.1.30 · /w · branch main"
+    assert ws.row(meta).summary == "session s · claude-sonnet-4-5-20250929 · v2.1.30 · /w"
     main = ws.lanes[0]
     assert main.model == "claude-sonnet-4-5-20250929" and main.wall_s == pytest.approx(3.5)
     assert main.cost_usd is None and main.est_cost_usd == pytest.approx((1000 * 3 + 100 * 15) / 1e6)

@@ -6,7 +6,7 @@ A session transcript is one JSON record per line (``~/.claude/projects/<project>
 Its ``user`` / ``assistant`` / ``system`` records carry the same ``message`` as stream-json, so
 :class:`SessionTranslator` *is* the stream-json :class:`~relayscope.translator.Translator`
 with three things added in front of it; every de-dup rule (repeated message rows, usage taken
-from the last row of a message) stays in ``translator.py``:
+from the last row of a message) stays in ``translator``:
 
 1. **Order.** Records are fed in file order, except that a record never goes before its
    ``parentUuid``: a record whose parent is written further down waits for it (real 2.1.x files
@@ -76,7 +76,7 @@ from msgspec import Raw, Struct
 from .. import relay as R
 from .. import trace as T
 from .._bounded import Recent, RecentMap
-from ..lanes import MAIN, is_spawn_tool, spawn_input
+from ..lanes import MAIN, MESSAGE_TOOL, WORKFLOW_TOOL, is_spawn_tool, spawn_input
 from ..translator import Translator
 from ..wire import Event, Frame, decode_line, split_lines
 
@@ -304,11 +304,14 @@ class SessionTranslator(Translator):
         self.links[agent_id] = spawn
         return spawn, "the spawning call's prompt is the file's first prompt"
 
-    def translate_file(self, name: str | None, lines: Iterable[Text], lane: str | None = None) -> list[R.Relay]:
+    def translate_file(self, name: str | None, lines: Iterable[Text], lane: str | None = None,
+                       first_line: int = 1) -> list[R.Relay]:
         """Translate one whole file in its own context (exact parent order), then return to
-        the file being read before. ``lane`` forces every record into one lane."""
+        the file being read before. ``lane`` forces every record into one lane; ``first_line``:
+        the line of the file ``lines`` start at (a part of it)."""
         outer, outer_file = self._ctx, self.file
         self._ctx = ctx = _FileCtx(name, lane=lane, complete=True)
+        ctx.lines = first_line - 1
         self.file = name
         try:
             out: list[R.Relay] = []
@@ -399,12 +402,50 @@ class SessionTranslator(Translator):
             self.file_errors.append((self.file, line, message))
         return out
 
+    def resume_lane(self, name: str, line: int, lane: str, call: str) -> list[R.Relay]:
+        """``lane`` had ended and the SendMessage call ``call`` continued it: its second (third...)
+        span starts here, at ``line`` of its file ``name``, with a lane_start naming the call."""
+        self._out = []
+        outer, self.file = self.file, name
+        try:
+            step = T.TraceStep(line, "lane resumed", decision=T.EMIT, file=name,
+                               reason=f"the agent's work after the message of call {call}")
+            known = self.lanes.lane(lane)
+            known.messages = (*known.messages, call)
+            self.emit(step, R.LaneStart, line, lane, parent_lane=known.parent, depth=known.depth,
+                      agent_type=known.agent_type, description=known.description, label=known.label,
+                      resumed_by=call)
+            self._record(step)
+            return self._out
+        finally:
+            self.file = outer
+
+    def end_lane(self, name: str, line: int, lane: str, returned: str | None, how: str) -> list[R.Relay]:
+        """End ``lane`` where no tool_result ends it (a workflow's agent: at the end of its file
+        ``name``, ``line`` its last), with what it returned; a trace step of its own says why."""
+        self._out = []
+        outer, self.file = self.file, name
+        try:
+            step = T.TraceStep(line, "end of file", decision=T.EMIT, file=name, reason=how)
+            if lane in self._started:
+                self._flush_lane(step, lane)
+                self.emit(step, R.LaneEnd, line, lane, tool_use_id=None, returned=returned)
+                self.lanes.lane(lane).ended = True
+            self._record(step)
+            return self._out
+        finally:
+            self.file = outer
+
     def _note_spawns(self, ev: Event, lane: str) -> list[str]:
-        """Task/Agent calls first seen in this record: remember their prompts."""
+        """Task/Agent calls first seen in this record (their prompts remembered), and Workflow
+        calls (whose agents' files follow the record, as a spawn's do)."""
         if ev.type != "assistant" or ev.message is None or not isinstance(ev.message.content, list):
             return []
         found = []
         for b in ev.message.content:
+            if b.type == "tool_use" and b.name in (WORKFLOW_TOOL, MESSAGE_TOOL) and b.id and b.id not in self._spawn_seen:
+                self._spawn_seen.add(b.id)
+                found.append(b.id)
             if b.type == "tool_use" and is_spawn_tool(b.name) and b.id and b.id not in self._spawn_seen:
                 self._spawn_seen.add(b.id)
                 prompt = spawn_input(b.input).prompt

@@ -8,7 +8,7 @@ depth and agent), ``stream_end`` closes it; ``token_usage`` becomes ``usage`` an
 becomes ``turn_complete``, both carried through with their numbers. Events re-sent by the
 replay endpoint (an ``id:`` not above the last one seen) are skipped as duplicates.
 
-State resets (the SSE rows of the table in ``translator.py``): ``request_received`` starts a
+State resets (the SSE rows of the table in ``translator``): ``request_received`` starts a
 request, ``done`` ends one; both forget the replay id (each request numbers its events from
 the start again, so a file holding two requests keeps both) and the open lanes (the next
 request's ``stream_start`` opens its lanes again, with their ``lane_start``).
@@ -50,7 +50,7 @@ _NUMBER_FIELDS: Final = frozenset({"depth", "size", "input_tokens", "output_toke
                                    "cache_create_tokens", "duration_ms"})
 
 
-# The SSE rows of the reset table (translator.py): what each event resets, after it is read.
+# The SSE rows of the reset table (translator): what each event resets, after it is read.
 RESETS: Final[dict[str, frozenset[str]]] = {
     "request_received": frozenset({"replay ids", "open lanes"}),
     "done": frozenset({"replay ids", "open lanes"}),

@@ -30,6 +30,7 @@ class Action(msgspec.Struct, frozen=True):
 ACTIONS: Final = (
     Action("example", work=True, needs_view=False),  # the gallery: load that example
     Action("goto", work=False, needs_view=True),  # a link to a relay: select it, open
+    Action("chapter", work=False, needs_view=True),  # the outline: a chapter's prompt row, selected, at the top
     Action("lane", work=False, needs_view=True),  # a lane: its card in view, its first row
     Action("fragments", work=False, needs_view=True),  # a group of streamed fragments, one by one or joined
     Action("lane-only", work=False, needs_view=True),  # a lane card: only its rows, or all again

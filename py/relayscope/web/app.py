@@ -43,11 +43,13 @@ from .filters import Filters
 from .host import Host
 from .jobs import Jobs
 from .keyboard import Keyboard
+from .library_view import Library
 from .links import Links
 from .loads import Loads
 from .matches import Matches
 from .model import EXAMPLES
 from .notices import Notices
+from .outline import Outline
 from .protocol import Work
 from .reading import Reading
 from .redact_switch import RedactSwitch
@@ -97,11 +99,19 @@ class App:
         self.exports = Exports(shown, redaction, host, links.params)
         loads = self.loads = Loads(view, shown, jobs, screen, links, notices, address, host)
         self.sources = Sources(shown, jobs, loads, links, notices)
+        library = self.library = Library(view, shown, jobs, notices, address, loads, screen.clear,
+                                         lambda: matches.move(1))
+        loads.offer = library.offer
+        self.sources.session_asked = library.asked
         self.watcher = Watcher(view, shown, jobs, screen, filters, stepper, timeline, notices)
-        self.keyboard = Keyboard(view, shown, jobs, timeline, stepper, selection, filters, self.panels)
+        self.outline = Outline(shown, timeline)
+        self.watcher.offer = library.offer
+        library.watch_session = self.watcher.watch_session
+        self.keyboard = Keyboard(view, shown, jobs, timeline, stepper, selection, filters, self.panels, chrome)
         self.actions = Actions(shown, jobs, {
             "example": self.sources.example,
             "goto": lambda seq: selection.goto(int(seq)),
+            "chapter": lambda seq: self.go_chapter(int(seq)),
             "lane": selection.goto_lane,
             "fragments": lambda seq: filters.toggle_group(int(seq)),
             "lane-only": filters.only_lane,
@@ -127,12 +137,18 @@ class App:
         self.redaction.changed.connect(self.embed.remake)
         self.screen.presented.connect(self.strategy.update_compare)
         self.screen.presented.connect(self.reading.draw)
+        self.screen.presented.connect(self.outline.draw)
+        self.filters.rows_changed.connect(self.outline.follow)
         self.reading.followers.append(self)
         self.selection.changed.connect(lambda seq, _: self.draw_row_panel())
         self.panels.chosen.connect(lambda _: self.draw_row_panel())
         for replaced in (self.links.reset, self.embed.reset, self.redaction.reset, self.strategy.forget_compare,
-                         self.watcher.drop, self.filters.forget_saved):
+                         self.watcher.drop, self.filters.forget_saved, self.library.dropped):
             self.loads.replaced.connect(replaced)
+
+    def scrolled(self) -> None:
+        self.timeline.render()
+        self.outline.follow()
 
     def reading_changed(self) -> None:
         """The other reading: its chips, its rows, its tab (unless one was chosen)."""
@@ -151,6 +167,18 @@ class App:
         seq = self.view.row
         row = ws.row(seq) if seq is not None and 0 <= seq < len(ws.relays) else None
         panels.row_facts(el("row-panel-body"), el("row-panel-empty"), ws, row, self.shown.labels)
+
+    def go_chapter(self, seq: int) -> None:
+        """An outline entry: its prompt's row selected (closed) at the top of the rows; the focus
+        stays in the outline, to go on to another chapter."""
+        self.selection.select(seq, expanded=False)
+        i = self.timeline.index.get(seq)
+        if i is not None:
+            self.timeline.container.scrollTop = self.timeline.top(i)
+            self.timeline.render()
+        k = next((c.index for c in self.outline.found if c.seq == seq), None)
+        if k is not None:
+            self.outline.went_to(k)
 
     def follow_lost(self, strategy: str) -> None:
         """The audit's "first lost block" link: its step, in the step-through's tab."""
@@ -178,15 +206,15 @@ class App:
 
     def start(self) -> None:
         el, on = document.element, self.listeners.on
-        for controller in (self.sources, self.filters, self.stepper, self.strategy, self.links, self.embed,
+        for controller in (self.sources, self.library, self.filters, self.stepper, self.strategy, self.links, self.embed,
                            self.redaction, self.exports, self.panels, self.chrome, self.reading):
             controller.wire(on)
         self.swimlanes.wire(on)
         self.actions.wire(on, [el(name) for name in ("examples", "lanes", "stepper", "audit", "errors", "panel-row",
-                                                     "swimlanes-tracks")],
+                                                     "swimlanes-tracks", "outline")],
                           el("timeline"))
         on(el("run-audit"), "click", lambda _: self.jobs.start_work(self.loads.audit()), work=Work.ALWAYS)
-        on(el("timeline"), "scroll", lambda _: self.timeline.render())
+        on(el("timeline"), "scroll", lambda _: self.scrolled())
         on(window, "resize", lambda _: self.timeline.render())
         on(document, "keydown", self.keyboard.on_key, keys=keyboard.for_page())
         panels.examples(el("examples"), EXAMPLES)
@@ -194,7 +222,12 @@ class App:
         self.chrome.apply_theme(url_theme() or stored_theme(), save=False)
         first = view_from(query_dict(str(window.location.search)))
         self.view.tab, self.view.size = first.tab or "", first.size or 0
-        self.view.detail_open = first.detail_open is not False
+        # a phone's window (ui.mjs: narrow when the page opened): the rows get the screen, the detail
+        # panel starts at its tab bar unless the address asks for a tab, the swimlanes at their head
+        narrow = self.root.getAttribute("data-narrow") == "start" and self.root.getAttribute("data-embed") != "1"
+        self.view.detail_open = first.detail_open is not False and not (narrow and first.tab is None)
+        if narrow:
+            self.chrome.fold_swimlanes()
         self.view.step_scope = first.scope or "all"
         self.view.fold = first.fold is not False
         self.panels.draw()

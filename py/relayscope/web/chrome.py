@@ -1,5 +1,5 @@
 """chrome: what frames the rows: the panels beside them and how each folds, the theme, the help,
-the skip links, the fingerprint legend.
+the skip links, the fingerprint legend, and the menu that a narrow window's controls sit behind.
 
 ``Panels`` is the detail panel: a tab each for the selected row, the step-through, the lanes,
 the audit and sharing, one shown as ``ViewState.tab`` says (the address's ``tab=``; none chosen:
@@ -106,18 +106,19 @@ class Panels:
 def page_panels(view: ViewState, address: Address, *, embed: bool = False) -> Panels:
     """index.html's detail panel: the row, the step-through, the lanes, the audit, sharing."""
     panels = Panels(view, address, embed=embed)
-    sections = {"row": "panel-row", "stepper": "stepper", "lanes": "lanes-panel", "audit": "audit",
-                "share": "panel-share"}
+    sections = {"row": "panel-row", "outline": "panel-outline", "stepper": "stepper", "lanes": "lanes-panel",
+                "audit": "audit", "share": "panel-share"}
     for name in TABS:
         panels.add(name, document.element(sections[name]), document.element(f"tab-{name}"))
     return panels
 
 
 class Chrome:
-    """The theme, the help, the skip links and the fingerprint legend."""
+    """The theme, the help, the skip links, the fingerprint legend and the narrow window's menu
+    (``<html data-menu=open>``: workspace.css shows the controls it holds)."""
 
     IDS: Final = ("theme", "help-toggle", "help", "skip-to-stepper", "skip-to-timeline", "stepper", "timeline",
-                  "fp-legend-box", "fp-legend", "swimlanes", "swimlanes-fold")
+                  "fp-legend-box", "fp-legend", "swimlanes", "swimlanes-fold", "menu")
 
     def __init__(self, shown: Shown, panels: Panels | None = None) -> None:
         self.shown, self.panels = shown, panels
@@ -133,6 +134,20 @@ class Chrome:
         on(e["skip-to-timeline"], "click", lambda _: self.skip_to("timeline"), prevent=True)
         on(e["fp-legend-box"], "toggle", lambda _: self.fill_legend())
         on(e["swimlanes-fold"], "click", lambda _: self.fold_swimlanes())
+        on(e["menu"], "click", lambda _: self.open_menu(not self.menu_open()))
+
+    def menu_open(self) -> bool:
+        return self.root.getAttribute("data-menu") == "open"
+
+    def open_menu(self, opened: bool, *, focus: bool = False) -> None:
+        """The narrow window's menu shown or put away (``focus``: the focus back on its button)."""
+        if opened:
+            self.root.dataset.menu = "open"
+        else:
+            self.root.removeAttribute("data-menu")
+        self.els["menu"].setAttribute("aria-expanded", "true" if opened else "false")
+        if focus:
+            self.els["menu"].focus()
 
     def fold_swimlanes(self) -> None:
         """The swimlanes folded to their head line (the rows get the height), or open again."""

@@ -1,6 +1,7 @@
 """detail_view: an opened row's content drawn from ``describe``'s plain data: a tool call as a
 diff, a command with its exit status, a search with its count, a todo list, a sub-agent with a
-link to its lane; assistant text as prose and monospace code blocks, its newlines kept.
+link to its lane; an agent's message as its Markdown (markdown_view.py); a prompt and thinking
+as prose and monospace code blocks, their newlines kept.
 
 Called by the timeline where it builds a row's detail (``content``). The row's tool call and
 result are paired by the web model (``Rows.call_of``, the same link as the row's ``pair-link``);
@@ -14,11 +15,13 @@ from __future__ import annotations
 
 from .. import describe as D
 from .. import relay as R
-from . import newest
+from .. import spill
+from . import markdown_view, newest
 from .dom import Element, h
 from .model import RowView, Workspace
 
 TEXT_TYPES = (R.TextDelta, R.ThinkingDelta, R.UserMessage, R.SubAgentResponse)
+MARKDOWN_TYPES = (R.TextDelta, R.SubAgentResponse)  # what agents write in Markdown (a prompt, a thought: as typed)
 SIGN = {"context": " ", "del": "-", "add": "+"}
 TODO_MARK = {"completed": "☑", "in_progress": "◐", "pending": "☐"}
 
@@ -40,15 +43,39 @@ def content(box: Element, ws: Workspace, r: RowView, labels: dict[str, str]) -> 
             box.append(h("p", f"The sub-agent's transcript is not in the input: look for {missing} (in the "
                          "session's subagents/ folder) and open it with the session.", cls="note missing-note",
                          attrs={"data-testid": "missing-agent-note"}))
+        if result is not None:
+            spilled_output(box, ws, result)
         heading = "Input (JSON)" if r.type == "tool_use" else "Result, whole"
         box.append(h("h3", heading if detail is not None else "Content"))
         box.append(h("pre", r.detail, cls="content", attrs={"data-testid": "row-content"}))
         return
     box.append(h("h3", "Content"))
-    if r.joined is not None or isinstance(relay, TEXT_TYPES):
+    if isinstance(relay, MARKDOWN_TYPES):  # an agent's message, as it was written
+        box.append(markdown_view.draw(r.detail if not isinstance(relay, R.SubAgentResponse) else relay.content or ""))
+    elif r.joined is not None or isinstance(relay, TEXT_TYPES):
         box.append(prose(r.detail))
     else:
         box.append(h("pre", r.detail, cls="content", attrs={"data-testid": "row-content"}))
+
+
+def spilled_output(box: Element, ws: Workspace, result: R.ToolResult) -> None:
+    """A result too large for the transcript: the file Claude Code saved it to, its text as the
+    input holds it (the first ``spill.SHOWN_BYTES``), or that the input does not hold it."""
+    found = ws.spilled(result)
+    if found is None:
+        return
+    what, name, data = found
+    if name is None or data is None:
+        box.append(h("p", f"The whole output ({what.size}) was saved to {what.short}, which is not in the input: "
+                     "open the session's folder (with its tool-results/ folder) to see it here.",
+                     cls="note missing-note", attrs={"data-testid": "spill-missing"}))
+        return
+    text, left = spill.shown(data)
+    more = f": the first {len(data) - left:,} of its {len(data):,} bytes" if left else f" ({len(data):,} bytes)"
+    box.append(h("h3", "Whole output"))
+    box.append(h("p", f"From {what.short}, in the input{more}.", cls="note spill-file", attrs={"title": name}))
+    box.append(h("pre", text, cls="content output", attrs={"data-testid": "spill-content", "data-file": name,
+                                                           "tabindex": "0"}))
 
 
 def _spawned_lane(ws: Workspace, r: RowView, use: R.ToolUse) -> str | None:

@@ -177,7 +177,8 @@ class Embed:
         show(e["embed-builder"])
         height = clamp_height(e["embed-height"].value)
         url = self.url()
-        e["embed-snippet"].value = snippet(url, f"Relayscope: {ws.name or 'transcript'}", height)
+        title = self.links.redaction.name(ws.name or "") or "transcript"  # "Redact" on: the name redacted too
+        e["embed-snippet"].value = snippet(url, f"Relayscope: {title}", height)
         e["embed-copy"].textContent = "Copy"
         file, size = self.links.sharefile or ("", 0)
         e["embed-note"].textContent = (

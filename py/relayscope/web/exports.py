@@ -49,7 +49,8 @@ class Exports:
         ws = self.shown.ws
         if ws is None:
             return
-        base = (ws.name or "relayscope").rstrip("/").rsplit("/", 1)[-1].split(" ", 1)[0] or "relayscope"
+        name = self.redaction.name(ws.name or "relayscope")  # a folder's name can hold the user's
+        base = name.rstrip("/").rsplit("/", 1)[-1].split(" ", 1)[0] or "relayscope"
         stem = base.rsplit(".", 1)[0] if "." in base else base
         redacted = self.redaction.export  # the data itself unless "Redact" is on
         if what in ("sharefile", "html"):
@@ -87,6 +88,7 @@ class Exports:
         single = ws.source_bytes() is not None
         source: bytes | dict[str, bytes] = next(iter(shared.files.values())) if single else shared.files
         r = self.redaction.redacted()
-        page = snapshot.render(source, strategy=ws.strategy, name=next(iter(shared.files)) if single else ws.name,
+        shown = next(iter(shared.files)) if single else self.redaction.name(ws.name or "")
+        page = snapshot.render(source, strategy=ws.strategy, name=shown,
                                view=shared.view, redacted=r.redactor.summary() if r is not None else None)
         self.host.download(f"{name}.relayscope.html", page.encode("utf-8"), HTML)

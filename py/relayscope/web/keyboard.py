@@ -38,7 +38,9 @@ class KeyRule(msgspec.Struct, frozen=True):
 
 
 KEYS: Final = (
-    KeyRule(("Escape",), ("field",), "leave_field", prevent=False),  # the filter's text goes; typing ends
+    KeyRule(("Escape",), ("menu-open",), "close_menu"),  # the narrow window's menu first, wherever the focus is
+    KeyRule(("Escape",), ("search",), "leave_field"),  # prevented: a search field's Esc would clear it
+    KeyRule(("Escape",), ("field",), "leave_field", prevent=False),  # typing ends; the search's text stays
     KeyRule(("Enter",), ("search", "shift"), "match_prev"),  # in the search box: its previous match
     KeyRule(("Enter",), ("search",), "match_next"),
     KeyRule(ROVE, ("typing-ok", "plain", "group"), "rove"),
@@ -48,6 +50,7 @@ KEYS: Final = (
     KeyRule(("ArrowUp", "k"), VIEW, "row_prev"),
     KeyRule(("Enter",), (*VIEW, "not-button", "row-selected"), "row_toggle"),
     KeyRule(("Escape",), (*VIEW, "row-open"), "row_close"),
+    KeyRule(("Escape",), (*VIEW, "searching"), "clear_search"),  # Esc again, out of the box: the text goes
     KeyRule(("/",), VIEW, "find"),
     KeyRule(("Home",), (*VIEW, "not-body"), "row_first"),
     KeyRule(("End",), (*VIEW, "not-body"), "row_last"),
@@ -90,11 +93,19 @@ class Tabbing(Protocol):
     def choose(self, name: str, *, focus: bool = False) -> None: ...
 
 
+class Menu(Protocol):
+    def menu_open(self) -> bool: ...
+
+    def open_menu(self, opened: bool, *, focus: bool = False) -> None: ...
+
+
 class Keyboard:
     def __init__(self, view: ViewState, shown: Shown, jobs: Jobs, timeline: Timeline, stepper: Stepping,
-                 selection: Selecting, filters: Filtering, tabs: Tabbing | None = None) -> None:
+                 selection: Selecting, filters: Filtering, tabs: Tabbing | None = None,
+                 menu: Menu | None = None) -> None:
         self.view, self.shown, self.jobs, self.timeline = view, shown, jobs, timeline
         self.stepper, self.selection, self.filters, self.tabs = stepper, selection, filters, tabs
+        self.menu = menu
         self.when: dict[str, Callable[[Event], bool]] = {
             "field": lambda e: e.tag in FIELDS or bool(getattr(e.target, "isContentEditable", False)),
             "search": lambda e: e.tag == "INPUT" and str(getattr(e.target, "id", "")) == SEARCH_BOX,
@@ -107,9 +118,12 @@ class Keyboard:
             "not-button": lambda e: e.tag not in BUTTONS,
             "row-selected": lambda _: self.view.row is not None,
             "row-open": lambda _: self.view.expanded,
+            "searching": lambda _: bool(self.view.text),
+            "menu-open": lambda _: self.menu is not None and self.menu.menu_open(),
         }
         self.actions: dict[str, Callable[[Event], object]] = {
             "leave_field": self.leave_field,
+            "close_menu": lambda _: self.menu.open_menu(False, focus=True) if self.menu is not None else None,
             "match_next": lambda _: self.filters.move_match(1),
             "match_prev": lambda _: self.filters.move_match(-1),
             "rove": self.rove,
@@ -121,6 +135,7 @@ class Keyboard:
                                                           follow_step=False),
             "row_close": lambda _: self.selection.select(self.view.row, expanded=False, follow_step=False),
             "find": lambda _: self.filters.focus(),
+            "clear_search": lambda _: self.filters.clear_text(),
             "row_first": lambda _: self.selection.move(-len(self.timeline.seqs)),
             "row_last": lambda _: self.selection.move(len(self.timeline.seqs)),
             "page_down": lambda _: self.selection.move(self.timeline.page_rows()),
@@ -137,12 +152,10 @@ class Keyboard:
             self.actions[rule.action](event)
 
     def leave_field(self, event: Event) -> None:
-        """Esc in a text field: the filter's text goes (and all it did); the field is left for the
-        rows (never for the page's body, where the keys would reach nothing)."""
+        """Esc in a text field: the field is left for the rows (never for the page's body, where
+        the keys would reach nothing); the search's text stays, and a second Esc clears it."""
         if event.tag != "INPUT":
             return
-        if str(getattr(event.target, "id", "")) == SEARCH_BOX:
-            self.filters.clear_text()
         if self.shown.ws is not None:
             self.timeline.container.focus()
         else:

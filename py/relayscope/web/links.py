@@ -18,7 +18,7 @@ from collections.abc import Callable, Coroutine
 from typing import Final, Protocol
 from urllib.parse import urljoin, urlsplit
 
-from .. import sharefile
+from .. import sharefile, words
 from ..intake import fmt_size
 from ..translator import StrategyName
 from .dom import Element, On, fmt_int, show
@@ -111,8 +111,8 @@ class Links:
         ws, src = self.shown.ws, self.view.source
         if ws is None:
             return None
-        name = (ws.name or "").split(" ", 1)[0]
-        redaction = self.redaction  # with "Redact" on, the redacted transcript
+        redaction = self.redaction  # with "Redact" on, the redacted transcript (and its name)
+        named = redaction.name(ws.name or "")
         if src.kind in ("example", "src") and not redaction.on:
             self.kind, self.fragment = "url", ""
             where = src.src or "the examples of this site"
@@ -121,7 +121,7 @@ class Links:
         text = redaction.source_text(ws)
         packed = None
         if text is not None and len(text) <= SHARE_LIMIT * SHARE_PRECHECK:
-            packed = encode_share(text, {"name": ws.name or ""})
+            packed = encode_share(text, {"name": named})
         if packed is not None:
             self.kind, self.fragment = "inline", packed
             return ("The transcript travels inside the link, after the #, which browsers never "
@@ -133,10 +133,10 @@ class Links:
             self.kind, self.fragment = "inline", packed
             return (f"The {len(parts)} files travel inside the link, after the #, which browsers never "
                     "send to a server: whoever opens it sees them all, sub-agents included, with this view.")
-        fp = fingerprint(parts, name=name)
-        self.kind, self.fragment = "fingerprint", fp.fragment()
         whole = redaction.shared(ws, self.params())
         self.sharefile = (stem(whole.files) + sharefile.SUFFIX, len(sharefile.write(whole)))
+        fp = fingerprint(parts, name=self.sharefile[0])  # the link names the file its sender sends
+        self.kind, self.fragment = "fingerprint", fp.fragment()
         return self.too_large()
 
     def too_large(self) -> str:
@@ -188,10 +188,8 @@ class Links:
         if view.strategy is not None:
             self.strategy.choose(view.strategy)
         box = self.els["pending-view"]
-        named = f"“{fp.name}” " if fp.name else ""
-        box.textContent = (f"This link shows a view of the transcript {named}({fp.describe()}), too "
-                           "large to travel in a link. Open that file (Open files…, or drop it on "
-                           "this page) and the view appears.")
+        box.textContent = words.fingerprint_opening(fp.name, fp.size, fp.sha256,
+                                                    fp.name.endswith(sharefile.SUFFIX))
         show(box)
 
     def match_pending(self, ws: Workspace, view: Asked) -> tuple[Asked, str]:

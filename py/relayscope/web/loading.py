@@ -222,7 +222,7 @@ class Loader(Search):
         """The lookups rows and steps need; in three passes, with a pause after each."""
         self._haystack = None
         self._stamps = {}
-        self._time_keys, self._time_last, self._timed = [], {}, False
+        self._time_keys, self._time_last, self._timed, self._axis = [], {}, False, None
         self._step_index_ = None
         marks = self._marks
         if marks is not None:  # its lists serve as they are; seqs to steps by bisection (_step_at)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from typing import Final
 
 import msgspec
@@ -230,6 +231,9 @@ class Loads:
         self.notices, self.address, self.host = notices, address, host
         self.els = {name: document.element(name) for name in IDS}
         self.replaced: Signal[[]] = Signal()  # another input is shown: what held to the last one lets go
+        # an input of several files is offered to the library first (library_view.Library.offer):
+        # True when it makes several sessions, which are then listed instead of loaded
+        self.offer: Callable[[list[Picked], Source, str], Awaitable[bool]] | None = None
 
     # -- what comes in --------------------------------------------------------------------------------
 
@@ -249,7 +253,12 @@ class Loads:
         self.jobs.spawn(self.open_files(drop.files, folder=any("/" in p.path for p in drop.files)))
 
     async def open_files(self, items: list[Picked], folder: bool) -> None:
-        """Files picked or dropped (a folder's, with their relative paths)."""
+        """Files picked or dropped (a folder's, with their relative paths); several sessions
+        among them are listed (the library), not loaded together."""
+        if len(items) > 1 and self.offer is not None and await self.offer(items, Source("files"), _named(items)):
+            for which in ("file-input", "folder-input"):
+                self.els[which].value = ""
+            return
         found = await classify(items, folder)
         for which in ("file-input", "folder-input"):
             self.els[which].value = ""  # the same file can be opened again
@@ -267,7 +276,18 @@ class Loads:
         elif found.parts:
             await self._many(found.parts, folder, source, found.notes)
         else:
-            self._not_text(self.jobs.begin(f"Reading {items[0].path}…"), found.binary or "")
+            self._not_text(self.jobs.begin(f"Reading {items[0].path}…"), found.binary or "", items[0].path)
+
+    async def open_session(self, items: list[Picked], name: str, source: Source, view: Asked) -> None:
+        """One session of a library (its files, as the core's rule gives them), loaded as if
+        they had been opened by themselves, at ``view`` (a search's, from the library's)."""
+        found = await classify(items, folder=True)
+        if len(found.parts) == 1:
+            await self._one(found.parts[0], source, view, found.notes)
+        elif found.parts:
+            await self._many(found.parts, True, source, found.notes, view=view, name=name)
+        else:
+            self._not_text(self.jobs.begin(f"Reading {name}…"), found.binary or f"{name}: no transcript to read", name)
 
     async def open_text(self, data: str | bytes, *, name: str, source: Source, view: Asked | None = None) -> None:
         """A text already in memory: a paste or a share link's transcript (text by construction),
@@ -283,7 +303,7 @@ class Loads:
             await self._open_shared(found, source, view or Asked())
             return
         if not found.parts:
-            self._not_text(self.jobs.begin(f"Reading {name}…"), found.binary or "")
+            self._not_text(self.jobs.begin(f"Reading {name}…"), found.binary or "", name)
             return
         await self._one(found.parts[0], source, view or Asked(), [])
 
@@ -324,11 +344,19 @@ class Loads:
         notes = [n for n in (shared.problem, *found.notes) if n]
         asked = view.over(shared.view)
         if not found.parts:  # nothing to show: the one message, as an error
+            message = " ".join(notes) or f"{shared.name} holds no transcript."
+            if self.shown.ws is not None:  # what is shown stays
+                self._kept(self.jobs.begin(f"Reading {shared.name}…"), shared.name, message, failed=True)
+                return
             self.screen.clear()
-            self.jobs.fail(" ".join(notes) or f"{shared.name} holds no transcript.")
+            self.jobs.fail(message)
             return
         if len(found.parts) == 1:
             await self._one(found.parts[0], source, asked, notes, problem=bool(shared.problem))
+        elif self.offer is not None and await self.offer([Picked(p.name, p.file) for p in found.parts], source,
+                                                         shared.name):
+            if notes:
+                self.notices.say(notes, error=bool(shared.problem))
         else:
             await self._many(found.parts, True, source, notes, view=asked,
                              name=f"{shared.name} ({len(found.parts)} files)", problem=bool(shared.problem))
@@ -367,7 +395,9 @@ class Loads:
                 if at == 0 and size > READ_BYTES:  # a big text: its first rows at once, then the rest
                     if not await jobs.drive(ws.load_more(chunk[:FIRST_BYTES]), run, f"Translating {name}…"):
                         return
-                    self.screen.first_rows(ws, run)
+                    # never over what is shown unless a transcript (so_far: the relays translated yet)
+                    if self.shown.ws is None or (ws.so_far() and ws.not_a_transcript() is None):
+                        self.screen.first_rows(ws, run)
                     chunk = chunk[FIRST_BYTES:]  # a copy, once per input
                 # a slice after the first was awaited just now, a turn of the event loop: no other
                 # before its translation (the first's, the job begun or its first rows drawn, ends
@@ -404,11 +434,28 @@ class Loads:
         await self.show(ws, run, name=name, size=sum(p.size for p in parts), source=source, view=view, notes=notes,
                         problem=problem)
 
-    def _not_text(self, run: int, reason: str) -> None:
-        """Binary input: one message, no timeline, nothing of the previous input left on screen."""
+    def _not_text(self, run: int, reason: str, name: str = "") -> None:
+        """Binary input: one message. Over an input shown, that one stays as it was (``_kept``);
+        else no timeline, nothing of an earlier input left on screen."""
+        if self.shown.ws is not None:
+            self._kept(run, name, reason)
+            return
         self.screen.clear()
         self.notices.say([reason], error=True)
         self.jobs.end(run, "Nothing analyzed")
+
+    def _kept(self, run: int, name: str, reason: str, failed: bool = False) -> None:
+        """An input refused (binary, empty, no transcript, a shareable file holding nothing) while
+        another is shown: the one shown stays as it was (its rows, selection, lanes, filters, the
+        address), and a notice says why, naming what was refused; ``failed``: the job ends in
+        "error", as it does with nothing shown."""
+        ws = self.shown.ws
+        assert ws is not None
+        named = f"{name} was not opened. " if name and name not in reason else ""
+        self.notices.say([f"{named}{reason}", f"Still shown, as it was: {ws.name or 'the last input'}."], error=True)
+        self.jobs.end(run, f"Not opened: {name or 'the input'}")
+        if failed and run == self.jobs.run:
+            self.jobs.set_state("error")
 
     # -- the end of every load -------------------------------------------------------------------------
 
@@ -417,6 +464,14 @@ class Loads:
         """A translated input on screen (audited first if small); ``problem``: the first note says
         what is wrong with the input (a damaged shareable file), shown as an error."""
         mark = self.jobs.mark()
+        await asyncio.sleep(0)  # the model's last slice ends its task; the check below is a pass of its own
+        refused = ws.not_a_transcript()
+        await asyncio.sleep(0)
+        if run != self.jobs.run:
+            return
+        if refused and self.shown.ws is not None and self.shown.ws is not ws:  # what is shown stays
+            self._kept(run, name, refused)
+            return
         if size <= AUTO_AUDIT_BYTES:
             if not await self.jobs.drive(ws.run_audit(), run, "Auditing every strategy…"):
                 return
@@ -431,8 +486,7 @@ class Loads:
         self._take(view, source)
         if source.kind != "share" and str(window.location.hash):
             self.address.drop_fragment()
-        await asyncio.sleep(0)  # the model's last slice ends its task; the check below is a pass of its own
-        not_transcript = ws.not_a_transcript()
+        not_transcript = refused
         await asyncio.sleep(0)
         if run != self.jobs.run:
             return
@@ -495,6 +549,12 @@ class Loads:
         if ws.audit_error:
             self.notices.say([ws.audit_error], error=True)
         self.jobs.end(run, "Audit failed" if ws.audit_error else "Audit done")
+
+
+def _named(items: list[Picked]) -> str:
+    """What several files picked or dropped are called: their one folder, else how many."""
+    top = {it.path.split("/", 1)[0] for it in items}
+    return f"{next(iter(top))}/" if len(top) == 1 and "/" in items[0].path else f"{len(items)} files"
 
 
 def _main_elsewhere(paths: list[str]) -> str | None:

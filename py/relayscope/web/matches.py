@@ -35,7 +35,9 @@ class Matches:
             self.counter.textContent = ""
             return
         k = rows.index.get(here) if (here := self._here()) is not None else None
-        self.counter.textContent = f"{0 if k is None else k + 1} of {fmt_int(len(rows.seqs))}"
+        m = len(rows.seqs)  # "64 matches" until one is selected: "0 of 64" read as none found
+        self.counter.textContent = (f"{fmt_int(m)} match{'' if m == 1 else 'es'}" if k is None
+                                    else f"{k + 1} of {fmt_int(m)}")
         for button in self.buttons:
             button.disabled = not rows.seqs
 

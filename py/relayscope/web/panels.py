@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .. import fates as F
+from .. import present, words
 from .. import trace as T
 from .. import usage as prices
 from . import rowinfo
@@ -214,6 +215,9 @@ def row_facts(container: Element, empty: Element, ws: Workspace, r: RowView | No
     fact("input", f"line {r.line}" + (f" of {r.file}" if r.file else ""))
     if r.fp:
         fact("fingerprint", r.fp)
+    usage = ws.usage_of(r.seq)
+    if usage is not None:
+        fact("tokens", present.summary(usage))
     container.append(facts)
     links = h("p", cls="lane-links")
     links.append(button("show in the rows, opened", "goto", r.seq))
@@ -266,7 +270,7 @@ def step(els: dict[str, Element], s: StepView, count: int, lane_label: str) -> N
     if s.reason:
         fact("reason", s.reason)
     if s.reset:
-        fact("reset", RESETS.get(s.reset, s.reset), "mark")
+        fact("reset", T.reset_words(s.reset, s.kind), "mark")
     if s.note:
         fact("note", s.note)
 
@@ -277,7 +281,10 @@ def step(els: dict[str, Element], s: StepView, count: int, lane_label: str) -> N
     else:
         compare.append(_fp_line("previous", s.prev_fp, s.prev_fp_mark))
         compare.append(_fp_line("this event", s.fp, s.fp_mark))
-        if s.fp_changed:
+        if s.fp_changed and T.FP_SAME_MESSAGE in s.reason:
+            verdict = ("changed, though the message did not (same message.id): 'fingerprint' resets the "
+                       "index here all the same, 'index' does not, 'lineage' looks the block up in its message")
+        elif s.fp_changed:
             verdict = "changed: a new context ('fingerprint' resets the index here, 'index' does not)"
         elif s.prev_fp is None:
             verdict = "first fingerprint seen"
@@ -435,20 +442,9 @@ def errors(els: dict[str, Element], views: list[ErrorView], summary: str | None)
 # -- what became of a block that was not emitted -------------------------------------------------
 
 def _verdict(s: StepView) -> tuple[str, str]:
-    """The decision in words, telling a lost block from a duplicate and from a streamed one."""
-    plain = (DECISIONS.get(s.decision, s.decision), f"decision d-{s.decision}")
-    if not s.fates:
-        return plain
-    lost = [f for f in s.fates if f.fate == "lost"]
-    if lost:
-        n = len(lost)
-        return (f"lost: {n} block{'s' if n != 1 else ''} never emitted" + (" (others skipped)" if s.decision == "partial" else ""),
-                "decision d-lost")
-    head = "partly emitted; skipped: " if s.decision == "partial" else "skipped: "
-    words = []
-    for f in s.fates:
-        words.append(f"already streamed as #{f.seq}" if f.fate == "streamed" else f"duplicate of #{f.seq}")
-    return head + ", ".join(dict.fromkeys(words)), f"decision d-{s.decision}"
+    """The decision in words (``words.decision_words``), telling a lost block from a duplicate."""
+    lost = any(f.fate == F.LOST for f in s.fates)
+    return words.decision_words(s.decision, s.fates), "decision d-lost" if lost else f"decision d-{s.decision}"
 
 
 def _fate(f: F.BlockFate) -> Element:

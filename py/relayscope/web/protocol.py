@@ -143,7 +143,9 @@ KEY_WHEN: Final[dict[str, str]] = {
     "row-selected": "a row is selected",
     "row-open": "the selected row is open",
     "search": "the focus is in the search box",
+    "searching": "the search box holds a search",
     "shift": "Shift is held",
+    "menu-open": "the narrow window's menu is open",
 }
 
 

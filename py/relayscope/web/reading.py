@@ -78,7 +78,9 @@ class Reading:
             return []
         have = self.shown.groups
         if len(have) < len(ws.relays):
-            have.extend(group_of(r) for r in ws.relays[len(have):])
+            for r in ws.relays[len(have):]:  # a usage shown on its message's row goes by that row's chip
+                row = ws.folded_into(r.seq) if isinstance(r, R.Usage) else None
+                have.append(have[row] if row is not None else group_of(r))
         return have
 
     def draw(self) -> None:

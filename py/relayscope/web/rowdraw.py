@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from typing import Final, Protocol
 
+from .. import present
 from .. import relay as R
+from ..chapters import is_start
 from ..meaning import is_error, link_of
 from . import detail_view, newest, rowcells
 from .dom import Element, h
@@ -81,16 +83,20 @@ class RowDraw:
         head = ws.group_of(seq)
         if head is not None and head != seq:
             classes.append("fragment")
+        chapter = is_start(r.relay)  # a real user prompt: its row heads a chapter (the outline lists them)
+        if chapter:
+            classes.append("chapter")
         row = h("div", cls=" ".join(classes), attrs={
             "role": "row", "data-seq": seq, "data-type": r.type, "data-lane": r.lane,
             "aria-selected": "true" if seq == self.tl.selected else "false",
-            "data-fragments": r.fragments or None, "data-time": r.time,
+            "data-fragments": r.fragments or None, "data-time": r.time, "data-chapter-start": "1" if chapter else None,
         })
         line = h("div", cls="line", attrs={"role": "gridcell"})
         line.append(self._gutter(seq, r.lane))
         line.append(h("span", f"#{seq}", cls="seq"))
         groups = self.shown.groups  # the run reading names what a row is, not its relay type
         kind = groups[seq].removesuffix("s") if self.view.reading == "run" and seq < len(groups) else r.type
+        kind = "prompt" if chapter and self.view.reading == "run" else kind
         line.append(h("span", kind, cls="type", attrs={"title": r.type}))
         if r.fp_color is not None:
             line.append(h("span", r.fp_label, cls=f"fp fp-{r.fp_color}" + (" numbered" if r.fp_label != "●" else ""),
@@ -119,6 +125,11 @@ class RowDraw:
         if r.mark:
             short = r.mark.split(":", 1)[0] if "shrank" not in r.mark else "shrank"  # the title says it whole
             line.append(h("span", f"⟲ {short}", cls="mark", attrs={"title": r.mark}))
+        usage = ws.usage_of(seq) if self.view.reading == "run" else None
+        if usage is not None:  # the tokens of the message this row ends (protocol: a row of its own)
+            line.append(h("span", present.usage_figure(usage), cls="badge usage", attrs={
+                "data-testid": "row-usage", "data-seq": usage.seq,
+                "title": f"tokens of this message: {present.summary(usage)} (usage #{usage.seq})"}))
         for button in self._links(r):
             line.append(button)
         for extra in self._newest(ws, r):
@@ -148,13 +159,14 @@ class RowDraw:
             label = self.tl.labels.get(r.opens_lane, r.opens_lane)
             out.append(h("button", "lane ▸", cls="link", attrs={
                 "type": "button", "data-action": "lane", "data-target": r.opens_lane,
-                "data-testid": "opens-lane", "title": f"go to the lane this call spawned: {label}",
+                "data-testid": "opens-lane", "title": f"go to the lane of this call: {label}",
                 "tabindex": tab}))
         if r.back_to is not None:
-            out.append(h("button", f"↩ tool_result #{r.back_to}", cls="link", attrs={
+            call = r.type == "lane_start"  # a run's agent, or work after a message: the call behind it
+            out.append(h("button", f"↩ call #{r.back_to}" if call else f"↩ tool_result #{r.back_to}", cls="link", attrs={
                 "type": "button", "data-action": "goto", "data-target": r.back_to,
-                "data-testid": "back-to", "title": "back to the tool_result that closed this lane",
-                "tabindex": tab}))
+                "data-testid": "back-to", "title": "back to the call that started or continued this lane" if call
+                else "back to the tool_result that closed this lane", "tabindex": tab}))
         return out
 
     def _newest(self, ws: Workspace, r: RowView) -> list[Element]:
@@ -216,6 +228,9 @@ class RowDraw:
             facts.append(h("span", f"fingerprint: {r.fp}", cls=f"fp-text fp-{r.fp_color}"))
         if r.mark:
             facts.append(h("span", r.mark, cls="mark"))
+        usage = ws.usage_of(r.seq)
+        if usage is not None:
+            facts.append(h("span", f"tokens: {present.summary(usage)}", cls="usage", attrs={"data-testid": "detail-usage"}))
         facts.append(h("button", "show this line's step", cls="link", attrs={
             "type": "button", "data-action": "step-of", "data-target": r.seq}))
         box.append(facts)

@@ -7,31 +7,11 @@ Must not: be called for every relay on a hot path.
 
 from __future__ import annotations
 
-from typing import Final
-
-import msgspec
-
+from ..meaning import years_words
 from ..spans import parse, timestamp  # the core reads the timestamps for the swimlanes: one rule
+from ..words import session_head  # a session row's words: one rule (words.session_of)
 
 __all__ = ["clock", "duration", "gap", "parse", "session_head", "timestamp"]
-
-
-class _Head(msgspec.Struct):
-    cwd: str | None = None
-    version: str | None = None
-    gitBranch: str | None = None  # the transcript's own name
-
-
-_head: Final = msgspec.json.Decoder(_Head)
-
-
-def session_head(raw: bytes) -> tuple[str | None, str | None, str | None]:
-    """(cwd, version, git branch) of a session record."""
-    try:
-        h = _head.decode(raw)
-    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):  # RecursionError: nested too deep
-        return None, None, None
-    return h.cwd, h.version, h.gitBranch
 
 
 def clock(stamp: str) -> str:
@@ -53,6 +33,8 @@ def duration(seconds: float) -> str:
 
 
 def _span(seconds: float, join: str) -> str:
+    if (long := years_words(seconds)) is not None:
+        return long
     s = round(seconds)
     if s < 60:
         return f"{s}{join}s"

@@ -15,7 +15,8 @@ from typing import Final
 
 from .. import fates as F
 from .. import relay as R
-from ..lanes import MAIN, lane_label
+from .. import words
+from ..lanes import MAIN
 from ..meaning import BOOKKEEPING, call_of, is_error
 from ..spans import line_seconds
 from ..subagents import status_words
@@ -46,8 +47,10 @@ class Rows(RowText):
             self._bookkeeping, self._group_end, self._member_head, self.retracted = set(), {}, {}, set()
             self._group_open = (None, -1)
             self._by_tool_use, self._by_tool_result, self._refusals, self._sessions = {}, {}, {}, []
+            self._message_row, self._usage_row, self._row_usage = {}, {}, {}
         book, ends, members = self._bookkeeping, self._group_end, self._member_head
         uses, results = self._by_tool_use, self._by_tool_result
+        message_row = self._message_row
         slot, head = self._group_open
         text_types = (R.TextDelta, R.ThinkingDelta)
         for r in itertools.islice(self.relays, first, stop):
@@ -59,10 +62,21 @@ class Rows(RowText):
                     ends[head] = r.seq
                 else:
                     slot, head = here, r.seq
+                if r.message_id:  # type: ignore[attr-defined]
+                    message_row[r.lane, r.message_id] = head  # type: ignore[attr-defined]
                 continue
             slot = None
             if t is R.ToolUse:
                 uses[r.id] = r.seq  # type: ignore[attr-defined]
+                if r.message_id:  # type: ignore[attr-defined]
+                    message_row[r.lane, r.message_id] = r.seq  # type: ignore[attr-defined]
+            elif t is R.Usage:
+                row = message_row.get((r.lane, r.message_id)) if r.message_id else None  # type: ignore[attr-defined]
+                if row is not None:  # the run reading shows it on that row
+                    self._usage_row[r.seq], self._row_usage[row] = row, r.seq
+            elif t is R.ContentBlock:
+                if r.message_id:  # type: ignore[attr-defined]
+                    message_row[r.lane, r.message_id] = r.seq  # type: ignore[attr-defined]
             elif t is R.ToolResult:
                 results[r.tool_use_id] = r.seq  # type: ignore[attr-defined]
             elif t is R.Passthrough:
@@ -87,10 +101,18 @@ class Rows(RowText):
         return seq in self._bookkeeping
 
     def folded_into(self, seq: int) -> int | None:
-        """The call a tool result belongs to, where the input holds it (the run reading shows the
-        result in the call's row); None for any other relay."""
+        """The row the run reading shows relay ``seq`` in: a tool result's call, a usage's message
+        (the last row of the message it counts), where the input holds them; None for any other."""
         r = self.relays[seq]
-        return self._by_tool_use.get(r.tool_use_id) if isinstance(r, R.ToolResult) else None
+        if isinstance(r, R.ToolResult):
+            return self._by_tool_use.get(r.tool_use_id)
+        return self._usage_row.get(seq) if isinstance(r, R.Usage) else None
+
+    def usage_of(self, seq: int) -> R.Usage | None:
+        """The usage counting the message whose last row is ``seq`` (None: no such usage)."""
+        u = self._row_usage.get(seq)
+        found = self.relays[u] if u is not None else None
+        return found if isinstance(found, R.Usage) else None
 
     def rows(self, seqs: list[int], open_groups: set[int] = frozenset(),  # type: ignore[assignment]
              lost: bool | set[int] = True, lane: str = "") -> list[int]:
@@ -241,9 +263,8 @@ class Rows(RowText):
 
     def _new_lane(self, lane_id: str) -> LaneView:
         meta = self._lane_meta.get(lane_id)
-        view = LaneView(lane_id, lane_label(MAIN, None, None) if lane_id == MAIN else lane_id)
+        view = LaneView(lane_id, words.lane_name(lane_id, None, self._lane_meta))
         if meta is not None:
-            view.label = meta.label
             view.agent_type, view.description = meta.agent_type, meta.description
             view.depth, view.parent, view.inferred = meta.depth, meta.parent, meta.inferred
             view.file = meta.file

@@ -15,8 +15,10 @@ import msgspec
 
 from .. import describe as D
 from .. import relay as R
+from .. import spans as S
 from .. import trace as T
-from ..meaning import init_words
+from .. import words
+from ..lanes import MESSAGE_TOOL, WORKFLOW_TOOL, agent_labels, lane_of_agent
 from ..present import clip, summary
 from . import rowinfo
 from .stepping import Steps
@@ -99,6 +101,10 @@ class RowText(Steps):
             pair = self._by_tool_use.get(r.tool_use_id)
         back_to = self._by_tool_result.get(r.tool_use_id) if isinstance(r, R.LaneEnd) and r.tool_use_id else None
         opens = r.id if isinstance(r, R.ToolUse) and r.id in self._lane_ids and r.id != r.lane else None
+        if isinstance(r, R.ToolUse) and opens is None and r.name in (MESSAGE_TOOL, WORKFLOW_TOOL):
+            opens = self._lane_called(r)
+        elif isinstance(r, R.LaneStart):  # a lane a call started without spawning it, or continued: the call
+            back_to = self._call_of_lane(r)
         fp = self._st_fp[k] if k is not None else None
         mark = self.fp_mark(fp)
         text, fragments, joined = summary(r), 0, None
@@ -120,6 +126,20 @@ class RowText(Steps):
             partial=bool(getattr(r, "partial", False)), relay=r, workspace=self,
             fp_label=mark[1] if mark else "●", fragments=fragments, joined=joined,
         )
+
+    def _lane_called(self, use: R.ToolUse) -> str | None:
+        """The lane a SendMessage call continues (the agent it writes to), or the first lane of the
+        run a Workflow call started."""
+        if use.name == MESSAGE_TOOL:
+            return lane_of_agent(self._lane_meta, D.message_to(use))
+        return next((k for k, lane in self._lane_meta.items() if lane.run and lane.spawn == use.id), None)
+
+    def _call_of_lane(self, r: R.LaneStart) -> int | None:
+        """The row of the call that continued this lane (SendMessage) or started it as one of a
+        run's agents (Workflow), for the lane_start's way back to it."""
+        meta = self._lane_meta.get(r.lane)
+        call = r.resumed_by or (meta.spawn if meta is not None and meta.run else None)
+        return self._by_tool_use.get(call) if call else None
 
     def call_of(self, r: RowView) -> tuple[R.ToolUse, R.ToolResult | None] | None:
         """The row's tool call and its result (the model's pairing), or None for any other row."""
@@ -155,11 +175,41 @@ class RowText(Steps):
         use, result = found
         if isinstance(relay, R.ToolResult) and result is not None:
             return D.result_summary(use, result) or str(text)
-        return D.summary(use, result) or str(text)
+        return D.summary(use, result, agent_labels(self._lane_meta) if use.name == MESSAGE_TOOL else None) or str(text)
 
     def row_time(self, seq: int) -> str | None:
+        """The row's timestamp, where the input is on the clock (``on_clock``): a stream-json
+        capture whose records are timed only here and there (its tool results) is drawn in line
+        order, and its rows show no times either."""
+        if not self.on_clock():
+            return None
         r = self.relays[seq]
         return self.line_time(r.file, r.line)
+
+    def on_clock(self) -> bool:
+        """Whether the rows show their times. A transcript's records are timed by design (one
+        without a time takes the one before it); stream-json only when the swimlanes' axis is
+        wall-clock time by ``spans.Timing``'s rule (decided once from the first relays; an input
+        still too short to decide, asked again as it grows)."""
+        if self.format != "stream-json":
+            return True
+        known = self._axis
+        if known is not None and (known[0] < 0 or known[0] == len(self.relays)):
+            return known[1]
+
+        def stamps(file: str | None, line: int) -> float | None:
+            stamp = self.line_time(file, line)
+            return rowinfo.parse(stamp) if stamp else None
+
+        timing = S.Timing(stamps)
+        for r in self.relays:
+            timing.feed(r)
+            if timing.axis is not None:
+                self._axis = (-1, timing.axis == S.TIME)  # decided for good
+                return self._axis[1]
+        timing.finish()
+        self._axis = (len(self.relays), timing.axis == S.TIME)
+        return self._axis[1]
 
     def row_gap(self, seq: int) -> float | None:
         here = self.row_time(seq)
@@ -184,26 +234,7 @@ class RowText(Steps):
     def _session_summary(self, r: R.SessionMeta) -> str:
         """A session row with what the transcript's rows say: the model, version, cwd, branch."""
         model = r.model or next((lane.model for lane in self.lanes if lane.id == r.lane and lane.model), None)
-        cwd, version, branch = r.cwd, r.version, None
-        for line in range(r.line, r.line + 50):
-            raw = self._line_bytes(r.file, line)
-            if not raw:
-                break
-            c, v, b = rowinfo.session_head(raw)
-            cwd, version, branch = cwd or c, version or v, branch or b
-            if cwd and version and branch:
-                break
-        parts = [f"session {r.session_id or '?'}", model or "model ?"]
-        if version:
-            parts.append(f"v{version}")
-        if cwd:
-            parts.append(cwd)
-        if branch:
-            parts.append(f"branch {branch}")
-        if r.tools:
-            parts.append(f"{len(r.tools)} tools")
-        parts.extend(init_words(r.extra))  # the run's capabilities and the like, as its init line says
-        return " · ".join(parts)
+        return words.session_of(r, model, lambda n: self._line_bytes(r.file, n))
 
 
 def pretty_json(raw: str) -> str | None:

@@ -11,69 +11,20 @@ Must not: change the translation, draw, or decide the rows' layout or order (``r
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Iterable, Iterator
 from typing import Final
 
 import msgspec
 
-from .. import meaning
 from .. import relay as R
+from ..query import IS, TERMS, Query, is_error, parse, searchable_detail
 from .rows import Rows
+
+__all__ = ["IS", "SEARCH_SLICE", "TERMS", "Hay", "Query", "Search", "is_error", "parse", "searchable_detail"]
 
 SEARCH_SLICE: Final = 2000  # relays per slice of the search index
 
-# The scoped terms, ``key:value``; a value may be quoted (``lane:"Explore: search"``). A key not
-# here, or an ``is:`` value not in IS, is searched for as text ("http://x" stays a word).
-TERMS: Final = {
-    "tool": "a call of this tool or its result (the name, any case: tool:bash)",
-    "lane": "rows of the lanes whose id starts with, or whose label holds, the value",
-    "is": "error (error records, error results, failed lanes) or lost (blocks the strategy never emits)",
-}
-IS: Final = ("error", "lost")
-_TOKEN: Final = re.compile(r'(\w+):"([^"]*)"?|"([^"]*)"?|(\S+)')
-_encode: Final = msgspec.json.Encoder().encode
-_DETAIL_SKIP: Final = ("type", "seq", "line", "lane", "file")  # identity, not content: no row shows them as text
-
-
-class Query(msgspec.Struct, frozen=True):
-    """A search: its free words (lower-cased; a quoted phrase is one) and its scoped terms."""
-
-    words: tuple[str, ...] = ()
-    tools: tuple[str, ...] = ()
-    lanes: tuple[str, ...] = ()
-    flags: frozenset[str] = frozenset()
-
-    @property
-    def empty(self) -> bool:
-        return not (self.words or self.tools or self.lanes or self.flags)
-
-    @property
-    def lost(self) -> bool:
-        return "lost" in self.flags
-
-
-def parse(text: str) -> Query:
-    """The search ``text`` as a Query (see ``TERMS``)."""
-    words: list[str] = []
-    scoped: dict[str, list[str]] = {"tool": [], "lane": [], "is": []}
-    for m in _TOKEN.finditer(text):
-        key, quoted_value, phrase, bare = m.groups()
-        if key is None and bare is not None and ":" in bare:
-            key, _, value = bare.partition(":")
-        else:
-            value = quoted_value if key is not None else None
-        if key is not None and value is not None:
-            k = key.lower()
-            if k in scoped and value.strip() and (k != "is" or value.lower() in IS):
-                scoped[k].append(value.strip().lower())
-                continue
-            words.append(f"{key}:{value}".lower())
-            continue
-        word = phrase if phrase is not None else bare
-        if word and word.strip():
-            words.append(word.strip().lower())
-    return Query(tuple(words), tuple(scoped["tool"]), tuple(scoped["lane"]), frozenset(scoped["is"]))
+# The grammar (free words, ``tool:``, ``lane:``, ``is:``) is the core's (``query``), shared with the library.
 
 
 class Hay(msgspec.Struct, frozen=True):
@@ -229,21 +180,3 @@ class Search(Rows):
         if len(self._haystack) < len(self.relays):  # rows came while it was built in slices
             self.grow_search(len(self._haystack))
         return self._haystack
-
-
-def is_error(r: R.Relay) -> bool:
-    """What ``is:error`` finds: error records and results, lanes that ended failing, failed turns,
-    and the records the meaning table calls failures (a refused tool call, for one)."""
-    return r.type == "error" or bool(getattr(r, "is_error", False)) or meaning.is_error(r)
-
-
-def searchable_detail(r: R.Relay) -> str:
-    """A relay's detail as the search reads it: its content (a call's input and a result's output
-    as they came, not indented), without what says where it is."""
-    if isinstance(r, R.TextDelta | R.ThinkingDelta | R.UserMessage):
-        return r.text
-    if isinstance(r, R.ToolUse):
-        return f"{r.name} {r.id} {bytes(r.input).decode('utf-8', 'replace')}"
-    if isinstance(r, R.ToolResult):
-        return f"{'error result' if r.is_error else 'result'} {r.tool_use_id} {r.text}"  # the id: as its call's
-    return _encode({k: v for k, v in R.to_dict(r).items() if k not in _DETAIL_SKIP}).decode("utf-8", "replace")

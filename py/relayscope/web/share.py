@@ -32,8 +32,8 @@ from urllib.parse import parse_qs, urlencode
 
 import msgspec
 
-from .. import sharefile
-from ..redact import Finding, Redactor, redact_bytes
+from .. import sharefile, words
+from ..redact import Finding, Redactor, Tally, redact_bytes
 
 TRANSCRIPT_SUFFIXES: Final = (".jsonl", ".ndjson", ".sse", ".log", ".json")
 
@@ -58,7 +58,7 @@ class Fingerprint(msgspec.Struct, frozen=True):
         return self.size == other.size and self.sha256 == other.sha256
 
     def describe(self) -> str:
-        return f"{self.size:,} bytes, SHA-256 {self.sha256[:12]}…".replace(",", "\u202f")
+        return words.fingerprint_words(self.size, self.sha256)
 
 
 def fingerprint(parts: Iterable[tuple[str | None, bytes]], name: str = "") -> Fingerprint:
@@ -162,10 +162,14 @@ class Redacted:
     """One input as it is shared with "Redact" on: its files with their secrets replaced (their
     contents and their paths, as ``sharefile.prepare`` does), what was found, and the exports
     (relays, trace) through the same redactor, so that a secret has the same placeholder in the
-    link, the embed, the shareable file, the snapshot and every download."""
+    link, the embed, the shareable file, the snapshot and every download. ``words``: the user's own, replaced wherever they are
+    words (kind ``word``), as ``--redact-word`` does."""
 
-    def __init__(self, ws: Source, name: str | None = None) -> None:
+    def __init__(self, ws: Source, name: str | None = None, words: Iterable[str] = ()) -> None:
         self.redactor = Redactor()
+        self.words = tuple(words)  # the user's own (a company, a project, a client), replaced as words too
+        for word in self.words:
+            self.redactor.add_word(word)
         parts = ws.source_parts()
         self.shared = sharefile.prepare(named(parts, name), None, self.redactor)
         self.parts: list[tuple[str | None, bytes]] = [
@@ -180,6 +184,14 @@ class Redacted:
 
     def text(self) -> str | None:
         return None if self.single is None else self.single.decode("utf-8", "replace")
+
+    def tally(self) -> list[Tally]:
+        """Each secret once, with the places it took (``redact --list``'s second table)."""
+        return self.redactor.tally()
+
+    def name(self, name: str) -> str:
+        """A name shown or saved under (the input's, a download's) with the input's placeholders."""
+        return self.redactor.text(name)
 
     def export(self, data: bytes) -> bytes:
         """An export of the input (NDJSON relays, the trace) with the input's placeholders."""

@@ -10,7 +10,7 @@ another site only once the reader agrees).
 
 from __future__ import annotations
 
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Final
 
 from .. import sharefile
@@ -33,6 +33,7 @@ class Sources:
     def __init__(self, shown: Shown, jobs: Jobs, loads: Loads, links: Links, notices: Notices) -> None:
         self.shown, self.jobs, self.loads, self.links, self.notices = shown, jobs, loads, links, notices
         self.els = {name: document.element(name) for name in IDS}
+        self.session_asked: Callable[[str], object] | None = None  # an address's session=: the library waits for it
 
     def wire(self, on: On) -> None:
         e = self.els
@@ -46,6 +47,8 @@ class Sources:
         link, ``?src=``, ``?example=``, files picked, text pasted."""
         params = query_dict(str(window.location.search))
         view = view_from(params)
+        if view.session and self.session_asked is not None:
+            self.session_asked(view.session)
         fragment = str(window.location.hash)[1:]
         if fragment.startswith("file="):  # a view of a transcript too large for a link
             try:

@@ -336,8 +336,13 @@ class Swimlanes:
         button = self.els["swimlanes-fold-idle"]
         button.setAttribute("aria-pressed", "true" if on else "false")
         show(button, bool(fold.breaks))
+        ws = self.shown.ws
+        some = ws is not None and tl.axis != S.TIME and any(
+            ws.line_time(r.file, r.line) for r in ws.relays[:1000])  # a look, not a count
         caption = f"x: {tl.axis_words}" + (
-            f", from {_clock(tl.start)}" if tl.axis == S.TIME else " (the input has no timestamps)")
+            f", from {_clock(tl.start)}" if tl.axis == S.TIME
+            else " (only some records have a timestamp: the rows show no times)" if some
+            else " (the input has no timestamps)")
         if fold.breaks:
             gaps = f"{_counted(len(fold.breaks), 'idle gap')} over {S.duration_words(fold.threshold_s, S.TIME)}"
             caption += f"; {gaps} folded" if on else f"; {gaps} shown to scale"

@@ -28,7 +28,7 @@ from .model import Workspace
 from .remote import WINDOW as window
 from .share import EMBED_PARAMS
 
-TABS: Final = ("row", "stepper", "lanes", "audit", "share")  # the detail panel's tabs, beside (or under) the rows
+TABS: Final = ("row", "outline", "stepper", "lanes", "audit", "share")  # the detail panel's tabs, beside (or under) the rows
 SIZES: Final = (10, 80)  # the detail panel's size, in % of the workspace's width (beside) or height (under)
 READINGS: Final = ("run", "protocol")  # what happened (messages, tools, agents) / the relay events and de-dup
 ORDERS: Final = ("time", "lane")  # rows across lanes by their time, or grouped by lane
@@ -80,6 +80,7 @@ class ViewState(msgspec.Struct):
     reading: str = ""  # READINGS; "" until chosen: each input opens in the reading that fits it
     order: str = "time"  # ORDERS
     fold: bool = True  # the swimlanes' axis folds long idle gaps
+    session: str = ""  # the session opened from a library (library_view.py), its full id; "" none
 
 
 class Shown(msgspec.Struct):
@@ -122,6 +123,7 @@ class Asked(msgspec.Struct):
     reading: str | None = None
     order: str | None = None
     fold: bool | None = None
+    session: str | None = None
 
     def over(self, other: Asked) -> Asked:
         """This view, with ``other``'s values where it gives none."""
@@ -138,7 +140,8 @@ def view_from(params: dict[str, str]) -> Asked:
     """The view a query asks for (what is not valid is left out): strategy, step and row
     (1-based step), q, types (``-type`` excludes), lane, bookkeeping, tab (the detail panel's),
     size (its size in %), detail (``closed``: the panel folded to its tabs), scope (``shown``:
-    step through the lines of the rows shown), reading (``run`` or ``protocol``), order (``lane``: rows grouped by lane), fold (``off``: the axis unfolded)."""
+    step through the lines of the rows shown), reading (``run`` or ``protocol``), order (``lane``: rows grouped by lane), fold (``off``: the axis unfolded), session (the
+    session of a library opened, by its id)."""
     asked = Asked()
     with contextlib.suppress(ValueError):
         asked.strategy = strategy_named(params.get("strategy"))
@@ -169,6 +172,8 @@ def view_from(params: dict[str, str]) -> Asked:
         asked.order = "lane"
     if params.get("fold") == "off":
         asked.fold = False
+    if params.get("session"):
+        asked.session = params["session"]
     return asked
 
 
@@ -180,6 +185,8 @@ def query_of(st: ViewState, here: dict[str, str]) -> dict[str, str]:
         params["example"] = st.source.example
     elif st.source.kind == "src":
         params["src"] = st.source.src
+    if st.session:
+        params["session"] = st.session
     if st.strategy != DEFAULT_STRATEGY:
         params["strategy"] = st.strategy
     if st.step:

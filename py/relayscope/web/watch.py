@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from typing import Final
 
 from .. import relay as R
@@ -42,7 +43,7 @@ from .host import WatchHandle
 from .jobs import Jobs
 from .model import Workspace
 from .notices import Notices
-from .protocol import Watch
+from .protocol import Picked, Watch
 from .remote import DOCUMENT as document
 from .remote import PAGE
 from .remote import WINDOW as window
@@ -85,6 +86,12 @@ class Watcher:
         self.last_change = ""  # when new bytes last came
         self.restarted = ""  # why the input was last read again from its start
         self.backlog = False  # the last look left bytes unread (READ_CAP)
+        # a folder of several sessions is offered to the library (library_view.Library.offer) on its
+        # first look; True: it lists them, and this watch ends (``watch_session`` follows the one opened)
+        self.offer: Callable[[list[Picked], Source, str], Awaitable[bool]] | None = None
+        self.only: set[str] | None = None  # a session of a library: its files, and those under ``under``
+        self.under: tuple[str, ...] = ()
+        self.library_handle: WatchHandle | None = None  # the folder the library listed
 
     # -- wiring ------------------------------------------------------------------------------
 
@@ -109,7 +116,16 @@ class Watcher:
             self.notices.say([f"Could not open the picker: {request.error}"], error=True)
             return
         if request.handle is not None:
+            self.only, self.under = None, ()
             self.begin(request.handle, request.interval_ms)
+
+    def watch_session(self, files: set[str], under: tuple[str, ...]) -> None:
+        """Follow one session of the folder the library listed: its files (``files``, paths as
+        the listing gave them) and any new one under its session folder(s) ``under``."""
+        if self.library_handle is None:
+            return
+        self.only, self.under = set(files), under
+        self.begin(self.library_handle, self.interval * 1000)
 
     # -- a watch ------------------------------------------------------------------------------
 
@@ -191,9 +207,11 @@ class Watcher:
             listing = await watched.listing()
             if gen != self.generation:
                 return
+            if not self.presented and self.only is None and self.offer is not None and await self._offered(listing):
+                return
             for relative, handle in listing:
                 path = f"{name}/{relative}"
-                if path not in self.handles and read_in_folder(path):
+                if path not in self.handles and read_in_folder(path) and self._takes(path):
                     self.handles[path] = handle
             shrunk = shrunk or await self._read_all(changes, gen)
         else:
@@ -208,6 +226,30 @@ class Watcher:
             return
         if changes or not self.presented:
             await self.apply(changes)
+
+    def _takes(self, path: str) -> bool:
+        """Whether this watch reads ``path``: any file, or only a library session's."""
+        return self.only is None or path in self.only or path.startswith(self.under)
+
+    async def _offered(self, listing: list[tuple[str, WatchHandle]]) -> bool:
+        """The folder's first look, offered to the library: True when it holds several sessions,
+        which are listed (this watch then ends; opening one follows that session alone)."""
+        gen, handle = self.generation, self.handle
+        items = []
+        for relative, h in listing:
+            try:
+                items.append(Picked(f"{self.name}/{relative}", await h.file()))
+            except Exception:
+                continue  # gone meanwhile: the library lists what is there
+        if gen != self.generation or self.offer is None or len(items) < 2:
+            return False
+        if not await self.offer(items, Source("watch"), f"{self.name}/"):
+            return False
+        self.library_handle = handle
+        self.generation += 1
+        self.root.dataset.watch = "stopped"
+        show(self.el["watch-bar"], False)
+        return True
 
     async def _read_all(self, changes: dict[str, bytes], gen: int) -> str | None:
         for path, handle in list(self.handles.items()):

@@ -15,6 +15,7 @@ import msgspec
 
 from .. import fates as F
 from .. import relay as R
+from .. import spill
 from .. import trace as T
 from ..analysis import Analyzer
 from ..drift import Drift
@@ -162,11 +163,15 @@ class Loaded(msgspec.Struct):
     _time_keys: list[float] = msgspec.field(default_factory=list)  # each relay's place in time (rows.Rows.time_keys)
     _time_last: dict[str | None, float] = msgspec.field(default_factory=dict)  # per file: the last key given
     _timed: bool = False  # some relay's line has a timestamp
+    _axis: tuple[int, bool] | None = None  # (relays looked at, on wall-clock time): rowtext.RowText.on_clock
     _lane_views: dict[str, LaneView] = msgspec.field(default_factory=dict)
     _states: LaneStates = msgspec.field(default_factory=LaneStates)  # sub-agent lanes as the relays tell (subagents)
     _results: list[R.TurnComplete] = msgspec.field(default_factory=list)  # in order: the CLI's count, the timing
     _refusals: dict[str, int] = msgspec.field(default_factory=dict)  # a refused call's id -> the row that refused it
     _sessions: list[int] = msgspec.field(default_factory=list)  # session_meta rows: their line reads on (rows.Rows)
+    _message_row: dict[tuple[str, str], int] = msgspec.field(default_factory=dict)  # (lane, message id) -> its last row
+    _usage_row: dict[int, int] = msgspec.field(default_factory=dict)  # a usage relay -> the message row it counts
+    _row_usage: dict[int, int] = msgspec.field(default_factory=dict)  # a message row -> the usage relay counting it
     _live: Analyzer | LiveFiles | None = None  # the translator a watched input is fed to
     _loading: Loading | None = None  # a single text coming a slice at a time (start_load)
     _live_rest: dict[str | None, bytes] = msgspec.field(default_factory=dict)  # per file: a partial last line
@@ -185,6 +190,16 @@ class Loaded(msgspec.Struct):
     _st_fp: list[str | None] = msgspec.field(default_factory=list)
     _st_reset: list[str | None] = msgspec.field(default_factory=list)
     _st_end: list[int] = msgspec.field(default_factory=list)  # with marks: where each step's seqs end
+
+    def spilled(self, r: R.ToolResult) -> tuple[spill.Spill, str | None, bytes | None] | None:
+        """A result whose output was spilled to disk: the spill, the input file that holds it and
+        that file's bytes (None, None: the input does not hold it); None for any other result."""
+        found = spill.of(r.text)
+        if found is None:
+            return None
+        files = self._input.files if self._input is not None and not self._input.single else {}
+        name = spill.find(found, files)
+        return found, name, bytes(files[name]) if name is not None else None
 
     def _line_bytes(self, file: str | None, line: int) -> bytes:
         if self._input is None:

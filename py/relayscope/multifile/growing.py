@@ -1,0 +1,42 @@
+"""For files read as they grow (live.LiveFiles): a sub-agent file's id, a meta file, a file's head."""
+
+from __future__ import annotations
+
+from ..formats.session import (
+    AGENT_META,
+    decode_or,
+)
+from .scan import Text, _agent_id, _basename, _meta, _scan_file
+
+# --- for files read as they grow (live.LiveFiles) ----------------------------------------------
+
+
+def agent_file_id(name: str) -> str | None:
+    """``<id>`` of a sub-agent file ``agent-<id>.jsonl``, else None."""
+    return _agent_id(name)
+
+
+def meta_file_id(name: str) -> str | None:
+    """``<id>`` of a sub-agent meta file ``agent-<id>.meta.json``, else None."""
+    m = AGENT_META.match(_basename(name))
+    return m.group(1) if m else None
+
+
+def read_meta(content: Text) -> tuple[str | None, str | None, str | None, int | None] | None:
+    """A meta file's (toolUseId, agentType, description, spawnDepth); None if it is not the
+    JSON object expected (yet: it may be half written)."""
+    meta = decode_or(_meta, content, None)
+    if meta is None:
+        return None
+    return meta.toolUseId, meta.agentType, meta.description, meta.spawnDepth
+
+
+def file_head(lines: list[bytes]) -> tuple[str | None, str | None]:
+    """The ``sessionId`` and the first user prompt found in these lines of a file."""
+    s = _scan_file(lines)
+    return s.session_id, s.first_prompt
+
+
+def result_links(line: bytes) -> dict[str, str]:
+    """``{agentId: spawn id}`` that one record's spawn results name (``toolUseResult``)."""
+    return _scan_file([line]).agent_results

@@ -1,0 +1,127 @@
+"""Workflow runs and a session's spilled tool output, kept with their session.
+
+No public repository holds a whole real Workflow run (we searched for ``subagents/workflows/wf_``,
+``journal.jsonl`` and ``"name":"Workflow"``: only layouts quoted in docs and other viewers' own
+synthetic tests), so the run is tests/fixtures/shapes/workflow/, built from PROTOCOL.md section 8
+and the layout those projects document (see its README). The spilled output is real: the cut of
+JamesTiberiusKirk/dotsv2 (CLI 2.1.150) with its ``tool-results/`` file.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import zipfile
+from pathlib import Path
+
+from _cli import main
+from _corpus import FIXTURE_SESSIONS, ROOT
+
+from relayscope import relay as R
+from relayscope.intake import read_in_folder
+from relayscope.multifile import group_files, translate_files
+from relayscope.present import summary
+from relayscope.spans import build, stamps_of
+
+WORKFLOW = ROOT / "tests" / "fixtures" / "shapes" / "workflow" / "-Users-dev-shop"
+SESSION = "7f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+RUN = "wf_3a1b2c3d-4e5"
+AGENTS = ("a3f1c2d4e5b6a7980", "a9e8d7c6b5a4f3e21")
+DOTS = FIXTURE_SESSIONS / "JamesTiberiusKirk__dotsv2__cut" / ".claude" / "projects" / "-Users-dumitruvulpe-uw-telecom-mobile"
+SPILLED = "230240ea-0a87-449e-afca-cff76f0fdc8a/tool-results/b8oz93j98.txt"
+
+
+def folder_files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and read_in_folder(str(p.relative_to(folder)))}
+
+
+def test_a_runs_agents_are_lanes_under_the_workflow_call_with_what_they_returned() -> None:
+    [result] = translate_files(folder_files(WORKFLOW))
+    lanes = {a: result.lanes[f"{RUN}/{a}"] for a in AGENTS}
+    for agent, lane in lanes.items():
+        assert (lane.parent, lane.depth, lane.spawn, lane.run, lane.agent_id) == (
+            "main", 1, "toolu_01WorkflowCall00000001", RUN, agent)
+        assert lane.label.startswith("Review src/") and lane.label.endswith(f"for bugs: workflow run {RUN}")
+    ends = {r.lane: r for r in result.relays if isinstance(r, R.LaneEnd)}
+    parser = json.loads(ends[f"{RUN}/{AGENTS[0]}"].returned or "")
+    assert parser == {"file": "src/parser.py", "bugs": [{"line": 2, "what": "a quoted comma splits a field"}]}
+    assert json.loads(ends[f"{RUN}/{AGENTS[1]}"].returned or "") == {"file": "src/cache.py", "bugs": []}
+    assert "returned {\"file\":\"src/cache.py\"" in summary(ends[f"{RUN}/{AGENTS[1]}"])
+    # the run's agents come right after the call that started them, together
+    call = next(r.seq for r in result.relays if isinstance(r, R.ToolUse) and r.name == "Workflow")
+    run_rows = [r.seq for r in result.relays if r.lane.startswith(RUN)]
+    assert run_rows == list(range(call + 1, call + 1 + len(run_rows)))
+    # every line of every transcript is accounted for; the journal is kept, not translated
+    assert result.companions == [f"{SESSION}/subagents/workflows/{RUN}/journal.jsonl"]
+    assert result.errors == [] and not [r for r in result.relays if isinstance(r, R.Error | R.Passthrough)]
+
+
+def test_the_swimlanes_stats_and_export_count_a_runs_agents() -> None:
+    files = folder_files(WORKFLOW)
+    [result] = translate_files(files)
+    timeline = build(result.relays, stamps_of({k: v.splitlines() for k, v in files.items()}), several=True)
+    tracks = {t.id: t for t in timeline.tracks}
+    assert {f"{RUN}/{a}" for a in AGENTS} <= set(tracks)
+    assert all(tracks[f"{RUN}/{a}"].agent is not None for a in AGENTS)
+    order = [t.id for t in timeline.tracks]
+    assert order.index(f"{RUN}/{AGENTS[1]}") == order.index(f"{RUN}/{AGENTS[0]}") + 1  # drawn together
+    code, out, _ = main("stats", str(WORKFLOW))
+    assert code == 0 and "2 sub-agents" in out.decode()
+    assert out.decode().count(f"for bugs: workflow run {RUN}") == 2
+    code, out, _ = main("export", "--format", "chrome-trace", str(WORKFLOW))
+    events = json.loads(out)["traceEvents"]
+    agents = [e for e in events if e.get("ph") == "X" and e.get("cat") == "agent"]
+    assert sorted(e["args"]["lane"] for e in agents) == sorted(["main", *(f"{RUN}/{a}" for a in AGENTS)])
+
+
+def test_the_audit_and_drift_see_no_journal_as_a_transcript() -> None:
+    code, out, err = main("translate", "-f", "text", str(WORKFLOW))
+    assert code == 0 and "journal.jsonl" not in err and "new to relayscope" not in err
+    assert "lane ends · returned" in out.decode()
+    code, out, err = main("audit", str(WORKFLOW))
+    assert code == 0 and "(6 file(s))" in out.decode()
+    code, out, _ = main("translate", "-f", "text", str(WORKFLOW))
+    assert "Workflow review (script)" in out.decode()  # the call by its run's name, not its script's JSON
+
+
+def test_spilled_output_stays_with_its_session() -> None:
+    files = folder_files(DOTS)
+    assert SPILLED in files
+    [group] = group_files(files)
+    assert SPILLED in group.files
+    [result] = translate_files(files)
+    assert result.companions == [SPILLED] and result.errors == []
+    code, _, err = main("translate", str(DOTS))
+    assert code == 0 and "b8oz93j98.txt" not in err
+
+
+def test_pack_carries_spilled_output(tmp_path: Path) -> None:
+    out = tmp_path / "shared.zip"
+    code, _, err = main("pack", "-o", str(out), str(DOTS))
+    assert code == 0, err
+    names = zipfile.ZipFile(io.BytesIO(out.read_bytes())).namelist()
+    assert f"files/{SPILLED}" in names
+
+
+def test_redact_covers_spilled_output(tmp_path: Path) -> None:
+    """The real folder, with a secret written into its spilled file (the capture has none)."""
+    folder = tmp_path / "in"
+    shutil.copytree(DOTS, folder)
+    spilled = folder / SPILLED
+    spilled.chmod(0o644)
+    spilled.write_bytes(spilled.read_bytes() + b"\nexport ANTHROPIC_API_KEY=sk-ant-api03-" + b"x" * 93 + b"AA\n"
+                        + b"cd /Users/dumitruvulpe/uw/telecom-mobile\n")
+    code, _, err = main("redact", "-o", str(tmp_path / "out"), str(folder))
+    assert code == 0, err
+    redacted = (tmp_path / "out" / SPILLED).read_text()
+    assert "sk-ant-api03-" not in redacted and "dumitruvulpe" not in redacted
+    assert "/Users/[redacted:user:1]/uw/telecom-mobile" in redacted  # the same name as in the transcripts
+
+
+def test_following_a_folder_skips_its_spilled_output_and_journals() -> None:
+    code, out, err = main("translate", "-f", "text", "--follow", "--idle-exit", "0.3", str(DOTS))
+    assert code == 0 and "b8oz93j98.txt" not in err, err
+    code, out, err = main("translate", "-f", "text", "--follow", "--idle-exit", "0.3", str(WORKFLOW))
+    assert code == 0 and "journal.jsonl" not in out.decode() + err
