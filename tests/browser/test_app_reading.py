@@ -120,6 +120,8 @@ def test_a_spilled_output_shows_its_file_in_the_call_s_detail(app) -> None:
     app.open_folder(SPILL)
     assert page.get_attribute("html", "data-reading") == "run"
     app.testid("filter").fill("b8oz93j98")
+    # the search runs a moment after the typing stops and redraws the rows: wait for it first
+    page.wait_for_selector("[data-testid=search-count]:not([hidden])", state="attached")
     row = page.locator(f'{ROWS}:has-text("whole in tool-results/b8oz93j98.txt")').first
     row.wait_for()
     row.locator(".summary").click()  # selected and opened
