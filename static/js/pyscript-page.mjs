@@ -58,19 +58,23 @@ function draw(result) {
 }
 
 let worker = null;
-let wanted = 0; // the newest edit; an older answer that lands late is dropped
+// Each edit takes the next ticket (data-edits); an answer is drawn only for the newest edit, and
+// data-shown then names it, so an older answer that lands late never shows or says "done".
+let edits = 0;
 async function run() {
-  const ticket = ++wanted;
+  const ticket = edits;
   root.dataset.appState = "analyzing";
   if (!worker) return; // the boot runs it once ready
   const text = await worker.sync.translate(input.value, strategy.value);
-  if (ticket !== wanted) return;
+  if (ticket !== edits) return;
   draw(JSON.parse(text));
+  root.dataset.shown = String(ticket);
   root.dataset.appState = "done";
 }
 
 let timer = 0;
 const soon = () => {
+  root.dataset.edits = String(++edits);
   root.dataset.appState = "analyzing";
   clearTimeout(timer);
   timer = setTimeout(() => run().catch(fail), 150);

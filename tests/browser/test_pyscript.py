@@ -67,8 +67,10 @@ def shown(page, text: str | None = None, strategy: str | None = None) -> None:
         page.fill('[data-testid="ps-input"]', text)
     if strategy is not None:
         page.select_option('[data-testid="ps-strategy"]', strategy)
-    assert page.get_attribute("html", "data-app-state") == "analyzing"
-    page.wait_for_selector(SETTLED_RUN, state="attached", timeout=BOOT_TIMEOUT_MS)
+    # the edit's ticket is taken as it is made; the page says "done" for that edit's answer alone
+    edit = page.get_attribute("html", "data-edits")
+    page.wait_for_selector(f'html[data-shown="{edit}"], html[data-app-state=error]', state="attached",
+                           timeout=BOOT_TIMEOUT_MS)
     assert page.get_attribute("html", "data-app-state") == "done"
 
 
