@@ -22,6 +22,7 @@ from ..lanes import Lane
 from ..wire import split_lines
 from .scan import (
     BAD_META,
+    Message,
     Text,
     _agent_id,
     _AgentFile,
@@ -34,6 +35,7 @@ from .scan import (
     _scan,
     _workflow_run,
     is_companion,
+    seconds,
 )
 
 # --- several files --------------------------------------------------------------------------
@@ -85,7 +87,7 @@ class _Links(msgspec.Struct, eq=False):
     spawn_file: dict[str, str]  # spawn id -> file it is in
     prompts: dict[str, list[str]]  # a spawn's prompt -> its calls
     runs: dict[str, tuple[str | None, str]]  # workflow run -> (its call, how)
-    sent: dict[str, list[tuple[str, str]]]  # agent id -> (SendMessage call, message), in order
+    sent: dict[str, list[Message]]  # agent id -> the SendMessage calls that resumed it, in order
     taken: set[str]  # spawn ids a sub-agent file is linked to
 
 
@@ -157,10 +159,16 @@ def _linked(f: _Files) -> _Links:
             if prompt:
                 prompts.setdefault(prompt, []).append(tool_id)
     runs = _workflow_calls(f.scans.values(), {r for n in f.agents if (r := _workflow_run(n)) is not None})
-    sent: dict[str, list[tuple[str, str]]] = {}
+    sent: dict[str, list[Message]] = {}
     for name in f.mains:
-        for message_call, to, message in f.scans[name].messages:
-            sent.setdefault(to, []).append((message_call, message))
+        scan = f.scans[name]
+        for m in scan.messages:
+            # the agent its result says it resumed (by id, whatever ``to`` named it by); a call
+            # whose result says it resumed none (its message was queued for a running agent)
+            # starts no span; a call with no result seen: the agent ``to`` names
+            whom = scan.resumed.get(m.call, m.to)
+            if whom is not None:
+                sent.setdefault(whom, []).append(m)
     return _Links(links, spawn_file, prompts, runs, sent, {spawn for spawn, _ in links.values()})
 
 
@@ -294,23 +302,30 @@ def _workflow_calls(scans: Iterable[_Scan], runs: set[str]) -> dict[str, tuple[s
     return found
 
 
-def _resumed_parts(lines: list[bytes], messages: list[tuple[str, str]]
+def _resumed_parts(lines: list[bytes], messages: list[Message]
                    ) -> tuple[list[bytes], list[tuple[str, int, list[bytes]]]]:
-    """A sub-agent file cut where each SendMessage's message continued it (the first user record
-    after the cut before whose text is the message): the lines before the first cut, and each
-    later part as (call, its first line, its lines). No message found: the file whole."""
+    """A sub-agent file cut where each SendMessage call resumed it: at the first user record with
+    words (no tool result) after the previous cut that is stamped no earlier than the call; where
+    the call or the records have no time, at the first such record whose text is the message.
+    Returns the lines before the first cut, and each later part as (call, its first line, its
+    lines). No cut found: the file whole."""
     cuts: list[tuple[int, str]] = []
     at = 1
-    for call, message in messages:
-        want = message.strip()
+    for m in messages:
+        want = m.message.strip()
         for i in range(at, len(lines)):
             line = lines[i]
             if b'"user"' not in line:
                 continue
             rec = decode_or(_scan, line, None)
-            if rec is not None and rec.type == "user" and (first_text(
-                    rec.message.content if rec.message is not None else None) or "").strip() == want:
-                cuts.append((i, call))
+            if rec is None or rec.type != "user":
+                continue
+            text = first_text(rec.message.content if rec.message is not None else None)
+            if text is None:
+                continue
+            when = seconds(rec.timestamp)
+            if (when >= m.at) if (m.at is not None and when is not None) else text.strip() == want:
+                cuts.append((i, m.call))
                 at = i + 1
                 break
     if not cuts:
