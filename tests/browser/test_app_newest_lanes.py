@@ -1,6 +1,6 @@
 """A Workflow run's agents and a message to a returned agent, on the page against the built site:
 the run's lanes under the Workflow call (the call opens them, each lane_start leads back), drawn
-together in the swimlanes; the SendMessage row in words, linked to the lane it continues and back,
+together in the swimlanes as one group under a header naming the run, its button leading to the call; the SendMessage row in words, linked to the lane it continues and back,
 and the lane's work after the message a second span of its track.
 
 The sessions are tests/fixtures/shapes/{workflow,sendmessage}/, built from the shapes PROTOCOL.md
@@ -64,3 +64,23 @@ def test_a_message_to_a_returned_agent_reads_in_words_and_draws_its_second_span(
     assert back.get_attribute("data-target") == seq
     spans = agent_spans(app, REVIEWER)
     assert len(spans) == 2 and spans[0]["end"] < spans[1]["start"]  # returned, then worked again
+
+
+def test_a_workflow_runs_agents_are_drawn_as_one_group_named_by_the_run(app: AppDriver) -> None:
+    open_folder(app, SHAPES / "workflow" / "-Users-dev-shop")
+    app.lanes_drawn()
+    group = app.page.locator(f'[data-testid=swimlane-run][data-run="{RUN}"]')
+    assert group.count() == 1
+    inside = group.evaluate("g => [...g.querySelectorAll('[data-testid=swimlane-track]')].map(e => e.dataset.lane)")
+    assert inside == [PARSER, CACHE]  # the run's agents, and only they, in the run's group
+    label = group.locator("[data-testid=swimlane-run-label]")
+    assert label.text_content() == f"Workflow review (script) · run {RUN}"
+    assert label.get_attribute("title") == label.text_content()
+    call = row(app, "tool_use", "Workflow review (script)").get_attribute("data-seq")
+    button = group.locator('.sl-run-head button[data-action="goto"]')
+    assert button.get_attribute("data-target") == call
+    button.click()
+    app.page.wait_for_selector(f'[data-testid="timeline"] .row.selected[data-seq="{call}"]')
+    assert app.page.locator("#swimlanes-tracks > [data-testid=swimlane-track]").evaluate_all(
+        "els => els.map(e => e.dataset.lane)") == ["main"]  # main stays outside any run
+    assert app.pwned() is None

@@ -125,3 +125,20 @@ def test_following_a_folder_skips_its_spilled_output_and_journals() -> None:
     assert code == 0 and "b8oz93j98.txt" not in err, err
     code, out, err = main("translate", "-f", "text", "--follow", "--idle-exit", "0.3", str(WORKFLOW))
     assert code == 0 and "journal.jsonl" not in out.decode() + err
+
+
+def test_the_swimlanes_gather_a_runs_agents_into_one_group_named_by_its_call() -> None:
+    from relayscope.web import model, newest
+
+    ws = model.Workspace()
+    for _ in ws.load(folder_files(WORKFLOW)):
+        pass
+    runs = newest.workflow_runs(ws)
+    lanes = [f"{RUN}/{a}" for a in AGENTS]
+    assert set(runs) == set(lanes) and runs[lanes[0]] is runs[lanes[1]]
+    run = runs[lanes[0]]
+    call = next(r.seq for r in ws.relays if isinstance(r, R.ToolUse) and r.name == "Workflow")
+    assert (run.run, run.label, run.call_seq) == (RUN, f"Workflow review (script) · run {RUN}", call)
+    # the run's lanes together where its first one was, whatever came between them
+    assert newest.grouped(["main", lanes[0], "toolu_other", lanes[1]], runs) == [
+        "main", (run, lanes), "toolu_other"]

@@ -5,7 +5,8 @@ Theory of operation
 The core (``spans.build``) makes the timeline of what the workspace shows: one track per lane,
 main on top and each sub-agent under the lane that spawned it, the agent span, the tool spans in
 rows, the marks. This module builds one element per track (``[data-testid=swimlane-track]
-[data-lane=ID]``, labelled as the lanes panel labels the lane) and sends the tracks' data to the
+[data-lane=ID]``, labelled as the lanes panel labels the lane; a Workflow run's tracks together
+in one ``[data-testid=swimlane-run]`` under a header naming the run, ``newest.grouped``) and sends the tracks' data to the
 page as ops (protocol.py): ``lanes`` (a new timeline: its axis and span), per track ``lane-meta``
 (names and sizes) and ``lane-part`` (compact JSON of numbers, names and labels, which the page
 only ever sets as ``textContent`` or ``fillText``), then ``lanes-ready``. The page's own module
@@ -209,7 +210,9 @@ class Swimlanes:
         elements = {t.lane: t.element for t in tracks}
         order = newest.placed([(tr.id, tr.depth, tr.agent.seq if tr.agent and tr.agent.tool_id else None)
                                for tr in tl.tracks], newest.missing_agents(ws))
-        box.append(*[elements[x] if isinstance(x, str) else _missing_card(x) for x in order])
+        box.append(*[elements[x] if isinstance(x, str) else _run_group(x[0], [elements[k] for k in x[1]])
+                     if isinstance(x, tuple) else _missing_card(x)
+                     for x in newest.grouped(order, newest.workflow_runs(ws))])
         self._say_figures(_figures_line(fig))
         self._say_fold()
         self.version += 1
@@ -406,6 +409,20 @@ class Swimlanes:
         a, b = self.range
         xs = self.xs
         return [q for q in seqs if q < len(xs) and a <= xs[q] <= b]
+
+
+def _run_group(run: newest.WorkflowRun, tracks: list[Element]) -> Element:
+    """One Workflow run's tracks together under a header that names the run (its call, its id)."""
+    group = h("div", cls="sl-run", attrs={"data-testid": "swimlane-run", "data-run": run.run, "role": "group",
+                                          "aria-label": run.label})
+    head = h("div", cls="sl-run-head")
+    head.append(h("span", run.label, cls="sl-run-label", attrs={"title": run.label, "data-testid": "swimlane-run-label"}))
+    if run.call_seq is not None:
+        head.append(h("button", f"call #{run.call_seq}", cls="link", attrs={
+            "type": "button", "data-action": "goto", "data-target": run.call_seq, "tabindex": -1,
+            "title": f"the Workflow call that started {run.run}"}))
+    group.append(head, *tracks)
+    return group
 
 
 def _missing_card(m: newest.MissingAgent) -> Element:
