@@ -125,7 +125,7 @@ def _sorted_files(files: Mapping[str, Text], cache: _Prepared) -> _Files:
             f.companions.append(name)
             wf = _workflow_run(name)
             if wf is not None:
-                for agent, value in _journal_results(content).items():
+                for agent, value in journal_results(content).items():
                     f.returned[(wf, agent)] = value
             continue
         m = AGENT_META.match(_basename(name))
@@ -181,11 +181,9 @@ def _queue_agent(t: SessionTranslator, f: _Files, lk: _Links, name: str,
     if wf is not None:  # an agent of a Workflow run: a lane of its own under the call
         call, how = lk.runs.get(wf, (None, UNLINKED))
         meta = f.metas.get(agent)
-        af = _AgentFile(name, agent, f"{wf}/{agent}", f.data[name], how, run=wf, returned=f.returned.get((wf, agent)))
-        task = (meta.description if meta is not None else None) or _first_sentence(f.scans[name].first_prompt)
-        # its task first (the run's agents told apart in a narrow lane), then its run
-        lane = t.lanes.own_lane(af.lane, agent_type=task or agent, description=f"workflow run {wf}")
-        lane.spawn, lane.run, lane.agent_id, lane.file = call, wf, agent, name
+        lane = workflow_lane(t, name, wf, agent, call, meta.description if meta is not None else None,
+                             f.scans[name].first_prompt)
+        af = _AgentFile(name, agent, lane, f.data[name], how, run=wf, returned=f.returned.get((wf, agent)))
         if call is not None:
             waiting.setdefault(call, []).append(af)
         pending.append(af)
@@ -236,8 +234,7 @@ def _run_files(t: SessionTranslator, f: _Files, waiting: dict[str, list[_AgentFi
             out += t.end_lane(af.name, af.first_line + len(af.lines) - 1, af.lane, None,
                               f"end of the work after the message of call {af.resumed_by}")
         if af.run is not None:  # no tool_result ends a workflow's agent: the end of its file does
-            out += t.end_lane(af.name, len(af.lines), af.lane, af.returned,
-                              f"end of workflow {af.run}'s agent" + (": its journal's result" if af.returned else ""))
+            out += end_workflow_agent(t, af.name, len(af.lines), af.lane, af.run, af.returned)
         return out
 
     def on_spawn(spawn: str) -> list[R.Relay]:
@@ -270,7 +267,28 @@ class _JournalLine(Struct):
 _journal_line: Final = msgspec.json.Decoder(_JournalLine)
 
 
-def _journal_results(content: Text) -> dict[str, str]:
+def workflow_lane(t: SessionTranslator, name: str, run: str, agent: str, call: str | None,
+                  description: str | None, first_prompt: str | None) -> str:
+    """The lane of agent ``agent`` of Workflow run ``run`` (its file ``name``), made under the
+    run's call ``call`` (None: not found) and labelled by its task (its meta file's description,
+    else its prompt's first sentence) and its run. Returns its id, ``<run>/<agent>``."""
+    lane_id = f"{run}/{agent}"
+    task = description or _first_sentence(first_prompt)
+    # its task first (the run's agents told apart in a narrow lane), then its run
+    lane = t.lanes.own_lane(lane_id, agent_type=task or agent, description=f"workflow run {run}")
+    lane.spawn, lane.run, lane.agent_id, lane.file = call, run, agent, name
+    return lane_id
+
+
+def end_workflow_agent(t: SessionTranslator, name: str, lines: int, lane: str, run: str,
+                       returned: str | None) -> list[R.Relay]:
+    """A workflow agent's lane ended at the end of its file (``lines`` its last line), with what
+    its run's journal says it returned: no tool_result ends it."""
+    return t.end_lane(name, lines, lane, returned, f"end of workflow {run}'s agent"
+                      + (": its journal's result" if returned else ""))
+
+
+def journal_results(content: Text) -> dict[str, str]:
     """Agent id -> what it returned, from a workflow run's ``journal.jsonl`` (``{"type": "result",
     "agentId", "result"}`` lines; a later line for an agent wins): text as it is, else its JSON."""
     out: dict[str, str] = {}
@@ -287,17 +305,25 @@ _text: Final = msgspec.json.Decoder(str)
 
 
 def _workflow_calls(scans: Iterable[_Scan], runs: set[str]) -> dict[str, tuple[str | None, str]]:
-    """Each workflow run -> (its Workflow call, how that was found): the call whose result names
-    the run (``toolUseResult.runId``), else, in order, the Workflow calls no result names."""
-    found: dict[str, tuple[str | None, str]] = {}
+    """Each workflow run -> (its Workflow call, how that was found), from the files' scans."""
+    named: dict[str, str] = {}
     calls: list[str] = []
     for s in scans:
         calls.extend(s.workflow_calls)
         for run, call in s.workflow_runs.items():
-            found.setdefault(run, (call, "toolUseResult.runId of the Workflow call's result"))
-    named = {call for call, _ in found.values()}
-    free = [c for c in calls if c not in named]
-    for run, call in zip(sorted(r for r in runs if r not in found), free, strict=False):
+            named.setdefault(run, call)
+    return pair_runs(named, calls, runs)
+
+
+def pair_runs(named: Mapping[str, str], calls: Iterable[str], runs: Iterable[str]) -> dict[str, tuple[str | None, str]]:
+    """Each workflow run -> (its Workflow call, how that was found): the call whose result names
+    the run (``named``: ``toolUseResult.runId``), else, in order, the Workflow calls (``calls``,
+    in order) no result names, given to the runs of ``runs`` no result names, by id."""
+    found: dict[str, tuple[str | None, str]] = {
+        run: (call, "toolUseResult.runId of the Workflow call's result") for run, call in named.items()}
+    taken = set(named.values())
+    free = [c for c in calls if c not in taken]
+    for run, call in zip(sorted(r for r in set(runs) if r not in found), free, strict=False):
         found[run] = (call, "the Workflow call no result names, in order")
     return found
 
