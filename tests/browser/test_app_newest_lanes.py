@@ -84,3 +84,42 @@ def test_a_workflow_runs_agents_are_drawn_as_one_group_named_by_the_run(app: App
     assert app.page.locator("#swimlanes-tracks > [data-testid=swimlane-track]").evaluate_all(
         "els => els.map(e => e.dataset.lane)") == ["main"]  # main stays outside any run
     assert app.pwned() is None
+
+
+SHOWS_FIRST = """([label, n]) => {
+  const text = [...label.querySelectorAll('span')].find((s) => getComputedStyle(s).display !== 'none').firstChild;
+  const range = document.createRange();
+  range.setStart(text, 0);
+  range.setEnd(text, Math.min(n, text.length));
+  return range.getBoundingClientRect().width <= label.clientWidth + 0.5;
+}"""
+
+
+def test_on_a_phone_the_lane_labels_show_what_tells_the_agents_apart(app: AppDriver) -> None:
+    """At 390 px the tracks are compact, each label in a column beside its track: wide enough for
+    the first 16 characters of what each agent does (a run's agent by its task under the run's
+    header; a sub-agent without its kind), the whole label in its title."""
+    page = app.page
+    page.set_viewport_size({"width": 390, "height": 844})
+    try:
+        open_folder(app, SHAPES / "workflow" / "-Users-dev-shop")
+        app.lanes_drawn()
+        if page.get_attribute("#swimlanes-fold", "aria-expanded") == "false":
+            page.click("#swimlanes-fold")
+        page.wait_for_selector("[data-testid=swimlanes][data-density=compact]", state="attached")
+        for lane, task in ((PARSER, "Review src/parser.py for bugs"), (CACHE, "Review src/cache.py for bugs")):
+            label = page.locator(f'[data-testid=swimlane-track][data-lane="{lane}"] [data-testid=swimlane-label]')
+            assert label.text_content() == task  # the run is its group's header
+            assert label.get_attribute("title") == f"{task}: workflow run {RUN}"
+            assert page.evaluate(SHOWS_FIRST, [label.element_handle(), 16])  # "Review src/parse"
+        folder = (Path(__file__).resolve().parents[1] / "fixtures" / "real" / "session-jsonl" / "handgemacht-ai__claude-code-log"
+                  / "test" / "test_data" / "real_projects" / "-experiments-worktrees")
+        open_folder(app, folder)
+        app.lanes_drawn()
+        label = page.locator("[data-testid=swimlane-track][data-parent] [data-testid=swimlane-label]").first
+        title = label.get_attribute("title") or ""
+        assert title.startswith("general-purpose: ") and label.text_content() == title
+        assert label.locator(".sl-kind").evaluate("s => getComputedStyle(s).display") == "none"
+        assert page.evaluate(SHOWS_FIRST, [label.element_handle(), 16])  # "Research Claude "
+    finally:
+        page.set_viewport_size({"width": 1400, "height": 900})
