@@ -330,17 +330,17 @@ def test_a_watched_folder_ties_a_workflow_runs_agents_to_its_call(app) -> None:
     files = {str(p.relative_to(shop)): p.read_bytes() for p in sorted(shop.rglob("*")) if p.is_file()}
     main_name = next(k for k in files if "/" not in k)
     main = files.pop(main_name).splitlines(keepends=True)
-    page.evaluate(OPFS_DIR, "w6")
-    write(page, f"w6/{main_name}", b"".join(main[:3]), fresh=True)  # the call, its result (runId)
-    page.evaluate(WATCH, ["w6", INTERVAL_MS])
+    page.evaluate(OPFS_DIR, "w20")
+    write(page, f"w20/{main_name}", b"".join(main[:3]), fresh=True)  # the call, its result (runId)
+    page.evaluate(WATCH, ["w20", INTERVAL_MS])
     total = sum(map(len, main[:3]))
     read_up_to(page, total)
     assert app.lanes() == ["main"]
     journal = next(k for k in files if k.endswith("journal.jsonl"))
     for name in sorted(files, key=lambda k: (k == journal, k)):  # the agents, then what they returned
-        write(page, f"w6/{name}", files[name], fresh=True)
+        write(page, f"w20/{name}", files[name], fresh=True)
         total += len(files[name])
-    write(page, f"w6/{main_name}", b"".join(main[3:]))
+    write(page, f"w20/{main_name}", b"".join(main[3:]))
     total += sum(map(len, main[3:]))
     read_up_to(page, total)
     run = "wf_3a1b2c3d-4e5"
