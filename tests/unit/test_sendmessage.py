@@ -4,6 +4,9 @@ The session is tests/fixtures/shapes/sendmessage/, built from PROTOCOL.md sectio
 ``{"to", "summary", "message"}``, the agent's later work appended to its own file) and the
 result's ``toolUseResult {success, message, resumedAgentId}`` as public notes quote it from
 CLI 2.1.204-2.1.284 (no public capture holds a whole resumed agent's file; see its README).
+tests/fixtures/shapes/sendmessage-running/ sends the same words twice, to the agent while it runs
+(queued: no span) and, by its name, after it returned (resumed): the span is tied by the agent the
+result names, not by the words.
 """
 
 from __future__ import annotations
