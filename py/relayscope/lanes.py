@@ -97,6 +97,20 @@ def lane_of_agent(lanes: Mapping[str, Lane], agent_id: str | None) -> str | None
     return next((k for k, lane in lanes.items() if agent_id and lane.agent_id == agent_id), None)
 
 
+def lane_of_message(lanes: Mapping[str, Lane], call: str, to: str | None) -> str | None:
+    """The id of the lane a SendMessage call ``call`` writes to: the lane it resumed (its
+    ``messages``: the agent the call's result names, whatever ``to`` called it), else the lane of
+    the agent whose id is ``to``, else None."""
+    return next((k for k, lane in lanes.items() if call in lane.messages), None) or lane_of_agent(lanes, to)
+
+
+def message_labels(lanes: Mapping[str, Lane], call: str, to: str | None) -> dict[str, str]:
+    """``{to: label}`` of the lane a SendMessage call writes to (:func:`lane_of_message`), for
+    ``describe.summary``; empty when none is known."""
+    lane = lane_of_message(lanes, call, to)
+    return {to: lanes[lane].label} if lane is not None and to is not None else {}
+
+
 def missing_transcripts(lanes: Mapping[str, Lane]) -> dict[str, str]:
     """Lane id -> the file to look for, for each sub-agent a session's records name (by a spawn's
     result or a meta file) whose transcript was not among the input; in lane order."""

@@ -18,6 +18,12 @@ here); complete lines are translated at once, a partial last line waits for its 
   that result's ``agentId`` links is linked there), so its lane ends at the result as in the
   one-shot translation. At :meth:`finish` a file nothing linked gets a lane of its own (as the
   one-shot translation gives orphans).
+* A Workflow run's agent file (``<session>/subagents/workflows/wf_<id>/agent-*.jsonl``) joins as
+  the lane ``wf_<id>/<agent>`` under the run's call once a result names the run
+  (``toolUseResult.runId``; at :meth:`finish`, the Workflow calls no result names, in order), as
+  ``multifile.translate_session`` places it; its lane ends with what the run's ``journal.jsonl``
+  (read, not translated) says it returned, once the journal has its result and its file has no
+  line pending (else at :meth:`finish`).
 
 Order: relays come in the order their lines arrive, so parallel sub-agents interleave as they
 run. Translating the finished files at once (``multifile.translate_files``) emits each
@@ -44,7 +50,21 @@ from .formats import FORMATS, sniff_line
 from .formats.session import SessionTranslator
 from .lanes import Lane
 from .library import SUBAGENT, place
-from .multifile import agent_file_id, file_head, is_companion, meta_file_id, read_meta, result_links
+from .multifile import (
+    agent_file_id,
+    end_workflow_agent,
+    file_head,
+    is_companion,
+    is_journal,
+    journal_results,
+    meta_file_id,
+    pair_runs,
+    read_meta,
+    result_links,
+    workflow_lane,
+    workflow_links,
+    workflow_run,
+)
 
 _SNIFF_LINES: Final = 8
 
@@ -63,6 +83,8 @@ class _Session(msgspec.Struct, eq=False):
     main: str | None = None
     session_id: str | None = None
     waiting: list[_File] = msgspec.field(default_factory=list)  # sub-agent files not linked yet
+    runs: dict[str, str] = msgspec.field(default_factory=dict)  # wf_<id> -> the Workflow call its result names
+    workflow_calls: list[str] = msgspec.field(default_factory=list)  # Workflow calls fed, in order
 
 
 class _File(msgspec.Struct, eq=False):
@@ -75,6 +97,9 @@ class _File(msgspec.Struct, eq=False):
     lane: str | None = None  # a linked sub-agent file's lane
     agent_id: str | None = None
     busy: bool = False  # its lines are being fed (a child file fed first must not come back to it)
+    run: str | None = None  # a Workflow run's agent file: its run (wf_<id>)
+    lines: int = 0  # lines fed
+    ended: bool = False  # a run's agent whose lane ended (its journal's result came)
 
 
 class LiveFiles:
@@ -96,6 +121,7 @@ class LiveFiles:
         self._by_sid: dict[str, _Session] = {}
         self._metas: dict[str, tuple[str | None, str | None, str | None, int | None]] = {}  # agent meta
         self._meta_text: dict[str, bytes] = {}
+        self._journals: dict[str, bytes] = {}  # a Workflow run's folder -> its journal so far
         self._seq = 0
         self._reported: dict[int, int] = {}  # id(translator) -> errors already taken
 
@@ -113,11 +139,15 @@ class LiveFiles:
             if is_meta(name):
                 self._meta(name, data)
                 continue
-            if is_companion(name):  # spilled tool output, a workflow's journal: no transcript to follow
+            if is_journal(name):  # read for its agents' return values, not translated
+                key = _dirname(name)
+                self._journals[key] = self._journals.get(key, b"") + data
+                continue
+            if is_companion(name):  # spilled tool output: no transcript to follow
                 continue
             f = self.files.get(name)
             if f is None:
-                f = self.files[name] = _File(name, agent_id=agent_file_id(name))
+                f = self.files[name] = _File(name, agent_id=agent_file_id(name), run=workflow_run(name))
             parts = (f.rest + data).split(b"\n")
             f.rest = parts.pop()
             f.pending.extend(parts)
@@ -129,6 +159,10 @@ class LiveFiles:
             out.extend(self._link_waiting(s, final=False))
         for f in touched:
             out.extend(self._pump(f))
+        if self._journals:
+            for f in self.files.values():
+                if f.run is not None and not f.rest and not f.pending and self._returned(f) is not None:
+                    out.extend(self._end_workflow_agent(f))
         return out
 
     def meta(self, name: str, data: bytes) -> list[R.Relay]:
@@ -144,7 +178,8 @@ class LiveFiles:
             return []
         out = self._pump(f) + self._end(f)
         if f.kind == "agent" and f.lane is not None:
-            self.files[name] = _File(name, agent_id=f.agent_id, kind=f.kind, session=f.session, lane=f.lane)
+            self.files[name] = _File(name, agent_id=f.agent_id, kind=f.kind, session=f.session, lane=f.lane, run=f.run,
+                                     ended=f.ended)
         return out
 
     def finish(self) -> list[R.Relay]:
@@ -162,6 +197,7 @@ class LiveFiles:
             out.extend(self._pump(f))
         for f in self.files.values():
             out.extend(self._end(f))
+            out.extend(self._end_workflow_agent(f))
         for s in self.sessions.values():
             out.extend(self._run(s.t, s.t.finish))
         return out
@@ -211,11 +247,23 @@ class LiveFiles:
             for line in lines:
                 out.extend(self._children_first(s, line))
                 out.extend(self._run(s.t, lambda: s.t.feed_file_line(f.name, line, f.lane)))  # noqa: B023 - run at once
+                f.lines += 1
+                self._note_runs(s, line)
                 if s.waiting:
                     out.extend(self._link_waiting(s, final=False))
         finally:
             f.busy = False
         return out
+
+    @staticmethod
+    def _note_runs(s: _Session, line: bytes) -> None:
+        """The Workflow calls a line fed makes, and the runs its results name."""
+        if b'"Workflow"' not in line and b'"runId"' not in line:
+            return
+        calls, runs = workflow_links(line)
+        s.workflow_calls.extend(c for c in calls if c not in s.workflow_calls)
+        for run, call in runs.items():
+            s.runs.setdefault(run, call)
 
     def _children_first(self, s: _Session, line: bytes) -> list[R.Relay]:
         """Before a spawn's result: the lines of its sub-agent file read so far. A file that
@@ -292,12 +340,23 @@ class LiveFiles:
 
     def _link_waiting(self, s: _Session, final: bool) -> list[R.Relay]:
         out: list[R.Relay] = []
+        ready: list[_File] = []  # a run's agents: all linked first, then fed one after the other
         for f in list(s.waiting):
             if f not in s.waiting:  # linked meanwhile, by a file fed from this loop
                 continue
             assert f.agent_id is not None
             meta = self._metas.get(f"{_dirname(f.name)}/{f.agent_id}")
             prompt = file_head(f.pending[:_SNIFF_LINES])[1]
+            if f.run is not None:  # a Workflow run's agent: under the run's call, once one is known
+                runs = {w.run for w in s.waiting if w.run is not None}
+                call = (pair_runs(s.runs, s.workflow_calls, runs).get(f.run, (None, ""))[0] if final
+                        else s.runs.get(f.run))
+                if call is None and not final:
+                    continue  # its lines wait for a result that names its run
+                s.waiting.remove(f)
+                f.lane = workflow_lane(s.t, f.name, f.run, f.agent_id, call, meta[2] if meta else None, prompt)
+                ready.append(f)
+                continue
             link = s.t.link_file(f.agent_id, prompt, meta[0] if meta else None)
             if link is not None and not (final or s.t.spawned(link[0])):
                 continue  # its lines wait for the call that spawned it
@@ -314,7 +373,23 @@ class LiveFiles:
             s.waiting.remove(f)
             f.lane = lane
             out.extend(self._pump(f))
+        for f in ready:
+            out.extend(self._pump(f))
         return out
+
+    def _end_workflow_agent(self, f: _File) -> list[R.Relay]:
+        """A Workflow run's agent file at the end of input: its lane ends, with what the run's
+        journal says it returned."""
+        if f.run is None or f.lane is None or f.session is None or f.ended:
+            return []
+        f.ended = True
+        t, lane, run, returned = f.session.t, f.lane, f.run, self._returned(f)
+        return self._run(t, lambda: end_workflow_agent(t, f.name, f.lines, lane, run, returned))
+
+    def _returned(self, f: _File) -> str | None:
+        """What a run's agent returned, as its run's journal says so far; None if it does not say."""
+        journal = self._journals.get(_dirname(f.name))
+        return journal_results(journal).get(f.agent_id or "") if journal else None
 
     def _end(self, f: _File) -> list[R.Relay]:
         if f.kind == "other" and f.analyzer is not None:

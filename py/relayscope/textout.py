@@ -35,7 +35,7 @@ from . import describe as D
 from . import relay as R
 from . import trace as T
 from ._bounded import RecentMap
-from .lanes import MESSAGE_TOOL, SPAWN_TOOLS, Lane, agent_labels
+from .lanes import MESSAGE_TOOL, SPAWN_TOOLS, Lane, message_labels
 from .meaning import call_of, is_error
 from .present import clip, summary
 from .termsafe import safe
@@ -229,7 +229,7 @@ class RelayText(Layout):
         if isinstance(r, R.ToolUse):
             self.calls[r.id] = r.seq
             if r.name == MESSAGE_TOOL and self._lanes is not None:  # to the agent by its lane's label
-                words = D.summary(r, None, agent_labels(self._lanes())) or words
+                words = D.summary(r, None, message_labels(self._lanes(), r.id, D.message_to(r))) or words
         elif isinstance(r, R.ToolResult):
             sgr = _RED if r.is_error else sgr
             words += spill_note(r, self.inputs or ())

@@ -53,6 +53,7 @@ const NARROW = matchMedia("(max-width: 640px)"); // swimlanes.css's narrow layou
 const RULER_LABEL_H = 11; // the ruler's top line: the ticks' and the breaks' labels (px; .sl-gap's line-height)
 const FULL_HEAD_H = 30; // a full track's head: its label over its figures (px, swimlanes.css)
 const TRACK_CHROME = 7; // a full track's border and padding (px, swimlanes.css)
+const RUN_HEAD_H = 19; // a Workflow run's header over its tracks, with its border (px, swimlanes.css)
 // A sub-agent's spans are drawn at least this wide (px), from their true start, so that a short
 // agent stays in sight and clickable at any zoom; its tooltip says its true duration, and that it
 // is drawn wider than its time. Main's spans are drawn to scale (at least a pixel column): its
@@ -203,7 +204,8 @@ function fitDensity() {
   const cs = getComputedStyle(tracksBox);
   const room = cs.maxHeight !== "none" ? parseFloat(cs.maxHeight) : tracksBox.clientHeight;
   if (!room) return; // folded, or not laid out yet
-  const need = lanes.reduce((n, l) => n + Math.max(heightAt(DENSITIES.full, l.rowsUsed), FULL_HEAD_H) + TRACK_CHROME, 0);
+  const need = lanes.reduce((n, l) => n + Math.max(heightAt(DENSITIES.full, l.rowsUsed), FULL_HEAD_H) + TRACK_CHROME, 0)
+    + tracksBox.querySelectorAll(".sl-run-head").length * RUN_HEAD_H;
   // a phone (swimlanes.css's narrow layout) keeps them compact at any height: drawn full there a
   // label goes above its track and a missing sub-agent's card wraps, which this sum does not count
   const next = need <= room + 1 && !NARROW.matches ? DENSITIES.full : DENSITIES.compact;

@@ -319,3 +319,35 @@ def test_a_search_typed_while_watching_finds_the_rows_and_results_that_come_late
     page.wait_for_selector(f'[data-testid="relay-count"]:text-is("{len(found)}")', state="attached")
     assert app.relay_count() == len(found)
     assert page.locator(f'[data-testid="timeline"] .row[data-seq="{call}"]').count() == 1
+
+
+def test_a_watched_folder_ties_a_workflow_runs_agents_to_its_call(app) -> None:
+    """tests/fixtures/shapes/workflow/ (a run built from its documented shapes, see its README),
+    written as Claude Code writes it: the Workflow call and its result naming the run first, then
+    the run's agents' meta files and transcripts, then its journal."""
+    page = app.page
+    shop = Path(__file__).resolve().parents[1] / "fixtures" / "shapes" / "workflow" / "-Users-dev-shop"
+    files = {str(p.relative_to(shop)): p.read_bytes() for p in sorted(shop.rglob("*")) if p.is_file()}
+    main_name = next(k for k in files if "/" not in k)
+    main = files.pop(main_name).splitlines(keepends=True)
+    page.evaluate(OPFS_DIR, "w20")
+    write(page, f"w20/{main_name}", b"".join(main[:3]), fresh=True)  # the call, its result (runId)
+    page.evaluate(WATCH, ["w20", INTERVAL_MS])
+    total = sum(map(len, main[:3]))
+    read_up_to(page, total)
+    assert app.lanes() == ["main"]
+    journal = next(k for k in files if k.endswith("journal.jsonl"))
+    for name in sorted(files, key=lambda k: (k == journal, k)):  # the agents, then what they returned
+        write(page, f"w20/{name}", files[name], fresh=True)
+        total += len(files[name])
+    write(page, f"w20/{main_name}", b"".join(main[3:]))
+    total += sum(map(len, main[3:]))
+    read_up_to(page, total)
+    run = "wf_3a1b2c3d-4e5"
+    assert app.lanes() == ["main", f"{run}/a3f1c2d4e5b6a7980", f"{run}/a9e8d7c6b5a4f3e21"]
+    label = page.locator(f'[data-testid=lane][data-lane="{run}/a3f1c2d4e5b6a7980"] [data-testid=lane-label]')
+    assert label.text_content() == f"Review src/parser.py for bugs: workflow run {run}"
+    call = page.locator('[data-testid="timeline"] .row[data-type="tool_use"]').filter(has_text="Workflow review")
+    assert call.locator('[data-testid="opens-lane"]').get_attribute("data-target") == f"{run}/a3f1c2d4e5b6a7980"
+    ends = page.locator('[data-testid="timeline"] .row[data-type="lane_end"]').filter(has_text="returned")
+    assert ends.count() == 2  # each ended with what the journal says it returned, while watched

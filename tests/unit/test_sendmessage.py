@@ -4,6 +4,9 @@ The session is tests/fixtures/shapes/sendmessage/, built from PROTOCOL.md sectio
 ``{"to", "summary", "message"}``, the agent's later work appended to its own file) and the
 result's ``toolUseResult {success, message, resumedAgentId}`` as public notes quote it from
 CLI 2.1.204-2.1.284 (no public capture holds a whole resumed agent's file; see its README).
+tests/fixtures/shapes/sendmessage-running/ sends the same words twice, to the agent while it runs
+(queued: no span) and, by its name, after it returned (resumed): the span is tied by the agent the
+result names, not by the words.
 """
 
 from __future__ import annotations
@@ -97,3 +100,53 @@ def test_a_workflow_calls_row_opens_its_runs_lanes_and_they_lead_back() -> None:
     assert backs == [call.seq, call.seq]
     assert {lane.id for lane in ws.lanes} >= {"wf_3a1b2c3d-4e5/a3f1c2d4e5b6a7980", "wf_3a1b2c3d-4e5/a9e8d7c6b5a4f3e21"}
 
+
+
+RUNNING = ROOT / "tests" / "fixtures" / "shapes" / "sendmessage-running" / "-Users-dev-shop"
+QUEUED, RESUMED = "toolu_01MessageRunning0001", "toolu_01MessageReturned001"
+
+
+def running_files() -> dict[str, bytes]:
+    return {str(p.relative_to(RUNNING)): p.read_bytes() for p in sorted(RUNNING.rglob("*"))
+            if p.is_file() and read_in_folder(str(p.relative_to(RUNNING)))}
+
+
+def test_the_span_after_a_message_is_tied_by_the_agent_the_result_names_not_by_the_words() -> None:
+    """The same words are sent twice: first to the running agent by its id (its result: queued,
+    the words land inside its first span, line 4), then, after it returned, by its name ("reviewer",
+    the result's resumedAgentId is its id). Only the second call resumes it, at line 6."""
+    [result] = translate_files(running_files())
+    relays = result.relays
+    starts = [r for r in relays if isinstance(r, R.LaneStart) and r.lane == SPAWN]
+    assert [(s.resumed_by, s.line) for s in starts] == [(None, 1), (RESUMED, 6)]
+    ends = [r for r in relays if isinstance(r, R.LaneEnd) and r.lane == SPAWN]
+    later = [r.line for r in relays if r.lane == SPAWN and starts[1].seq < r.seq < ends[-1].seq
+             and not isinstance(r, R.Usage)]
+    assert later == [6, 7, 8, 9]
+    first = [r.line for r in relays if r.lane == SPAWN and r.file and AGENT in r.file and r.seq < starts[1].seq
+             and not isinstance(r, R.LaneStart | R.LaneEnd | R.Usage)]
+    assert first == [1, 2, 3, 4, 5]  # the queued words are part of its first span
+    assert result.lanes[SPAWN].messages == (RESUMED,)
+    call = next(r.seq for r in relays if isinstance(r, R.ToolUse) and r.id == RESUMED)
+    assert starts[1].seq > call
+
+
+def test_a_message_by_the_agents_name_links_to_its_lane_and_second_span() -> None:
+    code, out, err = main("translate", "-f", "text", str(RUNNING))
+    assert code == 0, err
+    text = out.decode()
+    assert text.count(f"→ {LABEL}: run the parser tests too") == 2 and "→ reviewer" not in text
+    ws = model.Workspace()
+    for _ in ws.load(running_files()):
+        pass
+    rows = [ws.row(i) for i in range(len(ws.relays))]
+    call = next(r for r in rows if isinstance(r.relay, R.ToolUse) and r.relay.id == RESUMED)
+    assert call.opens_lane == SPAWN and ws.shown(call).startswith(f"→ {LABEL}: ")
+    resumed = next(r for r in rows if isinstance(r.relay, R.LaneStart) and r.relay.resumed_by)
+    assert resumed.back_to == call.seq
+    files = running_files()
+    [result] = translate_files(files)
+    timeline = build(result.relays, stamps_of({k: v.splitlines() for k, v in files.items()}), several=True)
+    track = next(t for t in timeline.tracks if t.id == SPAWN)
+    assert [s.tool_id for s in track.resumed] == [RESUMED]
+    assert track.resumed[0].end - track.resumed[0].start == 44.0  # 09:00:34 .. 09:01:18

@@ -15,6 +15,7 @@ import shutil
 import zipfile
 from pathlib import Path
 
+import msgspec
 from _cli import main
 from _corpus import FIXTURE_SESSIONS, ROOT
 
@@ -125,3 +126,85 @@ def test_following_a_folder_skips_its_spilled_output_and_journals() -> None:
     assert code == 0 and "b8oz93j98.txt" not in err, err
     code, out, err = main("translate", "-f", "text", "--follow", "--idle-exit", "0.3", str(WORKFLOW))
     assert code == 0 and "journal.jsonl" not in out.decode() + err
+
+
+def test_the_swimlanes_gather_a_runs_agents_into_one_group_named_by_its_call() -> None:
+    from relayscope.web import model, newest
+
+    ws = model.Workspace()
+    for _ in ws.load(folder_files(WORKFLOW)):
+        pass
+    runs = newest.workflow_runs(ws)
+    lanes = [f"{RUN}/{a}" for a in AGENTS]
+    assert set(runs) == set(lanes) and runs[lanes[0]] is runs[lanes[1]]
+    run = runs[lanes[0]]
+    call = next(r.seq for r in ws.relays if isinstance(r, R.ToolUse) and r.name == "Workflow")
+    assert (run.run, run.label, run.call_seq) == (RUN, f"Workflow review (script) · run {RUN}", call)
+    # the run's lanes together where its first one was, whatever came between them
+    assert newest.grouped(["main", lanes[0], "toolu_other", lanes[1]], runs) == [
+        "main", (run, lanes), "toolu_other"]
+
+
+def written_in_time_order(folder: Path) -> list[tuple[str, bytes]]:
+    """The run's session folder as Claude Code writes it: every transcript line at its timestamp,
+    each agent's meta file and journal ``started`` line as it starts, its journal ``result`` line
+    right after its last line ((relative path, bytes) in order)."""
+    files = folder_files(folder)
+    journal = next(k for k in files if k.endswith("journal.jsonl"))
+    said: dict[str, list[bytes]] = {json.loads(x)["agentId"]: [] for x in files[journal].splitlines()}
+    for x in files[journal].splitlines():
+        said[json.loads(x)["agentId"]].append(x + b"\n")
+    timed = []
+    for name, content in files.items():
+        if name.endswith(".jsonl") and name != journal:
+            lines = content.splitlines(keepends=True)
+            for i, x in enumerate(lines):
+                agent = next((a for a in said if f"agent-{a}.jsonl" in name), None)
+                before = [(f"{name[:-len('.jsonl')]}.meta.json", files[f"{name[:-len('.jsonl')]}.meta.json"]),
+                          (journal, said[agent][0])] if agent and i == 0 else []
+                after = [(journal, said[agent][1])] if agent and i == len(lines) - 1 else []
+                timed.append((json.loads(x)["timestamp"], name, i, [*before, (name, x), *after]))
+    return [event for *_, events in sorted(timed) for event in events]
+
+
+def test_a_run_followed_as_it_is_written_ties_its_agents_to_its_call_as_the_whole_folder_does() -> None:
+    from relayscope.live import LiveFiles
+
+    [whole] = translate_files(folder_files(WORKFLOW))
+    live = LiveFiles()
+    relays = []
+    ended_while_following = []
+    for name, data in written_in_time_order(WORKFLOW):
+        got = live.feed(name, data)
+        relays += got
+        ended_while_following += [r.lane for r in got if isinstance(r, R.LaneEnd) and r.lane.startswith(RUN)]
+    relays += live.finish()
+
+    def by_file(rs: list[R.Relay]) -> dict[str | None, list[R.Relay]]:
+        out: dict[str | None, list[R.Relay]] = {}
+        for r in rs:
+            out.setdefault(r.file, []).append(msgspec.structs.replace(r, seq=0))
+        return out
+
+    assert by_file(relays) == by_file(whole.relays)  # per file, the same relays in the same order
+    lanes = live.lanes()
+    for agent in AGENTS:
+        lane = lanes[f"{RUN}/{agent}"]
+        assert (lane.spawn, lane.run, lane.agent_id, lane.label) == (
+            "toolu_01WorkflowCall00000001", RUN, agent, whole.lanes[f"{RUN}/{agent}"].label)
+    # each agent's lane ended when the journal said what it returned, not when the follow ended
+    assert ended_while_following == [f"{RUN}/{AGENTS[0]}", f"{RUN}/{AGENTS[1]}"]
+
+
+def test_translate_follow_on_a_run_being_written_ties_its_agents_to_its_run(tmp_path: Path) -> None:
+    from test_follow import follow, one_shot, per_file
+
+    root = tmp_path / "-Users-dev-shop"
+    root.mkdir()
+    got = follow(root, [(root / name, data) for name, data in written_in_time_order(WORKFLOW)])
+    want = one_shot("translate", str(root))
+    assert got.returncode == want.returncode == 0, got.stderr.decode()
+    assert per_file(got.stdout) == per_file(want.stdout)
+    starts = [json.loads(x) for x in got.stdout.splitlines() if b'"lane_start"' in x]
+    assert [(s["lane"], s["parent_lane"]) for s in starts] == [
+        ("main", None), (f"{RUN}/{AGENTS[0]}", "main"), (f"{RUN}/{AGENTS[1]}", "main")]

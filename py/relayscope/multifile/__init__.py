@@ -44,9 +44,25 @@ from .groups import (
     translate_files,
     translate_groups,
 )
-from .growing import agent_file_id, file_head, meta_file_id, read_meta, result_links
+from .growing import (
+    agent_file_id,
+    file_head,
+    is_journal,
+    meta_file_id,
+    read_meta,
+    result_links,
+    workflow_links,
+    workflow_run,
+)
 from .scan import BAD_META, JOURNAL, WORKFLOWS, Errors, Text, is_companion
-from .session import SessionResult, translate_session
+from .session import (
+    SessionResult,
+    end_workflow_agent,
+    journal_results,
+    pair_runs,
+    translate_session,
+    workflow_lane,
+)
 
 __all__ = [
     "BAD_META",
@@ -62,16 +78,23 @@ __all__ = [
     "audit_input",
     "audit_lines",
     "audit_steps",
+    "end_workflow_agent",
     "file_head",
     "group_files",
     "group_names",
     "is_companion",
+    "is_journal",
+    "journal_results",
     "merge_audits",
     "meta_errors",
     "meta_file_id",
+    "pair_runs",
     "read_meta",
     "result_links",
     "translate_files",
     "translate_groups",
     "translate_session",
+    "workflow_lane",
+    "workflow_links",
+    "workflow_run",
 ]

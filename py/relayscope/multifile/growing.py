@@ -6,7 +6,7 @@ from ..formats.session import (
     AGENT_META,
     decode_or,
 )
-from .scan import Text, _agent_id, _basename, _meta, _scan_file
+from .scan import JOURNAL, Text, _agent_id, _basename, _meta, _scan_file, _workflow_run
 
 # --- for files read as they grow (live.LiveFiles) ----------------------------------------------
 
@@ -40,3 +40,20 @@ def file_head(lines: list[bytes]) -> tuple[str | None, str | None]:
 def result_links(line: bytes) -> dict[str, str]:
     """``{agentId: spawn id}`` that one record's spawn results name (``toolUseResult``)."""
     return _scan_file([line]).agent_results
+
+
+def workflow_run(name: str) -> str | None:
+    """``wf_<id>`` of a file in a session's ``subagents/workflows/wf_<id>/``, else None."""
+    return _workflow_run(name)
+
+
+def is_journal(name: str) -> bool:
+    """Is this a Workflow run's ``journal.jsonl`` (each agent's return value)?"""
+    return _basename(name) == JOURNAL and _workflow_run(name) is not None
+
+
+def workflow_links(line: bytes) -> tuple[list[str], dict[str, str]]:
+    """The Workflow calls one record makes (in order) and ``{wf_<id>: call}`` that its results
+    name (``toolUseResult.runId``)."""
+    s = _scan_file([line])
+    return s.workflow_calls, s.workflow_runs

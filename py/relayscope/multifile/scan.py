@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from datetime import UTC, datetime
 from typing import Any, Final
 
 import msgspec
@@ -41,6 +42,7 @@ class _ScanMsg(Struct):
 
 class _ScanRec(Struct):
     type: str | None = None
+    timestamp: str | None = None
     sessionId: str | None = None
     agentId: str | None = None
     isSidechain: bool | None = None
@@ -132,7 +134,20 @@ class _Scan(msgspec.Struct):
     agent_results: dict[str, str] = msgspec.field(default_factory=dict)  # agentId -> tool_use_id
     workflow_calls: list[str] = msgspec.field(default_factory=list)  # Workflow call ids, in order
     workflow_runs: dict[str, str] = msgspec.field(default_factory=dict)  # wf_<id> -> its Workflow call
-    messages: list[tuple[str, str, str]] = msgspec.field(default_factory=list)  # SendMessage: (call, to, message)
+    messages: list[Message] = msgspec.field(default_factory=list)  # SendMessage calls, in order
+    # SendMessage call -> the agent its result says it resumed (``resumedAgentId``), or None when
+    # its result says it resumed none (queued for a running agent, refused)
+    resumed: dict[str, str | None] = msgspec.field(default_factory=dict)
+
+
+class Message(msgspec.Struct, frozen=True):
+    """A SendMessage call as a quick pass sees it: its id, its ``to`` (an agent id or name), its
+    message and when it was made (the record's timestamp, in seconds; None without one)."""
+
+    call: str
+    to: str
+    message: str
+    at: float | None = None
 
 
 class _RunLink(Struct):
@@ -144,21 +159,55 @@ class _Message(Struct):
     message: Any = None
 
 
+class _MessageResult(Struct):
+    """A SendMessage call's ``toolUseResult``: ``{success, message, resumedAgentId}``."""
+    success: Any = None
+    message: Any = None
+    resumedAgentId: Any = None
+
+
 _run_link: Final = msgspec.json.Decoder(_RunLink)
 _message: Final = msgspec.json.Decoder(_Message)
-_INTERESTING: Final = re.compile(rb'"(?:Task|Agent|agentId|Workflow|runId|SendMessage)"')  # one pass over lines of no interest
+_message_result: Final = msgspec.json.Decoder(_MessageResult)
+_INTERESTING: Final = re.compile(rb'"(?:Task|Agent|agentId|Workflow|runId|SendMessage|resumedAgentId)"')  # one pass over lines of no interest
+
+
+def seconds(stamp: str | None) -> float | None:
+    """An ISO 8601 timestamp in seconds since the epoch (no offset: UTC), or None."""
+    if not stamp:
+        return None
+    try:
+        when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return (when if when.tzinfo is not None else when.replace(tzinfo=UTC)).timestamp()
+
+
+def _resumed_agent(raw: Raw, to: str) -> str | None:
+    """The agent a SendMessage call's result says it resumed: its ``resumedAgentId``; in the older
+    form without one, ``to`` when its message says the agent was resumed; else None (a message
+    queued for a running agent, or refused)."""
+    got = decode_or(_message_result, raw, None)
+    if got is None:
+        return None
+    if isinstance(got.resumedAgentId, str) and got.resumedAgentId:
+        return got.resumedAgentId
+    said = got.message if isinstance(got.message, str) else ""
+    return to if got.success is True and "resumed" in said else None
 
 
 def _scan_file(lines: list[bytes]) -> _Scan:
     s = _Scan()
+    sent: dict[bytes, str] = {}  # a SendMessage call seen, its id as bytes -> its ``to``
     for i, line in enumerate(lines):
         head = i < 8 and s.session_id is None
         prompt = s.first_prompt is None and b'"user"' in line
-        if not (head or prompt or _INTERESTING.search(line)):
+        answer = bool(sent) and b'"toolUseResult"' in line and any(c in line for c in sent)
+        if not (head or prompt or answer or _INTERESTING.search(line)):
             continue
         spawn = b'"tool_use"' in line and (b'"Task"' in line or b'"Agent"' in line or b'"Workflow"' in line
                                            or b'"SendMessage"' in line)
-        result = b'"toolUseResult"' in line and (b'"agentId"' in line or b'"runId"' in line)
+        result = b'"toolUseResult"' in line and (b'"agentId"' in line or b'"runId"' in line or answer)
         if not (head or prompt or spawn or result):
             continue
         rec = decode_or(_scan, line, None)
@@ -176,9 +225,15 @@ def _scan_file(lines: list[bytes]) -> _Scan:
                 elif b.type == "tool_use" and b.name == WORKFLOW_TOOL and b.id:
                     s.workflow_calls.append(b.id)
                 elif b.type == "tool_use" and b.name == MESSAGE_TOOL and b.id:
-                    sent = decode_or(_message, b.input, None) if b.input else None
-                    if sent is not None and isinstance(sent.to, str) and isinstance(sent.message, str):
-                        s.messages.append((b.id, sent.to, sent.message))
+                    args = decode_or(_message, b.input, None) if b.input else None
+                    if args is not None and isinstance(args.to, str) and isinstance(args.message, str):
+                        s.messages.append(Message(b.id, args.to, args.message, seconds(rec.timestamp)))
+                        sent[b.id.encode()] = args.to
+        if answer and rec.toolUseResult and isinstance(content, list):
+            for b in content:
+                to = sent.get(b.tool_use_id.encode()) if b.type == "tool_result" and b.tool_use_id else None
+                if b.tool_use_id and to is not None:
+                    s.resumed[b.tool_use_id] = _resumed_agent(rec.toolUseResult, to)
         if result and rec.toolUseResult:
             run = decode_or(_run_link, rec.toolUseResult, None)
             if run is not None and isinstance(run.runId, str) and isinstance(content, list):

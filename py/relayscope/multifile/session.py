@@ -22,6 +22,7 @@ from ..lanes import Lane
 from ..wire import split_lines
 from .scan import (
     BAD_META,
+    Message,
     Text,
     _agent_id,
     _AgentFile,
@@ -34,6 +35,7 @@ from .scan import (
     _scan,
     _workflow_run,
     is_companion,
+    seconds,
 )
 
 # --- several files --------------------------------------------------------------------------
@@ -85,7 +87,7 @@ class _Links(msgspec.Struct, eq=False):
     spawn_file: dict[str, str]  # spawn id -> file it is in
     prompts: dict[str, list[str]]  # a spawn's prompt -> its calls
     runs: dict[str, tuple[str | None, str]]  # workflow run -> (its call, how)
-    sent: dict[str, list[tuple[str, str]]]  # agent id -> (SendMessage call, message), in order
+    sent: dict[str, list[Message]]  # agent id -> the SendMessage calls that resumed it, in order
     taken: set[str]  # spawn ids a sub-agent file is linked to
 
 
@@ -123,7 +125,7 @@ def _sorted_files(files: Mapping[str, Text], cache: _Prepared) -> _Files:
             f.companions.append(name)
             wf = _workflow_run(name)
             if wf is not None:
-                for agent, value in _journal_results(content).items():
+                for agent, value in journal_results(content).items():
                     f.returned[(wf, agent)] = value
             continue
         m = AGENT_META.match(_basename(name))
@@ -157,10 +159,16 @@ def _linked(f: _Files) -> _Links:
             if prompt:
                 prompts.setdefault(prompt, []).append(tool_id)
     runs = _workflow_calls(f.scans.values(), {r for n in f.agents if (r := _workflow_run(n)) is not None})
-    sent: dict[str, list[tuple[str, str]]] = {}
+    sent: dict[str, list[Message]] = {}
     for name in f.mains:
-        for message_call, to, message in f.scans[name].messages:
-            sent.setdefault(to, []).append((message_call, message))
+        scan = f.scans[name]
+        for m in scan.messages:
+            # the agent its result says it resumed (by id, whatever ``to`` named it by); a call
+            # whose result says it resumed none (its message was queued for a running agent)
+            # starts no span; a call with no result seen: the agent ``to`` names
+            whom = scan.resumed.get(m.call, m.to)
+            if whom is not None:
+                sent.setdefault(whom, []).append(m)
     return _Links(links, spawn_file, prompts, runs, sent, {spawn for spawn, _ in links.values()})
 
 
@@ -173,11 +181,9 @@ def _queue_agent(t: SessionTranslator, f: _Files, lk: _Links, name: str,
     if wf is not None:  # an agent of a Workflow run: a lane of its own under the call
         call, how = lk.runs.get(wf, (None, UNLINKED))
         meta = f.metas.get(agent)
-        af = _AgentFile(name, agent, f"{wf}/{agent}", f.data[name], how, run=wf, returned=f.returned.get((wf, agent)))
-        task = (meta.description if meta is not None else None) or _first_sentence(f.scans[name].first_prompt)
-        # its task first (the run's agents told apart in a narrow lane), then its run
-        lane = t.lanes.own_lane(af.lane, agent_type=task or agent, description=f"workflow run {wf}")
-        lane.spawn, lane.run, lane.agent_id, lane.file = call, wf, agent, name
+        lane = workflow_lane(t, name, wf, agent, call, meta.description if meta is not None else None,
+                             f.scans[name].first_prompt)
+        af = _AgentFile(name, agent, lane, f.data[name], how, run=wf, returned=f.returned.get((wf, agent)))
         if call is not None:
             waiting.setdefault(call, []).append(af)
         pending.append(af)
@@ -228,8 +234,7 @@ def _run_files(t: SessionTranslator, f: _Files, waiting: dict[str, list[_AgentFi
             out += t.end_lane(af.name, af.first_line + len(af.lines) - 1, af.lane, None,
                               f"end of the work after the message of call {af.resumed_by}")
         if af.run is not None:  # no tool_result ends a workflow's agent: the end of its file does
-            out += t.end_lane(af.name, len(af.lines), af.lane, af.returned,
-                              f"end of workflow {af.run}'s agent" + (": its journal's result" if af.returned else ""))
+            out += end_workflow_agent(t, af.name, len(af.lines), af.lane, af.run, af.returned)
         return out
 
     def on_spawn(spawn: str) -> list[R.Relay]:
@@ -262,7 +267,28 @@ class _JournalLine(Struct):
 _journal_line: Final = msgspec.json.Decoder(_JournalLine)
 
 
-def _journal_results(content: Text) -> dict[str, str]:
+def workflow_lane(t: SessionTranslator, name: str, run: str, agent: str, call: str | None,
+                  description: str | None, first_prompt: str | None) -> str:
+    """The lane of agent ``agent`` of Workflow run ``run`` (its file ``name``), made under the
+    run's call ``call`` (None: not found) and labelled by its task (its meta file's description,
+    else its prompt's first sentence) and its run. Returns its id, ``<run>/<agent>``."""
+    lane_id = f"{run}/{agent}"
+    task = description or _first_sentence(first_prompt)
+    # its task first (the run's agents told apart in a narrow lane), then its run
+    lane = t.lanes.own_lane(lane_id, agent_type=task or agent, description=f"workflow run {run}")
+    lane.spawn, lane.run, lane.agent_id, lane.file = call, run, agent, name
+    return lane_id
+
+
+def end_workflow_agent(t: SessionTranslator, name: str, lines: int, lane: str, run: str,
+                       returned: str | None) -> list[R.Relay]:
+    """A workflow agent's lane ended at the end of its file (``lines`` its last line), with what
+    its run's journal says it returned: no tool_result ends it."""
+    return t.end_lane(name, lines, lane, returned, f"end of workflow {run}'s agent"
+                      + (": its journal's result" if returned else ""))
+
+
+def journal_results(content: Text) -> dict[str, str]:
     """Agent id -> what it returned, from a workflow run's ``journal.jsonl`` (``{"type": "result",
     "agentId", "result"}`` lines; a later line for an agent wins): text as it is, else its JSON."""
     out: dict[str, str] = {}
@@ -279,38 +305,53 @@ _text: Final = msgspec.json.Decoder(str)
 
 
 def _workflow_calls(scans: Iterable[_Scan], runs: set[str]) -> dict[str, tuple[str | None, str]]:
-    """Each workflow run -> (its Workflow call, how that was found): the call whose result names
-    the run (``toolUseResult.runId``), else, in order, the Workflow calls no result names."""
-    found: dict[str, tuple[str | None, str]] = {}
+    """Each workflow run -> (its Workflow call, how that was found), from the files' scans."""
+    named: dict[str, str] = {}
     calls: list[str] = []
     for s in scans:
         calls.extend(s.workflow_calls)
         for run, call in s.workflow_runs.items():
-            found.setdefault(run, (call, "toolUseResult.runId of the Workflow call's result"))
-    named = {call for call, _ in found.values()}
-    free = [c for c in calls if c not in named]
-    for run, call in zip(sorted(r for r in runs if r not in found), free, strict=False):
+            named.setdefault(run, call)
+    return pair_runs(named, calls, runs)
+
+
+def pair_runs(named: Mapping[str, str], calls: Iterable[str], runs: Iterable[str]) -> dict[str, tuple[str | None, str]]:
+    """Each workflow run -> (its Workflow call, how that was found): the call whose result names
+    the run (``named``: ``toolUseResult.runId``), else, in order, the Workflow calls (``calls``,
+    in order) no result names, given to the runs of ``runs`` no result names, by id."""
+    found: dict[str, tuple[str | None, str]] = {
+        run: (call, "toolUseResult.runId of the Workflow call's result") for run, call in named.items()}
+    taken = set(named.values())
+    free = [c for c in calls if c not in taken]
+    for run, call in zip(sorted(r for r in set(runs) if r not in found), free, strict=False):
         found[run] = (call, "the Workflow call no result names, in order")
     return found
 
 
-def _resumed_parts(lines: list[bytes], messages: list[tuple[str, str]]
+def _resumed_parts(lines: list[bytes], messages: list[Message]
                    ) -> tuple[list[bytes], list[tuple[str, int, list[bytes]]]]:
-    """A sub-agent file cut where each SendMessage's message continued it (the first user record
-    after the cut before whose text is the message): the lines before the first cut, and each
-    later part as (call, its first line, its lines). No message found: the file whole."""
+    """A sub-agent file cut where each SendMessage call resumed it: at the first user record with
+    words (no tool result) after the previous cut that is stamped no earlier than the call; where
+    the call or the records have no time, at the first such record whose text is the message.
+    Returns the lines before the first cut, and each later part as (call, its first line, its
+    lines). No cut found: the file whole."""
     cuts: list[tuple[int, str]] = []
     at = 1
-    for call, message in messages:
-        want = message.strip()
+    for m in messages:
+        want = m.message.strip()
         for i in range(at, len(lines)):
             line = lines[i]
             if b'"user"' not in line:
                 continue
             rec = decode_or(_scan, line, None)
-            if rec is not None and rec.type == "user" and (first_text(
-                    rec.message.content if rec.message is not None else None) or "").strip() == want:
-                cuts.append((i, call))
+            if rec is None or rec.type != "user":
+                continue
+            text = first_text(rec.message.content if rec.message is not None else None)
+            if text is None:
+                continue
+            when = seconds(rec.timestamp)
+            if (when >= m.at) if (m.at is not None and when is not None) else text.strip() == want:
+                cuts.append((i, m.call))
                 at = i + 1
                 break
     if not cuts:

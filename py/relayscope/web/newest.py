@@ -9,7 +9,9 @@
   call's row), the CLI's own count held against the lanes (``subagent_words``:
   ``subagents.check``'s sentences), the run's timing as its results report it (``run_timing``),
   and the links between a permission denial and the call it refused (``refused_call``,
-  ``refusal_of``). Lane states are the core's (``subagents.LaneStates``, fed as the lane cards
+  ``refusal_of``). A Workflow run's agents are drawn as one group (``workflow_runs``: each run
+  labelled by its call and its id; ``grouped``: the run's tracks together, at its first one's
+  place). Lane states are the core's (``subagents.LaneStates``, fed as the lane cards
   are counted in rows.py); nothing here guesses one.
 
 Plain text only (``dom.h``, ``textContent``). Must not translate or decode relays itself beyond
@@ -128,6 +130,50 @@ def placed(lanes: Sequence[tuple[str, int, int | None]], missing: Sequence[Missi
             i = len(out)
         out.insert(i, (m, m.depth, at))
     return [x for x, _, _ in out]
+
+
+class WorkflowRun(msgspec.Struct, frozen=True):
+    """A Workflow run whose agents are lanes: its id, the run in words, its call's row."""
+
+    run: str  # wf_<id>
+    label: str  # "<its Workflow call as the row reads> · run wf_<id>", or "workflow run wf_<id>"
+    call_seq: int | None  # the row of the Workflow call that started it, when it is among the input
+
+
+def workflow_runs(ws: Workspace) -> dict[str, WorkflowRun]:
+    """Lane id -> the Workflow run it is an agent of, for every lane of a run."""
+    runs: dict[str, WorkflowRun] = {}
+    out: dict[str, WorkflowRun] = {}
+    for lane_id, lane in ws._lane_meta.items():
+        if not lane.run:
+            continue
+        found = runs.get(lane.run)
+        if found is None:
+            seq = ws._by_tool_use.get(lane.spawn) if lane.spawn else None
+            words = ws.shown_text(seq) if seq is not None else None
+            label = f"{words} · run {lane.run}" if words else f"workflow run {lane.run}"
+            found = runs[lane.run] = WorkflowRun(lane.run, label, seq)
+        out[lane_id] = found
+    return out
+
+
+def grouped(order: Sequence[str | MissingAgent], runs: dict[str, WorkflowRun]
+            ) -> list[str | MissingAgent | tuple[WorkflowRun, list[str]]]:
+    """``order`` (``placed``'s) with each Workflow run's lanes gathered into one group, (run, its
+    lanes in order), where its first lane was."""
+    out: list[str | MissingAgent | tuple[WorkflowRun, list[str]]] = []
+    members: dict[str, list[str]] = {}
+    for x in order:
+        if not isinstance(x, str) or x not in runs:
+            out.append(x)
+            continue
+        run = runs[x]
+        if run.run in members:
+            members[run.run].append(x)
+        else:
+            members[run.run] = [x]
+            out.append((run, members[run.run]))
+    return out
 
 
 def subagent_words(ws: Workspace) -> list[str]:

@@ -18,7 +18,7 @@ from .. import relay as R
 from .. import spans as S
 from .. import trace as T
 from .. import words
-from ..lanes import MESSAGE_TOOL, WORKFLOW_TOOL, agent_labels, lane_of_agent
+from ..lanes import MESSAGE_TOOL, WORKFLOW_TOOL, lane_of_message, message_labels
 from ..present import clip, summary
 from . import rowinfo
 from .stepping import Steps
@@ -131,7 +131,7 @@ class RowText(Steps):
         """The lane a SendMessage call continues (the agent it writes to), or the first lane of the
         run a Workflow call started."""
         if use.name == MESSAGE_TOOL:
-            return lane_of_agent(self._lane_meta, D.message_to(use))
+            return lane_of_message(self._lane_meta, use.id, D.message_to(use))
         return next((k for k, lane in self._lane_meta.items() if lane.run and lane.spawn == use.id), None)
 
     def _call_of_lane(self, r: R.LaneStart) -> int | None:
@@ -175,7 +175,8 @@ class RowText(Steps):
         use, result = found
         if isinstance(relay, R.ToolResult) and result is not None:
             return D.result_summary(use, result) or str(text)
-        return D.summary(use, result, agent_labels(self._lane_meta) if use.name == MESSAGE_TOOL else None) or str(text)
+        labels = message_labels(self._lane_meta, use.id, D.message_to(use)) if use.name == MESSAGE_TOOL else None
+        return D.summary(use, result, labels) or str(text)
 
     def row_time(self, seq: int) -> str | None:
         """The row's timestamp, where the input is on the clock (``on_clock``): a stream-json

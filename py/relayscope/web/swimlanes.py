@@ -5,7 +5,8 @@ Theory of operation
 The core (``spans.build``) makes the timeline of what the workspace shows: one track per lane,
 main on top and each sub-agent under the lane that spawned it, the agent span, the tool spans in
 rows, the marks. This module builds one element per track (``[data-testid=swimlane-track]
-[data-lane=ID]``, labelled as the lanes panel labels the lane) and sends the tracks' data to the
+[data-lane=ID]``, labelled as the lanes panel labels the lane; a Workflow run's tracks together
+in one ``[data-testid=swimlane-run]`` under a header naming the run, ``newest.grouped``) and sends the tracks' data to the
 page as ops (protocol.py): ``lanes`` (a new timeline: its axis and span), per track ``lane-meta``
 (names and sizes) and ``lane-part`` (compact JSON of numbers, names and labels, which the page
 only ever sets as ``textContent`` or ``fillText``), then ``lanes-ready``. The page's own module
@@ -53,6 +54,7 @@ import msgspec
 from .. import folds as F
 from .. import spans as S
 from ..fates import Fates
+from ..lanes import Lane
 from . import jobs, newest
 from .dom import Element, On, clear, fmt_int, h, show
 from .model import Workspace
@@ -200,16 +202,20 @@ class Swimlanes:
         if await self._hand_back(clock, "tracks", build):
             return
         tracks: list[Track] = []
+        runs = newest.workflow_runs(ws)
         for tr in tl.tracks:
-            track = await self._steps(self._track(tr, tl, fig, spans.get(tr.id, []), marks.get(tr.id, [])), clock,
-                                      "tracks", build)
+            parts = _label_parts(ws._lane_meta.get(tr.id), tr.id in runs)
+            track = await self._steps(self._track(tr, tl, fig, spans.get(tr.id, []), marks.get(tr.id, []), parts),
+                                      clock, "tracks", build)
             if track is None:
                 return
             tracks.append(track)
         elements = {t.lane: t.element for t in tracks}
         order = newest.placed([(tr.id, tr.depth, tr.agent.seq if tr.agent and tr.agent.tool_id else None)
                                for tr in tl.tracks], newest.missing_agents(ws))
-        box.append(*[elements[x] if isinstance(x, str) else _missing_card(x) for x in order])
+        box.append(*[elements[x] if isinstance(x, str) else _run_group(x[0], [elements[k] for k in x[1]])
+                     if isinstance(x, tuple) else _missing_card(x, _label_parts(ws._lane_meta.get(x.lane), False))
+                     for x in newest.grouped(order, runs)])
         self._say_figures(_figures_line(fig))
         self._say_fold()
         self.version += 1
@@ -263,9 +269,10 @@ class Swimlanes:
         return build != self.builds
 
     def _track(self, tr: S.Track, tl: S.Timeline, fig: dict[str, Any], spans: list[S.Span],
-               marks: list[S.Mark]) -> Generator[None, None, Track]:
+               marks: list[S.Mark], parts: tuple[str | None, str] | None = None) -> Generator[None, None, Track]:
         """One lane's track, labelled as the lanes panel labels the lane, and its data; a pause
-        after every ``TRACK_SLICE`` spans or marks."""
+        after every ``TRACK_SLICE`` spans or marks; ``parts``: how its label is shown (``_label``).
+        The whole label is the label's title and its canvas' name."""
         label = self.shown.labels.get(tr.id, tr.label)
         origin = tl.start
         with_labels = len(tl.spans) <= LABELS_UP_TO
@@ -295,7 +302,7 @@ class Swimlanes:
             "data-parent": tr.parent or None,
         })
         head = h("div", cls="sl-head-cell")
-        head.append(h("div", label, cls="sl-label", attrs={"title": label, "data-testid": "swimlane-label"}))
+        head.append(_label(label, parts, {"data-testid": "swimlane-label"}))
         figures = next((ln for ln in fig["lanes"] if ln["lane"] == tr.id), None)
         if figures is not None:
             line = _lane_line(figures, fig)
@@ -408,13 +415,51 @@ class Swimlanes:
         return [q for q in seqs if q < len(xs) and a <= xs[q] <= b]
 
 
-def _missing_card(m: newest.MissingAgent) -> Element:
+def _run_group(run: newest.WorkflowRun, tracks: list[Element]) -> Element:
+    """One Workflow run's tracks together under a header that names the run (its call, its id)."""
+    group = h("div", cls="sl-run", attrs={"data-testid": "swimlane-run", "data-run": run.run, "role": "group",
+                                          "aria-label": run.label})
+    head = h("div", cls="sl-run-head")
+    head.append(h("span", run.label, cls="sl-run-label", attrs={"title": run.label, "data-testid": "swimlane-run-label"}))
+    if run.call_seq is not None:
+        head.append(h("button", f"call #{run.call_seq}", cls="link", attrs={
+            "type": "button", "data-action": "goto", "data-target": run.call_seq, "tabindex": -1,
+            "title": f"the Workflow call that started {run.run}"}))
+    group.append(head, *tracks)
+    return group
+
+
+Parts = tuple[str | None, str]  # a lane's label as shown: (its kind or None, what it does)
+
+
+def _label_parts(meta: Lane | None, in_run: bool) -> Parts | None:
+    """How a lane's label is shown: a run's agent by its task (under its run's header, which names
+    the run), a sub-agent of a known kind and task as (``"<kind>: "``, its task); None: as it is."""
+    if meta is not None and in_run:
+        return None, meta.agent_type or meta.label
+    if meta is not None and meta.agent_type and meta.description:
+        return f"{meta.agent_type}: ", meta.description
+    return None
+
+
+def _label(label: str, parts: Parts | None, attrs: dict[str, object] | None = None) -> Element:
+    """A track's (or card's) label: the whole of it its title; shown as ``parts`` say when they
+    match it, the kind in a span of its own that a phone's narrow column leaves out (swimlanes.css)."""
+    el = h("div", cls="sl-label", attrs={"title": label, **(attrs or {})})
+    kind, what = parts if parts is not None and (parts[0] is None or label == f"{parts[0]}{parts[1]}") else (None, label)
+    if kind:
+        el.append(h("span", kind, cls="sl-kind"))
+    el.append(h("span", what))
+    return el
+
+
+def _missing_card(m: newest.MissingAgent, parts: Parts | None = None) -> Element:
     """A lane card with no track, under the track of the lane that started it (``newest.placed``):
     the sub-agent ran, its transcript is not in the input."""
     card = h("div", cls="sl-track sl-missing", attrs={
         "data-testid": "missing-agent", "data-lane": m.lane, "data-file": m.file, "data-depth": min(m.depth, 6)})
     head = h("div", cls="sl-head-cell")
-    head.append(h("div", m.label, cls="sl-label", attrs={"title": m.label}))
+    head.append(_label(m.label, parts))
     head.append(h("div", "transcript not in the input", cls="sl-lane-figures"))
     note = h("div", cls="sl-missing-note")
     note.append(h("span", f"look for {m.file}", attrs={"title": m.file}))
