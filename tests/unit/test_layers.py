@@ -64,6 +64,8 @@ LAYERS: dict[str, int] = {
     "relayscope.audit.items": 4, "relayscope.audit.keys": 4,  # the input's blocks (the inventory); the relays' keys
     "relayscope.audit.counting": 4, "relayscope.audit.report": 4,  # each strategy counted; JSON and text
     "relayscope.library": 4,  # which files make which session (the one rule), and each session's summary from its ends
+    "relayscope.library.peek": 4, "relayscope.library.rule": 4,  # a file's ends; which files make which session
+    "relayscope.library.facts": 4, "relayscope.library.summary": 4,  # what the ends say; summaries, listing, index
     "relayscope.multifile": 5,
     "relayscope.multifile.scan": 5, "relayscope.multifile.session": 5,  # a quick pass over files; one session's run
     "relayscope.multifile.groups": 5, "relayscope.multifile.audits": 5,  # any files as sessions; the audit's entry point
