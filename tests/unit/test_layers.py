@@ -87,6 +87,8 @@ LAYERS: dict[str, int] = {
     "relayscope.export.chrome": 5, "relayscope.export.otlp_spans": 5,  # Trace Event Format; OTLP spans
     "relayscope.export.outputs": 5,  # the entry points
     "relayscope.snapshot": 5,  # the run as one self-contained HTML page: rows (describe), swimlanes (export, folds)
+    "relayscope.snapshot.escape": 5, "relayscope.snapshot.axis": 5,  # text as HTML text; the swimlanes' time axis
+    "relayscope.snapshot.rows": 5, "relayscope.snapshot.page": 5,  # each relay's row; the swimlanes and the page
     "relayscope.cli": 6,  # the command line's dispatcher; cli.* are its commands and shared pieces (CLI_LAYERS)
     "relayscope.inputs": 6,  # the command line's file reading: I/O, so nothing in the core may use it
     "relayscope.follow": 6,  # --follow's polling: I/O, like inputs
