@@ -108,6 +108,7 @@ WEB_LAYERS: dict[str, int] = {
     "shelf": 1,  # a library's sessions, from the core's rule, read from the page's files
     # 2: the page as the worker sees it (the DOM mirror, its helpers), and the view state
     "remote": 2, "dom": 2, "view": 2,
+    "remote.channel": 2, "remote.nodes": 2, "remote.window": 2,  # the op queue; the elements; the window, messages in
     # 3: drawing from the view model (functions, no state)
     "panels": 3, "detail_view": 3, "markdown_view": 3, "rowcells": 3, "rowdraw": 3, "legend": 3, "help_panel": 3, "newest": 3, "notices": 3,
     # 4: the controllers, each of one job, given each other as typed collaborators
