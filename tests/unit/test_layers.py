@@ -64,6 +64,8 @@ LAYERS: dict[str, int] = {
     "relayscope.audit.items": 4, "relayscope.audit.keys": 4,  # the input's blocks (the inventory); the relays' keys
     "relayscope.audit.counting": 4, "relayscope.audit.report": 4,  # each strategy counted; JSON and text
     "relayscope.library": 4,  # which files make which session (the one rule), and each session's summary from its ends
+    "relayscope.library.peek": 4, "relayscope.library.rule": 4,  # a file's ends; which files make which session
+    "relayscope.library.facts": 4, "relayscope.library.summary": 4,  # what the ends say; summaries, listing, index
     "relayscope.multifile": 5,
     "relayscope.multifile.scan": 5, "relayscope.multifile.session": 5,  # a quick pass over files; one session's run
     "relayscope.multifile.groups": 5, "relayscope.multifile.audits": 5,  # any files as sessions; the audit's entry point
@@ -85,6 +87,8 @@ LAYERS: dict[str, int] = {
     "relayscope.export.chrome": 5, "relayscope.export.otlp_spans": 5,  # Trace Event Format; OTLP spans
     "relayscope.export.outputs": 5,  # the entry points
     "relayscope.snapshot": 5,  # the run as one self-contained HTML page: rows (describe), swimlanes (export, folds)
+    "relayscope.snapshot.escape": 5, "relayscope.snapshot.axis": 5,  # text as HTML text; the swimlanes' time axis
+    "relayscope.snapshot.rows": 5, "relayscope.snapshot.page": 5,  # each relay's row; the swimlanes and the page
     "relayscope.cli": 6,  # the command line's dispatcher; cli.* are its commands and shared pieces (CLI_LAYERS)
     "relayscope.inputs": 6,  # the command line's file reading: I/O, so nothing in the core may use it
     "relayscope.follow": 6,  # --follow's polling: I/O, like inputs
@@ -104,12 +108,15 @@ WEB_LAYERS: dict[str, int] = {
     "shelf": 1,  # a library's sessions, from the core's rule, read from the page's files
     # 2: the page as the worker sees it (the DOM mirror, its helpers), and the view state
     "remote": 2, "dom": 2, "view": 2,
+    "remote.channel": 2, "remote.nodes": 2, "remote.window": 2,  # the op queue; the elements; the window, messages in
     # 3: drawing from the view model (functions, no state)
     "panels": 3, "detail_view": 3, "markdown_view": 3, "rowcells": 3, "rowdraw": 3, "legend": 3, "help_panel": 3, "newest": 3, "notices": 3,
     # 4: the controllers, each of one job, given each other as typed collaborators
     "jobs": 4, "timeline": 4, "chrome": 4, "chips": 4, "matches": 4, "filters": 4, "selection": 4, "stepper": 4, "keyboard": 4,
     "swimlanes": 4, "screen": 4, "loads": 4, "strategy": 4, "links": 4, "embed": 4, "redact_switch": 4,
     "exports": 4, "actions": 4, "watch": 4, "sources": 4, "reading": 4, "outline": 4, "library_view": 4,
+    "library_view.table": 3,  # the library's table as text and order (the columns, the filters)
+    "library_view.controller": 4,  # the library view's controller
     # 5: the app, which makes and wires them; 6: the worker's entry point, the one module that
     # touches JavaScript
     "app": 5, "main": 6,

@@ -212,7 +212,7 @@ def test_content_is_bounded_and_left_out_past_the_size_that_opens_fast(monkeypat
     bare = snapshot.render(session_files(), detail_chars=0)
     rows = bare[bare.index('data-testid="rows"'):]
     assert "<pre>" not in rows and "<summary>" in rows and "content is left out:" in bare
-    monkeypatch.setattr(snapshot, "FULL_UP_TO", 1000)
+    monkeypatch.setattr(snapshot.page, "FULL_UP_TO", 1000)  # where render reads it
     auto = snapshot.render(session_files())
     assert "content is left out (the input is 0 MB)" in auto and len(auto) < len(snapshot.render(session_files(), detail_chars=20_000)) / 2
 

@@ -1,5 +1,5 @@
 """app: the page's controllers, made and wired together, run in the web worker (main.py) on
-remote.py's mirror of the page's DOM.
+remote/'s mirror of the page's DOM.
 
 Theory of operation
 -------------------

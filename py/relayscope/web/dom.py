@@ -1,4 +1,4 @@
-"""dom: the few DOM helpers the page's Python uses (on the page's elements as remote.py mirrors
+"""dom: the few DOM helpers the page's Python uses (on the page's elements as remote/ mirrors
 them in the worker).
 
 Job: make elements from plain text (``createElement`` + ``textContent``: transcript text is data

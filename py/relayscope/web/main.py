@@ -11,7 +11,7 @@ the clock) is wrapped here in the interfaces of host.py. The rest of web/ is typ
 
 Job: hand the page over to Python; flip <html data-app-state> from "loading" to "ready" (or
 "error"), the hook users' scripts and the tests wait on.
-Must not: build DOM from strings (remote.py sends only text and attributes), fetch anything of
+Must not: build DOM from strings (remote/ sends only text and attributes), fetch anything of
 its own accord, or be imported by anything but worker.mjs.
 """
 

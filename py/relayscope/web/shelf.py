@@ -1,5 +1,5 @@
 """shelf: a folder's (or a shareable file's) sessions as the page lists them, read from the
-ends of their files: what the library view (library_view.py) shows and opens.
+ends of their files: what the library view (library_view/) shows and opens.
 
 Theory of operation
 -------------------

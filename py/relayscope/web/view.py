@@ -80,7 +80,7 @@ class ViewState(msgspec.Struct):
     reading: str = ""  # READINGS; "" until chosen: each input opens in the reading that fits it
     order: str = "time"  # ORDERS
     fold: bool = True  # the swimlanes' axis folds long idle gaps
-    session: str = ""  # the session opened from a library (library_view.py), its full id; "" none
+    session: str = ""  # the session opened from a library (library_view/), its full id; "" none
 
 
 class Shown(msgspec.Struct):

@@ -1,64 +1,21 @@
-r"""remote: the page's DOM as the web worker sees it: a mirror that turns every change into an op
-for the main thread, and the page's messages back into handler calls.
+"""remote.nodes: the page's elements as the worker mirrors them, and the document.
 
-Theory of operation
--------------------
-Python runs in a web worker (static/js/worker.mjs), so that loading Pyodide and translating a
-large transcript never hold the page; the page's own thread runs a small JS module
-(static/js/ui.mjs) that owns the real DOM. A worker cannot touch the DOM, and without
-cross-origin isolation (which static hosts rarely allow) it cannot wait for the main thread
-either, so nothing here ever asks the page a question and waits: every change is one-way.
-The messages both ways are declared in protocol.py (ops and kinds); main.py carries them.
-
-* **Elements.** ``document.getElementById(id)`` gives the element of that id in index.html (the
-  page sent their state with its first message); ``createElement`` a new one. Each is a
-  :class:`Node` that keeps what Python set on it (attributes, properties, children), so Python
-  reads its own writes back at once. A change to a node that is on the page becomes an op; a
-  node built off the page is sent whole, with its subtree, when it is attached.
-* **Ops** of one turn of the worker's event loop go as one JSON message, at the next microtask:
-  the page applies them in order, before it paints.
-* **What only the page knows** comes with its messages (``receive``, one switch): values typed,
-  files picked, scroll positions (``Sync``), heights asked for (``Measured``), events
-  (``EventMsg``), the clipboard's answer (``Reply``). Drops, watch requests and the swimlanes'
-  picks go to whoever ``subscribe``\ d to their kind; one that comes before (a drop while the
-  app boots) waits for it.
-* **Timers** run on the worker's own event loop.
-
-Must not: block on the page, send markup (only tags, attributes, properties and text, which the
-page sets as such: transcript text stays text), or import JavaScript (main.py does).
+A :class:`Node` keeps what Python set on it (attributes, properties, children, style, dataset,
+classes), so Python reads its own writes back at once; a change to a node on the page becomes an
+op on ``PAGE``, and a node built off the page is sent whole when it is attached. The compound
+selectors the app uses (tag, #id, .class, [attr], [attr="v"]) are matched here; a file input's
+files are a :class:`FileList`. :class:`Document` finds index.html's elements by id and makes new ones.
 """
 
 from __future__ import annotations
 
-import asyncio
 import re
-from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
-from urllib.parse import urljoin, urlsplit
+from collections.abc import Iterable
+from typing import Any
 
-import msgspec
-
-from .host import PageFile
-from .protocol import (
-    Drop,
-    EventData,
-    EventMsg,
-    Measured,
-    Message,
-    Op,
-    Pick,
-    Range,
-    Reply,
-    Size,
-    Start,
-    Sync,
-    Watch,
-)
-
-Handler = Callable[["Event"], object]
-Callback = Callable[[object], object]
-Passed = Drop | Watch | Pick | Range | Size  # messages handed to whoever subscribed to their kind
-P = TypeVar("P", Drop, Watch, Pick, Range, Size)
+from ..host import PageFile
+from ..protocol import Op
+from .channel import PAGE, Handler
 
 # The page's elements whose every scroll the page sends (static/js/ui.mjs: sync, geometry): the
 # mirror's scrollTop of these is the page's, less a scroll still on its way.
@@ -75,77 +32,6 @@ def camel_to_kebab(name: str) -> str:
 
 def kebab_to_camel(name: str) -> str:
     return re.sub(r"-([a-z])", lambda m: m.group(1).upper(), name)
-
-
-class Page:
-    """The worker's side of the channel: the op queue, listeners, pending replies."""
-
-    def __init__(self) -> None:
-        self.ops: list[list[Any]] = []
-        self.post: Callable[[object], None] | None = None  # set by main.bind: postMessage
-        self.schedule: Callable[[], None] | None = None  # flush at the next microtask
-        self.scheduled = False
-        self.nodes: dict[int | str, Node] = {}  # rid -> node, for the nodes the page holds
-        self.static: dict[str, Any] = {}  # id -> its state when the page started (protocol.ElementState)
-        self.listeners: dict[int, Handler] = {}
-        self.replies: dict[int, tuple[Callback | None, Callback | None]] = {}
-        self.measured: dict[int | str, Callable[[int], object]] = {}
-        self.handlers: dict[type, Callable[[Any], object]] = {}
-        self.waiting: list[Passed] = []  # passed on once their kind has a handler
-        self.next_id = 0
-        self.state_writes = 0  # writes of <html data-app-state>: see receive()
-
-    def new_id(self) -> int:
-        self.next_id += 1
-        return self.next_id
-
-    def listen(self, rid: int | str, kind: str, handler: Handler, options: dict[str, object] | None) -> None:
-        """``handler`` for ``kind`` events of the page's element ``rid`` (or "document", "window")."""
-        lid = self.new_id()
-        self.listeners[lid] = handler
-        self.op(Op.LISTEN, rid, kind, lid, options or {})
-
-    def unlisten(self, handler: Handler) -> None:
-        for lid, fn in list(self.listeners.items()):
-            if fn is handler:
-                del self.listeners[lid]
-                self.op(Op.UNLISTEN, lid)
-
-    def subscribe(self, kind: type[P], handler: Callable[[P], object]) -> None:
-        """``handler`` for every message of ``kind`` (those that came before it first)."""
-        self.handlers[kind] = handler
-        waiting, self.waiting = self.waiting, []
-        for message in waiting:
-            self.pass_on(message)
-
-    def pass_on(self, message: Passed) -> None:
-        handler = self.handlers.get(type(message))
-        if handler is None:
-            self.waiting.append(message)
-        else:
-            handler(message)
-
-    def op(self, *args: Any) -> None:
-        self.ops.append(list(args))
-        if not self.scheduled and self.schedule is not None:
-            self.scheduled = True
-            self.schedule()
-
-    def flush(self) -> None:
-        self.scheduled = False
-        if not self.ops or self.post is None:
-            return
-        ops, self.ops = self.ops, []
-        self.post(msgspec.json.encode(ops).decode())
-
-    def post_object(self, message: dict[str, object]) -> None:
-        """A message that is no op list (a download, with its bytes), after the ops queued before it."""
-        self.flush()
-        if self.post is not None:
-            self.post(message)
-
-
-PAGE = Page()
 
 
 # -- selectors: the compound ones our code uses (tag, #id, .class, [attr], [attr="v"]) ----------
@@ -556,142 +442,6 @@ class Document:
         PAGE.unlisten(handler)
 
 
-# -- window: what the app asks of it ------------------------------------------------------------
-
-
-class Location:
-    def __init__(self) -> None:
-        self.set("http://localhost/")
-
-    def set(self, href: str) -> None:
-        parts = urlsplit(href)
-        self.href = href
-        self.origin = f"{parts.scheme}://{parts.netloc}"
-        self.pathname = parts.path or "/"
-        self.search = f"?{parts.query}" if parts.query else ""
-        self.hash = f"#{parts.fragment}" if parts.fragment else ""
-
-
-class History:
-    def replaceState(self, _state: Any, _title: str, url: str) -> None:
-        href = urljoin(WINDOW.location.href, str(url))
-        WINDOW.location.set(href)
-        PAGE.op(Op.HISTORY, href)
-
-
-class Storage:
-    """localStorage, kept by the page: read from what it sent at start, written through."""
-
-    def __init__(self) -> None:
-        self.values: dict[str, str] = {}
-        self.denied = False
-
-    def getItem(self, key: str) -> str | None:
-        if self.denied:
-            raise PermissionError("storage is denied here")
-        return self.values.get(key)
-
-    def setItem(self, key: str, value: str) -> None:
-        if self.denied:
-            raise PermissionError("storage is denied here")
-        self.values[key] = str(value)
-        PAGE.op(Op.STORE, key, str(value))
-
-
-class Thenable:
-    """What a call that needs the page returns: ``.then(done, failed)`` when it answers."""
-
-    def __init__(self, rid: int) -> None:
-        self.rid = rid
-
-    def then(self, done: Callback | None = None, failed: Callback | None = None) -> None:
-        PAGE.replies[self.rid] = (done, failed)
-
-
-class Clipboard:
-    def writeText(self, text: str) -> Thenable:
-        rid = PAGE.new_id()
-        PAGE.op(Op.COPY, str(text), rid)
-        return Thenable(rid)
-
-
-class Navigator:
-    def __init__(self) -> None:
-        self.clipboard: Clipboard | None = Clipboard()
-
-
-class CSS:
-    @staticmethod
-    def escape(text: str) -> str:
-        return re.sub(r'(["\\])', r"\\\1", str(text))
-
-
-class Window:
-    def __init__(self) -> None:
-        self.location = Location()
-        self.history = History()
-        self.localStorage = Storage()
-        self.navigator = Navigator()
-        self.CSS = CSS()
-        self.watch_support = ""  # why watching cannot work here ("" when it can)
-
-    def setTimeout(self, fn: Callable[[], Any], ms: float) -> asyncio.TimerHandle:
-        return asyncio.get_event_loop().call_later(max(0.0, float(ms)) / 1000, fn)
-
-    def clearTimeout(self, handle: asyncio.TimerHandle | None) -> None:
-        if handle is not None:
-            handle.cancel()
-
-    def addEventListener(self, kind: str, handler: Handler, options: dict[str, object] | None = None) -> None:
-        PAGE.listen("window", kind, handler, options)
-
-    def removeEventListener(self, kind: str, handler: Handler) -> None:
-        PAGE.unlisten(handler)
-
-
-WINDOW = Window()
-DOCUMENT = Document()
-
-
-# -- events from the page -----------------------------------------------------------------------
-
-
-class Target:
-    """An event's target that the worker never made (text inside a static element): its tag and
-    id, and the nearest element the worker knows for ``closest``."""
-
-    def __init__(self, near: Node | None, tag: str, ident: str, editable: bool) -> None:
-        self.near, self.tagName, self.id, self.isContentEditable = near, tag, ident, editable
-
-    def closest(self, selector: str) -> Node | None:
-        return self.near.closest(selector) if self.near is not None else None
-
-    def blur(self) -> None:
-        pass
-
-
-class Event:
-    """An event as a handler sees it: its target (a node, or what the page said of it) and keys."""
-
-    def __init__(self, data: EventData) -> None:
-        rid = data.rid
-        near = PAGE.nodes.get(rid) if rid is not None else None
-        if near is None and isinstance(rid, str):
-            near = DOCUMENT.getElementById(rid)
-        self.target: Node | Target = (near if data.on_target and near is not None
-                                      else Target(near, data.tag, data.id, data.editable))
-        self.type, self.key = data.type, data.key
-        self.ctrlKey, self.metaKey, self.altKey, self.shiftKey = data.ctrl, data.meta, data.alt, data.shift
-
-    def closest(self, selector: str) -> Node | None:
-        """The element matching ``selector`` at or above the target, or None."""
-        return self.target.closest(selector)
-
-    @property
-    def tag(self) -> str:
-        return str(self.target.tagName or "").upper()
-
-
 class FileItem:
     """A file of a file input: its path (relative in a folder pick) and the file itself."""
 
@@ -708,78 +458,3 @@ class FileList(list[FileItem]):
 
     def item(self, i: int) -> FileItem:
         return self[i]
-
-
-def start(message: Start) -> None:
-    """The page's first message: its elements, address, storage, what it can do."""
-    PAGE.static = dict(message.elements)
-    WINDOW.location.set(message.href)
-    WINDOW.localStorage.denied = message.storage is None  # None: storage denied
-    WINDOW.localStorage.values = dict(message.storage or {})
-    WINDOW.navigator.clipboard = Clipboard() if message.clipboard else None
-    WINDOW.watch_support = message.watch_support
-    DOCUMENT.documentElement.attrs.update(message.root_attrs)
-
-
-def receive(message: Message, seq: int | None) -> None:
-    """One message from the page, the one switch. A numbered one (what the reader did) is
-    acknowledged once handled, after the ops it made: the page counts what is still in flight."""
-    try:
-        _receive(message)
-    finally:
-        if seq is not None:
-            PAGE.op(Op.ACK, seq)
-
-
-def _receive(message: Message) -> None:
-    match message:
-        case Start():
-            start(message)
-        case Sync():
-            _sync(message)
-        case EventMsg():
-            _event(message)
-        case Measured():
-            for rid, height in message.sizes:
-                node = PAGE.nodes.get(rid)
-                if node is not None:
-                    node.props["offsetHeight"] = height
-                    hook = PAGE.measured.get(rid)
-                    if hook is not None:
-                        hook(height)
-        case Reply():
-            done, failed = PAGE.replies.pop(message.id, (None, None))
-            fn = done if message.ok else failed
-            if fn is not None:
-                fn(None)
-        case Drop() | Watch() | Pick() | Range() | Size():
-            PAGE.pass_on(message)
-
-
-def _sync(message: Sync) -> None:
-    rid = message.rid
-    node = PAGE.nodes.get(rid) or (DOCUMENT.getElementById(rid) if isinstance(rid, str) else None)
-    if node is None:
-        return
-    for name, value in message.props.items():
-        if name in BOOLEAN_ATTRS:
-            if value:
-                node.attrs[name] = ""
-            else:
-                node.attrs.pop(name, None)
-        else:
-            node.props[name] = value
-    if message.files is not None:
-        node.props["files"] = FileList(FileItem(p.path, p.file) for p in message.files)
-
-
-def _event(message: EventMsg) -> None:
-    handler = PAGE.listeners.get(message.lid)
-    if handler is None:
-        return
-    writes = PAGE.state_writes
-    handler(Event(message.event))
-    if message.flipped and PAGE.state_writes == writes:
-        # the page showed "analyzing" at once; this event started nothing: put it back
-        state = DOCUMENT.documentElement.attrs.get("data-app-state", "ready")
-        PAGE.op(Op.ATTR, "root", "data-app-state", state)
