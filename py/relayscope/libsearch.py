@@ -46,7 +46,7 @@ import msgspec
 from . import relay as R
 from .analysis import Analyzer
 from .lanes import Lane
-from .library import ATTACHMENT, META, Group, Peeker, Skipped, Summary
+from .library import ATTACHMENT, META, Group, Peeker, Skipped, Summary, chunk_lines
 from .library import listing as library_listing
 from .multifile import translate_session
 from .query import LIBRARY_TERMS, Query, is_error, parse, searchable_detail
@@ -160,20 +160,11 @@ def fill(s: Summary, g: Group, source: Source, strategy: str = "lineage") -> Sum
 # --- the listing ----------------------------------------------------------------------------------
 
 
-def _file_lines(source: Source, path: str) -> Iterator[bytes]:
-    rest = b""
-    for chunk in source.chunks(path):
-        *whole, rest = (rest + chunk).split(b"\n")
-        yield from whole
-    if rest:
-        yield rest
-
-
 def listing(paths: Sequence[str], peek: Peeker, source: Source, *, full: bool = False,
             named: AbstractSet[str] = frozenset()) -> tuple[list[tuple[Summary, Group]], list[Skipped]]:
     """``library.listing`` with ``source`` to read a stream-json file's ids, and, ``full``, each
     summary :func:`fill` ed (every file read whole, a session at a time)."""
-    return library_listing(paths, peek, lambda path: _file_lines(source, path), named=named,
+    return library_listing(paths, peek, lambda path: chunk_lines(source.chunks(path)), named=named,
                            fill=(lambda s, g: fill(s, g, source)) if full else None)
 
 

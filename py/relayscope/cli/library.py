@@ -95,18 +95,9 @@ def list_sessions(lib: Library, fill: Fill | None = None, *, lazy: bool = False,
     """``library.listing`` of what the user named, what could not be walked skipped first;
     ``fill`` (``libsearch.fill``, for ``--full``) makes each summary whole; ``lazy``: only each
     session's id, files and size (``library.complete`` makes the rest)."""
-    items, skipped = L.listing(lib.paths, lib.peek, lambda path: _lines(lib, path), named=lib.named,
+    items, skipped = L.listing(lib.paths, lib.peek, lambda path: L.chunk_lines(lib.chunks(path)), named=lib.named,
                                fill=(lambda s, g: fill(s, g, lib)) if fill is not None else None, lazy=lazy)
     return items, [L.Skipped(p.name, p.message) for p in lib.problems] + skipped
-
-
-def _lines(lib: Library, path: str) -> Iterator[bytes]:
-    rest = b""
-    for chunk in lib.chunks(path):
-        *whole, rest = (rest + chunk).split(b"\n")
-        yield from whole
-    if rest:
-        yield rest
 
 
 def _sort_key(field: str) -> Callable[[tuple[L.Summary, L.Group]], tuple[object, ...]]:

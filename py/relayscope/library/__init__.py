@@ -57,7 +57,7 @@ The parts: ``peek`` (a file's ends), ``rule`` (the grouping), ``facts`` (what th
 from __future__ import annotations
 
 from .facts import _IDE_CONTEXT, _NOT_MODELS, _NOT_PROMPTS, _Facts, _iso, _line_at, _Rec, _when
-from .peek import PEEK_BYTES, Peek, Peeker, ReadAt, peek_bytes, peek_reads, peek_with
+from .peek import PEEK_BYTES, Peek, Peeker, ReadAt, chunk_lines, peek_bytes, peek_reads, peek_with
 from .rule import (
     AGENT_FILE,
     ATTACHMENT,
@@ -98,6 +98,7 @@ __all__ = [
     "_iso",
     "_line_at",
     "_when",
+    "chunk_lines",
     "complete",
     "decode_project",
     "group",

@@ -8,7 +8,7 @@ makes one of bytes in hand. No I/O of its own.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Final
 
 import msgspec
@@ -76,3 +76,14 @@ def peek_bytes(data: bytes, limit: int = PEEK_BYTES) -> Peek:
     """The :class:`Peek` of bytes in hand (a dropped file, a zip member, a test), as
     :func:`peek_with` reads one on disk."""
     return peek_with(lambda at, n: data[at:at + n], len(data), limit)
+
+
+def chunk_lines(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """The lines of a file read as ``chunks`` (without their newlines; a last line without one
+    too)."""
+    rest = b""
+    for chunk in chunks:
+        *whole, rest = (rest + chunk).split(b"\n")
+        yield from whole
+    if rest:
+        yield rest

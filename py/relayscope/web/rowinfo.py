@@ -7,7 +7,7 @@ Must not: be called for every relay on a hot path.
 
 from __future__ import annotations
 
-from ..meaning import years_words
+from ..meaning import elapsed_words, years_words
 from ..spans import parse, timestamp  # the core reads the timestamps for the swimlanes: one rule
 from ..words import session_head  # a session row's words: one rule (words.session_of)
 
@@ -24,20 +24,20 @@ def gap(seconds: float) -> str:
     """A short gap: ``+0.3s``, ``+4s``, ``+2m05s``, ``+1h02m``."""
     if seconds < 10:
         return "+" + f"{seconds:.1f}".rstrip("0").rstrip(".") + "s"
-    return "+" + _span(seconds, "")
+    return "+" + _span(seconds)
 
 
 def duration(seconds: float) -> str:
     """A lane's wall time: ``0.4 s``, ``10 s``, ``4m 35s``, ``1h 02m``."""
-    return f"{seconds:.1f} s" if seconds < 1 else _span(seconds, " ")
+    return f"{seconds:.1f} s" if seconds < 1 else elapsed_words(seconds)
 
 
-def _span(seconds: float, join: str) -> str:
+def _span(seconds: float) -> str:
     if (long := years_words(seconds)) is not None:
         return long
     s = round(seconds)
     if s < 60:
-        return f"{s}{join}s"
+        return f"{s}s"
     if s < 3600:
-        return f"{s // 60}m{join}{s % 60:02d}s"
-    return f"{s // 3600}h{join}{s % 3600 // 60:02d}m"
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m"
