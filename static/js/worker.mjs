@@ -14,12 +14,13 @@
 // Messages that come while Pyodide loads wait in order: the page's state first, then what the
 // reader did meanwhile; Python applies them all before the app starts (and keeps drops and watch
 // requests until the app takes them). Python gets the worker's own helpers (listing a folder
-// handle, reading a file ahead) as arguments of bind(), never through globals.
+// handle, reading a file ahead, reading parts of files) as arguments of bind(), never through globals.
 // Must not: touch anything but messages (there is no DOM here).
 import { list } from "./fs-list.mjs";
 import { POST } from "./protocol.mjs";
 import { loadPyodide } from "./pyodide-local.mjs";
 import { readAhead, startReader } from "./read-ahead.mjs";
+import { readRange } from "./read-pool.mjs";
 
 const inbox = [];
 let deliver = null;
@@ -41,7 +42,7 @@ try {
     );
   }
   const main = pyodide.pyimport("relayscope.web.main");
-  main.bind({ list, readAhead });
+  main.bind({ list, readAhead, readRange });
   // A message Python fails on is a bug of ours: logged, and the next one is taken.
   deliver = (message) => {
     try {

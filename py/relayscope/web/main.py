@@ -23,7 +23,7 @@ from urllib.parse import urljoin
 from . import protocol, remote
 
 _app: Any = None  # kept: its handlers live as long as the page
-_helpers: Any = None  # worker.mjs's {list, readAhead}
+_helpers: Any = None  # worker.mjs's {list, readAhead, readRange}
 
 
 def bind(helpers: Any) -> None:
@@ -113,8 +113,9 @@ class JsFile:
         return int(self._file.size)
 
     async def read(self, start: int = 0, end: int | None = None) -> bytes:
-        part = self._file if start == 0 and end is None else self._file.slice(start, end)
-        return (await part.arrayBuffer()).to_bytes()  # type: ignore[no-any-return]
+        # by a pool of reader workers (static/js/read-pool.mjs): thousands of reads overlap there
+        stop = self.size if end is None else min(end, self.size)
+        return (await _helpers.readRange(self._file, start, stop)).to_bytes()  # type: ignore[no-any-return]
 
     def slices(self, size: int) -> JsSlices:
         return JsSlices(_helpers.readAhead(self._file, size))
