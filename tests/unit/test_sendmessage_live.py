@@ -1,0 +1,133 @@
+"""A session followed while it is written (``translate --follow``, the page's watch: ``live.LiveFiles``)
+gives what reading its finished files at once gives, also where a sub-agent's work goes on after a
+``SendMessage`` (its lane's second span) and where a background agent's work ends (not at its
+launch result). The sessions are tests/fixtures/shapes/sendmessage/ (a returned agent resumed)
+and sendmessage-running/ (a background agent, a message queued while it runs, then a resume),
+written record by record in the order the records were made (their timestamps), in pieces that
+split lines, or read in one look.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _corpus import ROOT
+
+from relayscope import relay as R
+from relayscope.intake import read_in_folder
+from relayscope.live import LiveFiles
+from relayscope.multifile import translate_files
+from relayscope.spans import build, stamps_of
+
+SHAPES = ROOT / "tests" / "fixtures" / "shapes"
+FOLDERS = {"returned": SHAPES / "sendmessage" / "-Users-dev-shop",
+           "running": SHAPES / "sendmessage-running" / "-Users-dev-shop"}
+SPAWN = "toolu_01SpawnReviewer000001"
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and read_in_folder(str(p.relative_to(folder)))}
+
+
+def in_time_order(files: dict[str, bytes]) -> list[tuple[str, bytes]]:
+    """Every line of the transcripts, in the order its record was made (a meta file first)."""
+    lines: list[tuple[str, str, int, bytes]] = []
+    for name, content in files.items():
+        if not name.endswith(".jsonl"):
+            continue
+        for i, raw in enumerate(content.splitlines(keepends=True)):
+            lines.append((json.loads(raw)["timestamp"], name, i, raw))
+    lines.sort()
+    metas = [(name, content) for name, content in files.items() if name.endswith(".meta.json")]
+    return metas + [(name, raw) for _, name, _, raw in lines]
+
+
+def by_record(files: dict[str, bytes]) -> Iterator[dict[str, bytes]]:
+    for name, raw in in_time_order(files):
+        yield {name: raw}
+
+
+def in_pieces(files: dict[str, bytes]) -> Iterator[dict[str, bytes]]:
+    """Seven bytes at a time, record after record: lines split anywhere."""
+    for name, raw in in_time_order(files):
+        for i in range(0, len(raw), 7):
+            yield {name: raw[i:i + 7]}
+
+
+def in_one_look(files: dict[str, bytes]) -> Iterator[dict[str, bytes]]:
+    yield dict(files)
+
+
+WAYS: dict[str, Callable[[dict[str, bytes]], Iterator[dict[str, bytes]]]] = {
+    "by-record": by_record, "in-pieces": in_pieces, "in-one-look": in_one_look}
+
+
+def followed(files: dict[str, bytes], way: str) -> list[R.Relay]:
+    live = LiveFiles()
+    relays: list[R.Relay] = []
+    for change in WAYS[way](files):
+        relays.extend(live.feed_many(change))
+    relays.extend(live.finish())
+    assert [r.seq for r in relays] == list(range(len(relays)))
+    return relays
+
+
+def per_file(relays: list[R.Relay]) -> dict[str | None, list[dict[str, Any]]]:
+    """Each file's relays in order, without seq (files interleave as they are written)."""
+    out: dict[str | None, list[dict[str, Any]]] = defaultdict(list)
+    for r in relays:
+        d = R.to_dict(r)
+        d.pop("seq")
+        out[r.file].append(d)
+    return dict(out)
+
+
+@pytest.mark.parametrize("way", list(WAYS))
+@pytest.mark.parametrize("session", list(FOLDERS))
+def test_a_session_followed_as_it_grows_gives_what_its_finished_files_give(session: str, way: str) -> None:
+    files = files_of(FOLDERS[session])
+    [whole] = translate_files(files)
+    live = followed(files, way)
+    assert per_file(live) == per_file(whole.relays)
+
+
+@pytest.mark.parametrize("session", list(FOLDERS))
+def test_followed_the_agents_lane_has_its_second_span_and_its_time_counted_once(session: str) -> None:
+    files = files_of(FOLDERS[session])
+    [whole] = translate_files(files)
+    stamps = stamps_of({k: v.splitlines() for k, v in files.items()})
+    live = followed(files, "by-record")
+    starts = [r for r in live if isinstance(r, R.LaneStart) and r.lane == SPAWN]
+    assert len(starts) == 2 and starts[0].resumed_by is None and starts[1].resumed_by
+    assert len([r for r in live if isinstance(r, R.LaneEnd) and r.lane == SPAWN]) == 2
+    want = build(whole.relays, stamps, several=True)
+    got = build(live, stamps, several=True)
+    track = next(t for t in got.tracks if t.id == SPAWN)
+    assert [s.tool_id for s in track.resumed] == [starts[1].resumed_by]
+    wall = {f["lane"]: f["wall"] for f in want.figures["lanes"]}
+    assert {f["lane"]: f["wall"] for f in got.figures["lanes"]} == wall
+    first, second = next(t for t in want.tracks if t.id == SPAWN).agent, track.resumed[0]
+    assert first is not None and wall[SPAWN] == (first.end - first.start) + (second.end - second.start)
+
+
+@pytest.mark.parametrize("session", list(FOLDERS))
+def test_translate_follow_of_the_folder_written_as_it_ran_gives_the_one_shot_output(tmp_path: Path, session: str) -> None:
+    """The CLI's ``translate --follow DIR`` while the session's files are appended to, record by
+    record in time order (test_follow's writer), against ``translate DIR`` of the finished folder."""
+    from test_follow import follow, one_shot
+    from test_follow import per_file as ndjson_per_file
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    events = [(root / name, raw) for name, raw in in_time_order(files_of(FOLDERS[session]))]
+    got = follow(root, events)
+    want = one_shot("translate", str(root))
+    assert got.returncode == want.returncode == 0, got.stderr.decode()
+    assert ndjson_per_file(got.stdout) == ndjson_per_file(want.stdout)
+    assert got.stdout.count(b'"resumed_by"') == 1
