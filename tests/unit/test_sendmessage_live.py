@@ -131,3 +131,33 @@ def test_translate_follow_of_the_folder_written_as_it_ran_gives_the_one_shot_out
     assert got.returncode == want.returncode == 0, got.stderr.decode()
     assert ndjson_per_file(got.stdout) == ndjson_per_file(want.stdout)
     assert got.stdout.count(b'"resumed_by"') == 1
+
+
+@pytest.mark.parametrize("session", list(FOLDERS))
+def test_the_pages_watch_links_the_message_and_the_second_span_as_a_load_does(session: str) -> None:
+    """The page's "Watch folder" (``Workspace.start_live``, ``append`` per look) against its load of
+    the finished folder: the same relays by file, and the same links between the message's row and
+    the lane's second start."""
+    from relayscope.web.model import Workspace
+
+    files = files_of(FOLDERS[session])
+    whole = Workspace()
+    for _ in whole.load(files):
+        pass
+    ws = Workspace()
+    ws.start_live("-Users-dev-shop/", folder=True)
+    for change in by_record(files):
+        ws.append(change)
+    ws.finish_live()
+    assert per_file(list(ws.relays)) == per_file(list(whole.relays))
+
+    def links(w: Workspace) -> tuple[list[Any], list[Any]]:
+        rows = [w.row(i) for i in range(len(w.relays))]
+        calls = [(r.relay.id, r.opens_lane) for r in rows if isinstance(r.relay, R.ToolUse) and r.opens_lane]
+        backs = [(r.relay.resumed_by, rows[r.back_to].relay.id if r.back_to is not None else None)
+                 for r in rows if isinstance(r.relay, R.LaneStart) and r.relay.resumed_by]
+        return calls, backs
+
+    calls, backs = links(ws)
+    assert (calls, backs) == links(whole)
+    assert len(backs) == 1 and backs[0][0] == backs[0][1]  # the second span leads back to its call
