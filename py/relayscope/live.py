@@ -277,7 +277,7 @@ class LiveFiles:
             for k, line in enumerate(lines):
                 if main:
                     s.clock = line
-                    call = notified_call(line)
+                    call = notified_call(line) if b"<task-notification>" in line else None
                     if call is not None:
                         out.extend(self._notified(s, call))
                 elif f.lines >= 1 and f.lane is not None:
@@ -292,7 +292,7 @@ class LiveFiles:
                 out.extend(self._run(s.t, lambda: s.t.feed_file_line(f.name, line, f.lane)))  # noqa: B023 - run at once
                 f.lines += 1
                 self._note_runs(s, line)
-                if main:
+                if main and (b'"SendMessage"' in line or (s.sent and b'"toolUseResult"' in line)):
                     self._note_messages(s, line)
                 if s.waiting:
                     out.extend(self._link_waiting(s, final=False))
@@ -311,8 +311,6 @@ class LiveFiles:
     @staticmethod
     def _note_messages(s: _Session, line: bytes) -> None:
         """The SendMessage calls a main file's line makes, and the agents their results resumed."""
-        if b'"SendMessage"' not in line and not (s.sent and b'"toolUseResult"' in line):
-            return
         calls, resumed = message_links(line, s.sent)
         s.messages.extend(calls)
         s.resumed.update(resumed)
@@ -324,6 +322,11 @@ class LiveFiles:
         wait (``_WAIT``): it may be, and the call may not have been fed yet: the main file is
         being fed and is not yet at its time, or its lane had ended (a returned agent's next
         words can only be a message's). None: an ordinary line."""
+        assert f.lane is not None
+        lane = s.t.lanes.lanes.get(f.lane)
+        ended = lane is not None and lane.ended and f.part is None and f.lane not in s.t.background
+        if not (s.messages or s.clock is not None or ended):
+            return None  # no message sent yet nor on its way in this look, its lane running: an ordinary line
         words = user_words(line)
         if words is None:
             return None
@@ -339,11 +342,7 @@ class LiveFiles:
             now = line_time(s.clock)
             if now is not None and words[1] > now:
                 return _WAIT
-        assert f.lane is not None
-        lane = s.t.lanes.lanes.get(f.lane)
-        if lane is not None and lane.ended and f.part is None and f.lane not in s.t.background:
-            return _WAIT
-        return None
+        return _WAIT if ended else None
 
     def _resume(self, s: _Session, f: _File, m: Message) -> list[R.Relay]:
         """Sub-agent file ``f``'s next line starts its work after message ``m``: the span open
