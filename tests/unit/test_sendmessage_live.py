@@ -161,3 +161,31 @@ def test_the_pages_watch_links_the_message_and_the_second_span_as_a_load_does(se
     calls, backs = links(ws)
     assert (calls, backs) == links(whole)
     assert len(backs) == 1 and backs[0][0] == backs[0][1]  # the second span leads back to its call
+
+
+def test_a_background_agent_followed_is_running_after_its_launch_and_completed_at_its_notification() -> None:
+    """Its launch result (the main file's line 3) ends neither its state nor its lane: it runs
+    until the notification (line 7), where its first span ends at its last record (line 5)."""
+    from relayscope.subagents import LaneStates
+
+    files = files_of(FOLDERS["running"])
+    live, states = LiveFiles(), LaneStates()
+    seen: list[R.Relay] = []
+    checked = 0
+    for change in by_record(files):
+        new = live.feed_many(change)
+        states.feed(new)
+        seen.extend(new)
+        [(name, line)] = change.items()
+        if "subagents" in name or not name.endswith(".jsonl"):
+            continue
+        if b"async_launched" in line:
+            checked += 1
+            assert states.lanes[SPAWN].state == "running"
+            assert not any(isinstance(r, R.LaneEnd) and r.lane == SPAWN for r in seen)
+        if b"<task-notification>" in line and SPAWN.encode() in line:
+            ends = [r for r in seen if isinstance(r, R.LaneEnd) and r.lane == SPAWN]
+            assert [r.line for r in ends] == [5] and ends[0].file and ends[0].file.endswith(".jsonl")
+            assert "subagents" in ends[0].file and states.lanes[SPAWN].state == "completed"
+            checked += 1
+    assert checked == 2
