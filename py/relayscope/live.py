@@ -25,6 +25,15 @@ here); complete lines are translated at once, a partial last line waits for its 
   (read, not translated) says it returned, once the journal has its result and its file has no
   line pending (else at :meth:`finish`).
 
+* A sub-agent resumed by a ``SendMessage`` call after it returned: its file is cut where
+  ``multifile`` cuts the finished file (``multifile.answers``: the first user record with words
+  stamped no earlier than the call), a ``lane_start`` with ``resumed_by`` there; a line that may
+  be such a cut waits while the call may not have been fed (the main file, fed in the same look,
+  is not yet at its time; or the agent's lane has ended and no message to it matches yet). That
+  span, and the work of an agent launched in the background (whose launch result ends nothing),
+  ends when a ``<task-notification>`` names its call (``multifile.notified_call``), at the next
+  cut, or at :meth:`finish`, at the last line of its file fed: where the finished files end it.
+
 Order: relays come in the order their lines arrive, so parallel sub-agents interleave as they
 run. Translating the finished files at once (``multifile.translate_files``) emits each
 sub-agent file right after its spawning call instead; per file, the relays are the same, in the
@@ -47,26 +56,33 @@ from . import relay as R
 from . import trace as T
 from .analysis import AUTO, Analyzer
 from .formats import FORMATS, sniff_line
-from .formats.session import SessionTranslator
+from .formats.session import BACKGROUND_END, SessionTranslator
 from .lanes import Lane
 from .library import SUBAGENT, place
 from .multifile import (
+    Message,
     agent_file_id,
+    answers,
     end_workflow_agent,
     file_head,
     is_companion,
     is_journal,
     journal_results,
+    line_time,
+    message_links,
     meta_file_id,
+    notified_call,
     pair_runs,
     read_meta,
     result_links,
+    user_words,
     workflow_lane,
     workflow_links,
     workflow_run,
 )
 
 _SNIFF_LINES: Final = 8
+_WAIT: Final = object()  # a sub-agent file's next line waits (``LiveFiles._resumption``)
 
 
 def is_meta(name: str) -> bool:
@@ -85,6 +101,11 @@ class _Session(msgspec.Struct, eq=False):
     waiting: list[_File] = msgspec.field(default_factory=list)  # sub-agent files not linked yet
     runs: dict[str, str] = msgspec.field(default_factory=dict)  # wf_<id> -> the Workflow call its result names
     workflow_calls: list[str] = msgspec.field(default_factory=list)  # Workflow calls fed, in order
+    sent: dict[bytes, str] = msgspec.field(default_factory=dict)  # SendMessage calls fed: id -> its ``to``
+    messages: list[Message] = msgspec.field(default_factory=list)  # those calls, in order
+    resumed: dict[str, str | None] = msgspec.field(default_factory=dict)  # call -> the agent its result resumed
+    clock: bytes | None = None  # the main file's line being fed, while its lines are fed
+    holding: set[_File] = msgspec.field(default_factory=set)  # sub-agent files whose next line waits
 
 
 class _File(msgspec.Struct, eq=False):
@@ -100,6 +121,8 @@ class _File(msgspec.Struct, eq=False):
     run: str | None = None  # a Workflow run's agent file: its run (wf_<id>)
     lines: int = 0  # lines fed
     ended: bool = False  # a run's agent whose lane ended (its journal's result came)
+    used: set[str] = msgspec.field(default_factory=set)  # SendMessage calls that cut it (or were passed over)
+    part: str | None = None  # the SendMessage call whose span (the agent's work after it) is open
 
 
 class LiveFiles:
@@ -124,6 +147,7 @@ class LiveFiles:
         self._journals: dict[str, bytes] = {}  # a Workflow run's folder -> its journal so far
         self._seq = 0
         self._reported: dict[int, int] = {}  # id(translator) -> errors already taken
+        self._final = False  # finishing: no line waits any more
 
     # -- entry points ------------------------------------------------------------------------
 
@@ -185,6 +209,7 @@ class LiveFiles:
     def finish(self) -> list[R.Relay]:
         """End of input: last lines without a newline, files still waiting, open messages."""
         out: list[R.Relay] = []
+        self._final = True
         for f in self.files.values():
             if f.rest:
                 f.pending.append(f.rest)
@@ -198,6 +223,8 @@ class LiveFiles:
         for f in self.files.values():
             out.extend(self._end(f))
             out.extend(self._end_workflow_agent(f))
+            if f.session is not None and f.kind == "agent":
+                out.extend(self._end_span(f.session, f))
         for s in self.sessions.values():
             out.extend(self._run(s.t, s.t.finish))
         return out
@@ -243,16 +270,125 @@ class LiveFiles:
         out: list[R.Relay] = []
         lines, f.pending = f.pending, []
         f.busy = True
+        main = f.kind == "main"
+        outer = s.clock
+        s.holding.discard(f)
         try:
-            for line in lines:
+            for k, line in enumerate(lines):
+                if main:
+                    s.clock = line
+                    call = notified_call(line) if b"<task-notification>" in line else None
+                    if call is not None:
+                        out.extend(self._notified(s, call))
+                elif f.lines >= 1 and f.lane is not None:
+                    found = self._resumption(s, f, line)
+                    if found is _WAIT:
+                        f.pending[:0] = lines[k:]
+                        s.holding.add(f)
+                        break
+                    if isinstance(found, Message):
+                        out.extend(self._resume(s, f, found))
                 out.extend(self._children_first(s, line))
                 out.extend(self._run(s.t, lambda: s.t.feed_file_line(f.name, line, f.lane)))  # noqa: B023 - run at once
                 f.lines += 1
                 self._note_runs(s, line)
+                if main and (b'"SendMessage"' in line or (s.sent and b'"toolUseResult"' in line)):
+                    self._note_messages(s, line)
                 if s.waiting:
                     out.extend(self._link_waiting(s, final=False))
+                if main and s.holding:
+                    out.extend(self._release(s))
         finally:
             f.busy = False
+            if main:
+                s.clock = outer
+        if main and s.holding and s.clock is None:
+            out.extend(self._release(s))
+        return out
+
+    # -- a sub-agent's work after a message sent to it, a background agent's end ---------------
+
+    @staticmethod
+    def _note_messages(s: _Session, line: bytes) -> None:
+        """The SendMessage calls a main file's line makes, and the agents their results resumed."""
+        calls, resumed = message_links(line, s.sent)
+        s.messages.extend(calls)
+        s.resumed.update(resumed)
+
+    def _resumption(self, s: _Session, f: _File, line: bytes) -> Message | object | None:
+        """Whether the next line of sub-agent file ``f`` is where a message sent to it resumed it
+        (the message), by the rule ``multifile`` cuts a finished file by (the first user record
+        with words stamped no earlier than the call, else whose text is the message); or must
+        wait (``_WAIT``): it may be, and the call may not have been fed yet: the main file is
+        being fed and is not yet at its time, or its lane had ended (a returned agent's next
+        words can only be a message's). None: an ordinary line."""
+        assert f.lane is not None
+        lane = s.t.lanes.lanes.get(f.lane)
+        ended = lane is not None and lane.ended and f.part is None and f.lane not in s.t.background
+        if not (s.messages or s.clock is not None or ended):
+            return None  # no message sent yet nor on its way in this look, its lane running: an ordinary line
+        words = user_words(line)
+        if words is None:
+            return None
+        mine = [m for m in s.messages if m.call not in f.used and s.resumed.get(m.call, m.to) == f.agent_id]
+        found = next((m for m in mine if answers(words, m)), None)
+        if self._final:
+            return found
+        if found is not None:
+            # a call whose result is not fed yet while the main file is: that result may say its
+            # message was queued (no span), as reading the finished files knows
+            return _WAIT if s.clock is not None and found.call not in s.resumed else found
+        if s.clock is not None and words[1] is not None:
+            now = line_time(s.clock)
+            if now is not None and words[1] > now:
+                return _WAIT
+        return _WAIT if ended else None
+
+    def _resume(self, s: _Session, f: _File, m: Message) -> list[R.Relay]:
+        """Sub-agent file ``f``'s next line starts its work after message ``m``: the span open
+        ends, a new one starts there."""
+        t, lane = s.t, f.lane
+        assert lane is not None
+        out = self._end_span(s, f)
+        for other in s.messages:  # it and the messages to it before it are done with
+            f.used.add(other.call)
+            if other is m:
+                break
+        f.part = m.call
+        return out + self._run(t, lambda: t.resume_lane(f.name, f.lines + 1, lane, m.call))
+
+    def _end_span(self, s: _Session, f: _File) -> list[R.Relay]:
+        """The span of sub-agent file ``f``'s lane that is open ends at its last line fed: its
+        work after a message, or a background agent's work (no tool_result ends either)."""
+        t, lane = s.t, f.lane
+        if lane is None or not f.lines:
+            return []
+        if f.part is not None:
+            call, f.part = f.part, None
+            return self._run(t, lambda: t.end_lane(f.name, f.lines, lane, None,
+                                                   f"end of the work after the message of call {call}"))
+        if lane in t.background:
+            return self._run(t, lambda: t.end_lane(f.name, f.lines, lane, None, BACKGROUND_END))
+        return []
+
+    def _notified(self, s: _Session, call: str) -> list[R.Relay]:
+        """A ``<task-notification>`` says ``call`` is done: the background agent it spawned, or
+        the work a SendMessage call resumed, ends (after the lines of its file read so far)."""
+        out: list[R.Relay] = []
+        for g in list(self.files.values()):
+            if g.session is s and g.kind == "agent" and g.lane is not None and (
+                    g.part == call or (g.part is None and g.lane == call and call in s.t.background)):
+                out.extend(self._pump(g))
+                if g.part == call or (g.part is None and call in s.t.background):
+                    out.extend(self._end_span(s, g))
+        return out
+
+    def _release(self, s: _Session) -> list[R.Relay]:
+        """The sub-agent files whose next line waited, fed again (it may wait again)."""
+        out: list[R.Relay] = []
+        for g in list(s.holding):
+            if not g.busy:
+                out.extend(self._pump(g))
         return out
 
     @staticmethod

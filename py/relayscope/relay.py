@@ -95,6 +95,7 @@ class ToolResult(Relay, tag="tool_result", kw_only=True, frozen=True):
     content: Raw  # a JSON string, kept as it arrived; ``text`` decodes it
     is_error: bool
     attachments: tuple[str, ...] = ()  # non-text block types summarised into ``content``
+    launched: bool = False  # a spawn's result that only says its agent was launched in the background
 
     @property
     def text(self) -> str:

@@ -11,6 +11,10 @@ relay                                        what it says of a sub-agent lane
 ===========================================  ===============================================
 ``tool_use`` of a spawn tool (Task, Agent)   the lane (the call's id) was spawned
 ``tool_result`` answering a spawn call       the call ended: completed, or failed on an error
+                                             (not one that says it ``launched`` the agent in
+                                             the background: that agent runs on)
+``lane_end`` with no ``tool_use_id``           its work ended (a background agent's, or after a
+                                             message): completed
 ``system`` with a ``state`` (``task_*``)     the task's own state wins over the call's end
                                              (a background agent's call ends at once)
 ``tool_progress`` heartbeat in the lane      it is alive: running for ``elapsed_time_seconds``
@@ -113,7 +117,7 @@ class LaneStates:
                 self._of(r.id).spawned = True  # type: ignore[attr-defined]
         elif t is R.ToolResult:
             st = self.lanes.get(r.tool_use_id)  # type: ignore[attr-defined]
-            if st is not None and st.spawned:
+            if st is not None and st.spawned and not r.launched:  # type: ignore[attr-defined]
                 st.ended, st.end_error = True, r.is_error  # type: ignore[attr-defined]
         elif t is R.System:
             if r.state is not None and r.lane != MAIN:  # type: ignore[attr-defined]
@@ -122,6 +126,10 @@ class LaneStates:
                 self._beat(r)  # type: ignore[arg-type]
         elif t is R.Passthrough and r.event_type == _HEARTBEAT:  # type: ignore[attr-defined]
             self._beat(r)  # type: ignore[arg-type]
+        elif t is R.LaneEnd and r.tool_use_id is None:  # type: ignore[attr-defined]
+            st = self.lanes.get(r.lane)
+            if st is not None and st.spawned:
+                st.ended = True
 
     def _beat(self, r: R.System | R.Passthrough) -> None:
         if r.lane == MAIN:  # an ordinary tool's progress: no sub-agent's

@@ -201,6 +201,7 @@ const heightAt = (g, rowsUsed) => g.agentH + g.gap + Math.max(1, Math.min(rowsUs
 // section's data-density (swimlanes.css lays the lane heads out by it).
 function fitDensity() {
   if (!lanes.length || section.hidden) return;
+  fitHeight();
   const cs = getComputedStyle(tracksBox);
   const room = cs.maxHeight !== "none" ? parseFloat(cs.maxHeight) : tracksBox.clientHeight;
   if (!room) return; // folded, or not laid out yet
@@ -217,6 +218,26 @@ function fitDensity() {
     lane.box.style.height = `${lane.height}px`;
   }
   schedule();
+}
+
+// On a phone (swimlanes.css's narrow layout) the section's default height holds its first
+// FIT_ENTRIES entries (tracks and missing sub-agents' cards, drawn compact there), not a fixed
+// height that cut the third in half: said as --sl-fit-h, which workspace.css's phone height
+// reads, at most FIT_SHARE of the column (the rows keep the rest). Not once the reader set a
+// height (grip.mjs writes the section's style.height), nor while folded.
+const FIT_ENTRIES = 6;
+const FIT_SHARE = 0.45;
+function fitHeight() {
+  if (!NARROW.matches || section.style.height || section.classList.contains("folded")) return;
+  const entries = tracksBox.children;
+  const box = tracksBox.getBoundingClientRect();
+  if (!entries.length || !box.height) return;
+  const last = entries[Math.min(entries.length, FIT_ENTRIES) - 1].getBoundingClientRect();
+  const rect = section.getBoundingClientRect();
+  const need = rect.height - box.height + (last.bottom - box.top + tracksBox.scrollTop) + 2;
+  const column = section.parentElement.getBoundingClientRect().height;
+  const want = Math.ceil(Math.min(need, column * FIT_SHARE));
+  if (Math.abs(want - rect.height) >= 1) section.style.setProperty("--sl-fit-h", `${want}px`);
 }
 
 // A track's data is read a part at a time: in idle time after a load (the tracks in sight

@@ -71,6 +71,33 @@ def test_on_a_phone_main_and_its_first_sub_agent_show_beside_their_labels(app) -
     assert app.page.evaluate("document.documentElement.scrollWidth") <= 390
 
 
+# the swimlanes' head (its title and its zoom buttons), the section and the column it is in
+HEAD_AND_COLUMN = """() => {
+  const section = document.querySelector('[data-testid=swimlanes]');
+  const box = (e) => { const r = e.getBoundingClientRect(); return [r.top, r.bottom, r.left, r.right]; };
+  return {tools: box(section.querySelector('.sl-tools')), head: box(section.querySelector('.sl-head')),
+          section: box(section), column: section.parentElement.getBoundingClientRect().height};
+}"""
+
+
+def test_on_a_phone_the_default_height_shows_the_first_six_entries_under_a_whole_head(app) -> None:
+    """ef958aa1 has seven entries (main, two sub-agents' tracks, four missing sub-agents' cards):
+    the phone's default height shows six of them whole (the seventh a scroll away), not two and a
+    half, with the head's zoom buttons whole above them and the rows still under them."""
+    app.page.set_viewport_size({"width": 390, "height": 844})
+    app.open_files([str(f) for f in SESSION_FILES])
+    entries = shown(app)
+    assert len(entries) == 7
+    assert [inside for _, _, inside in entries] == [True] * 6 + [False], entries
+    got = app.page.evaluate(HEAD_AND_COLUMN)
+    top, bottom = got["section"][:2]
+    for part in ("tools", "head"):
+        assert top <= got[part][0] and got[part][1] <= bottom and got[part][3] <= 390, got
+    assert bottom - top <= 0.45 * got["column"] + 1  # the rows keep the rest of the column
+    assert app.page.evaluate(ROWS_IN_VIEW) >= 3
+    assert app.page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
 TRACKS_H = "() => document.getElementById('swimlanes-tracks').clientHeight"
 
 

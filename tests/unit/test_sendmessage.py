@@ -150,3 +150,35 @@ def test_a_message_by_the_agents_name_links_to_its_lane_and_second_span() -> Non
     track = next(t for t in timeline.tracks if t.id == SPAWN)
     assert [s.tool_id for s in track.resumed] == [RESUMED]
     assert track.resumed[0].end - track.resumed[0].start == 44.0  # 09:00:34 .. 09:01:18
+
+
+def test_a_background_agents_lane_ends_where_its_work_ends_not_at_its_launch_result() -> None:
+    """The reviewer runs in the background: its spawn's result (line 3 of the main file) only says
+    it was launched. Its first span's lane_end is its last record before the message (line 5 of
+    its file, 09:00:29), in the text output, the page's rows and the swimlanes alike."""
+    files = running_files()
+    [result] = translate_files(files)
+    relays = result.relays
+    launch = next(r for r in relays if isinstance(r, R.ToolResult) and r.tool_use_id == SPAWN)
+    assert launch.launched and (launch.file, launch.line) == ("5d3e9f10-2a4b-4c6d-8e0f-1a2b3c4d5e70.jsonl", 3)
+    ends = [r for r in relays if isinstance(r, R.LaneEnd) and r.lane == SPAWN]
+    assert [(r.file and r.file.rsplit("/", 1)[-1], r.line) for r in ends] == [
+        (f"agent-{AGENT}.jsonl", 5), (f"agent-{AGENT}.jsonl", 9)]
+    assert ends[0].seq < launch.seq  # right after its work, before the result that launched it
+    last = max(r.seq for r in relays if r.lane == SPAWN and r.seq < ends[0].seq and not isinstance(r, R.Usage))
+    assert all(isinstance(r, R.Usage) for r in relays[last + 1:ends[0].seq])
+    code, out, err = main("translate", "-f", "text", "--color", "never", str(RUNNING))
+    assert code == 0, err
+    rows = [line for line in out.decode().splitlines() if "lane_end" in line]
+    assert len(rows) == 2 and all(f"{AGENT}.jsonl:" in row for row in rows)
+    assert f"{AGENT}.jsonl:5" in rows[0]
+    timeline = build(relays, stamps_of({k: v.splitlines() for k, v in files.items()}), several=True)
+    track = next(t for t in timeline.tracks if t.id == SPAWN)
+    assert track.agent is not None and track.agent.end - track.agent.start == 26.0  # 09:00:03 .. 09:00:29
+    call = next(s for s in timeline.spans if s.kind == "tool" and s.tool_id == SPAWN)
+    assert round(call.end - call.start, 1) == 0.4  # the main agent waited for the launch only
+    ws = model.Workspace()
+    for _ in ws.load(files):
+        pass
+    assert [(r.line, r.file == ends[0].file) for r in ws.relays if isinstance(r, R.LaneEnd) and r.lane == SPAWN] \
+        == [(5, True), (9, True)]

@@ -57,8 +57,10 @@ the sessions seen (all but the links bounded, ``_bounded``), the agent-id links,
 waiting for a parent written after them). None of it resets on ``result``: a session's
 records keep their lanes across turns. The queue empties at the end of each file.
 
-Not handled: a sub-agent resumed later (``SendMessage`` to its agentId) appends to its file, and
-those records are still emitted right after the original spawn; ``progress`` records that embed
+A sub-agent resumed later (``SendMessage``) appends to its file: ``multifile`` cuts it and
+tells this class (``resume_lane``, ``end_lane``). A spawn's result that only says its agent was
+launched in the background ends nothing (``_ends_elsewhere``: the lane is in ``background`` until
+its caller ends it with ``end_lane``). Not handled: ``progress`` records that embed
 a sub-agent's messages (``agent_progress``) pass through whole, not as content.
 
 No I/O here: callers pass file contents. Bad input never raises; it becomes ``error`` relays.
@@ -76,13 +78,14 @@ from msgspec import Raw, Struct
 from .. import relay as R
 from .. import trace as T
 from .._bounded import Recent, RecentMap
-from ..lanes import MAIN, MESSAGE_TOOL, WORKFLOW_TOOL, is_spawn_tool, spawn_input
+from ..lanes import MAIN, MESSAGE_TOOL, WORKFLOW_TOOL, Lane, is_spawn_tool, spawn_input
 from ..translator import Translator
 from ..wire import Event, Frame, decode_line, split_lines
 
 __all__ = [
     "AGENT_FILE",
     "AGENT_META",
+    "BACKGROUND_END",
     "COMPACTION",
     "UNLINKED",
     "AgentLink",
@@ -101,12 +104,20 @@ COMPACTION: Final = "compaction"
 # Sub-agents the CLI runs for itself, which no tool call spawns: agent id prefix -> lane label
 INTERNAL_AGENTS: Final = {"acompact": COMPACTION, "aprompt_suggestion": "prompt suggestion"}
 UNLINKED: Final = "no spawning call found"
+BACKGROUND_END: Final = "end of the background agent's work: its launch result ended nothing"
 
 
 class AgentLink(Struct):
     """``toolUseResult`` of a spawn's result: the sub-agent it names."""
 
     agentId: str | None = None
+    status: Any = None  # "async_launched": the agent was launched in the background
+    isAsync: Any = None
+
+    @property
+    def launched(self) -> bool:
+        """The result only says the agent was launched in the background: its work ends later."""
+        return self.status == "async_launched" or self.isAsync is True
 
 
 class _Head(Struct):
@@ -187,6 +198,10 @@ class SessionTranslator(Translator):
         self._usage_file: dict[str, str | None] = {}  # message id -> file of its pending usage row
         self._on_spawn: Callable[[str], list[R.Relay]] | None = None
         self._files: dict[str, _FileCtx] = {}  # files being read as they grow (feed_file_line)
+        # lanes whose spawn result said "launched in the background" and whose work has not
+        # ended yet (their callers end them: ``end_lane`` at the end of the agent's work)
+        self.background: set[str] = set()
+        self._lane_ends: set[str] = set()  # lanes ``end_lane`` ended (their latest span)
 
     # -- entry points ---------------------------------------------------------------------
 
@@ -412,6 +427,8 @@ class SessionTranslator(Translator):
                                reason=f"the agent's work after the message of call {call}")
             known = self.lanes.lane(lane)
             known.messages = (*known.messages, call)
+            known.ended = False
+            self._lane_ends.discard(lane)
             self.emit(step, R.LaneStart, line, lane, parent_lane=known.parent, depth=known.depth,
                       agent_type=known.agent_type, description=known.description, label=known.label,
                       resumed_by=call)
@@ -431,10 +448,21 @@ class SessionTranslator(Translator):
                 self._flush_lane(step, lane)
                 self.emit(step, R.LaneEnd, line, lane, tool_use_id=None, returned=returned)
                 self.lanes.lane(lane).ended = True
+                self._lane_ends.add(lane)
+                self.background.discard(lane)
             self._record(step)
             return self._out
         finally:
             self.file = outer
+
+    def _ends_elsewhere(self, lane: Lane) -> bool:
+        """A background agent's launch result ends nothing: its lane ends where its work does
+        (``end_lane``, called by whoever reads its file: ``multifile`` at the end of its part,
+        ``live`` at its completion notification or the end of input)."""
+        if lane.id not in self._lane_ends:  # its work goes on after the launch
+            lane.ended = False
+            self.background.add(lane.id)
+        return True
 
     def _note_spawns(self, ev: Event, lane: str) -> list[str]:
         """Task/Agent calls first seen in this record (their prompts remembered), and Workflow

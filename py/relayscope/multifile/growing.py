@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+import re
+from typing import Final
+
 from ..formats.session import (
     AGENT_META,
     decode_or,
 )
-from .scan import JOURNAL, Text, _agent_id, _basename, _meta, _scan_file, _workflow_run
+from .scan import (
+    JOURNAL,
+    Message,
+    Text,
+    _agent_id,
+    _basename,
+    _meta,
+    _scan,
+    _scan_file,
+    _workflow_run,
+    seconds,
+)
 
 # --- for files read as they grow (live.LiveFiles) ----------------------------------------------
 
@@ -57,3 +71,29 @@ def workflow_links(line: bytes) -> tuple[list[str], dict[str, str]]:
     name (``toolUseResult.runId``)."""
     s = _scan_file([line])
     return s.workflow_calls, s.workflow_runs
+
+
+def message_links(line: bytes, sent: dict[bytes, str]) -> tuple[list[Message], dict[str, str | None]]:
+    """The SendMessage calls one record makes (in order; each added to ``sent``, its id as bytes
+    -> its ``to``) and, of the calls in ``sent`` its results answer, the agent each resumed
+    (None: none, its message was queued or refused)."""
+    s = _scan_file([line], sent)
+    return s.messages, s.resumed
+
+
+_NOTIFIED: Final = re.compile(rb"<tool-use-id>([^<\\]+)</tool-use-id>")
+
+
+def notified_call(line: bytes) -> str | None:
+    """The call a ``<task-notification>`` record says is done (its ``<tool-use-id>``: the spawn
+    of a background agent, or a SendMessage call that resumed one), else None."""
+    if b"<task-notification>" not in line:
+        return None
+    m = _NOTIFIED.search(line)
+    return m.group(1).decode("utf-8", "replace") if m else None
+
+
+def line_time(line: bytes) -> float | None:
+    """One record's ``timestamp`` in seconds, or None (none, or not a record)."""
+    rec = decode_or(_scan, line, None)
+    return seconds(rec.timestamp) if rec is not None else None

@@ -138,6 +138,7 @@ class _Scan(msgspec.Struct):
     # SendMessage call -> the agent its result says it resumed (``resumedAgentId``), or None when
     # its result says it resumed none (queued for a running agent, refused)
     resumed: dict[str, str | None] = msgspec.field(default_factory=dict)
+    background: set[str] = msgspec.field(default_factory=set)  # spawn ids whose result says "launched in the background"
 
 
 class Message(msgspec.Struct, frozen=True):
@@ -196,9 +197,12 @@ def _resumed_agent(raw: Raw, to: str) -> str | None:
     return to if got.success is True and "resumed" in said else None
 
 
-def _scan_file(lines: list[bytes]) -> _Scan:
+def _scan_file(lines: list[bytes], sent: dict[bytes, str] | None = None) -> _Scan:
+    """``sent``: the SendMessage calls seen before these lines (id as bytes -> its ``to``), added
+    to as calls are seen (a file read as it grows, a line at a time)."""
     s = _Scan()
-    sent: dict[bytes, str] = {}  # a SendMessage call seen, its id as bytes -> its ``to``
+    if sent is None:
+        sent = {}  # a SendMessage call seen, its id as bytes -> its ``to``
     for i, line in enumerate(lines):
         head = i < 8 and s.session_id is None
         prompt = s.first_prompt is None and b'"user"' in line
@@ -245,6 +249,8 @@ def _scan_file(lines: list[bytes]) -> _Scan:
                 for b in content:
                     if b.type == "tool_result" and b.tool_use_id:
                         s.agent_results.setdefault(link.agentId, b.tool_use_id)
+                        if link.launched:
+                            s.background.add(b.tool_use_id)
     return s
 
 

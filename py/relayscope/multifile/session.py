@@ -13,6 +13,7 @@ from .. import trace as T
 from ..drift import Drift, DriftReport
 from ..formats.session import (
     AGENT_META,
+    BACKGROUND_END,
     UNLINKED,
     SessionTranslator,
     decode_or,
@@ -102,7 +103,8 @@ def _translate_session(files: Mapping[str, Text], strategy: str, trace: bool,
     pending: list[_AgentFile] = []
     for name in sorted(f.agents):
         _queue_agent(t, f, lk, name, waiting, pending)
-    order, relays = _run_files(t, f, waiting, pending, lk.spawn_file)
+    background = {spawn for s in f.scans.values() for spawn in s.background}
+    order, relays = _run_files(t, f, waiting, pending, lk.spawn_file, background)
     for agent, (spawn, _) in lk.links.items():  # whose transcript to look for (lanes.missing_transcripts)
         if spawn in t.lanes.lanes:
             t.lanes.describe(spawn, agent_id=agent)
@@ -218,9 +220,12 @@ def _queue_agent(t: SessionTranslator, f: _Files, lk: _Links, name: str,
 
 
 def _run_files(t: SessionTranslator, f: _Files, waiting: dict[str, list[_AgentFile]],
-               pending: list[_AgentFile], spawn_file: Mapping[str, str]) -> tuple[list[str], list[R.Relay]]:
+               pending: list[_AgentFile], spawn_file: Mapping[str, str],
+               background: set[str]) -> tuple[list[str], list[R.Relay]]:
     """The main files translated in turn, each sub-agent file right after its spawning call; then
-    those whose call never came (orphans first, then the rest by name). (files in order, relays)"""
+    those whose call never came (orphans first, then the rest by name). (files in order, relays)
+    A sub-agent launched in the background (``background``: its spawn's result says so) ends at
+    the end of its work (its part's last record), not at that result."""
     order: list[str] = []
     relays: list[R.Relay] = []
 
@@ -233,6 +238,8 @@ def _run_files(t: SessionTranslator, f: _Files, waiting: dict[str, list[_AgentFi
         if af.resumed_by is not None:  # no tool_result ends the work after a message: its part's end does
             out += t.end_lane(af.name, af.first_line + len(af.lines) - 1, af.lane, None,
                               f"end of the work after the message of call {af.resumed_by}")
+        elif af.run is None and af.lane in background and af.lines:  # nor does a background launch's result
+            out += t.end_lane(af.name, af.first_line + len(af.lines) - 1, af.lane, None, BACKGROUND_END)
         if af.run is not None:  # no tool_result ends a workflow's agent: the end of its file does
             out += end_workflow_agent(t, af.name, len(af.lines), af.lane, af.run, af.returned)
         return out
@@ -338,19 +345,9 @@ def _resumed_parts(lines: list[bytes], messages: list[Message]
     cuts: list[tuple[int, str]] = []
     at = 1
     for m in messages:
-        want = m.message.strip()
         for i in range(at, len(lines)):
-            line = lines[i]
-            if b'"user"' not in line:
-                continue
-            rec = decode_or(_scan, line, None)
-            if rec is None or rec.type != "user":
-                continue
-            text = first_text(rec.message.content if rec.message is not None else None)
-            if text is None:
-                continue
-            when = seconds(rec.timestamp)
-            if (when >= m.at) if (m.at is not None and when is not None) else text.strip() == want:
+            words = user_words(lines[i])
+            if words is not None and answers(words, m):
                 cuts.append((i, m.call))
                 at = i + 1
                 break
@@ -361,6 +358,25 @@ def _resumed_parts(lines: list[bytes], messages: list[Message]
         end = cuts[k + 1][0] if k + 1 < len(cuts) else len(lines)
         parts.append((call, i + 1, lines[i:end]))
     return lines[:cuts[0][0]], parts
+
+
+def user_words(line: bytes) -> tuple[str, float | None] | None:
+    """A user record with words (not a tool result): its text and its time (None without one);
+    else None. Where a sub-agent's file may be cut for a message sent to it."""
+    if b'"user"' not in line:
+        return None
+    rec = decode_or(_scan, line, None)
+    if rec is None or rec.type != "user":
+        return None
+    text = first_text(rec.message.content if rec.message is not None else None)
+    return None if text is None else (text, seconds(rec.timestamp))
+
+
+def answers(words: tuple[str, float | None], m: Message) -> bool:
+    """Whether a user record's words (``user_words``) are where message ``m`` resumed its agent:
+    stamped no earlier than the call; where either has no time, its text is the message."""
+    text, when = words
+    return when >= m.at if (m.at is not None and when is not None) else text.strip() == m.message.strip()
 
 
 def _first_sentence(text: str | None, width: int = 60) -> str | None:

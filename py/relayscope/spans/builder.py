@@ -68,6 +68,11 @@ class Builder:
         self._by_tool: dict[str, list[float]] = {}
         self._tokens = {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "cache_creation_tokens": 0}
         self._clipped: dict[str, int] = {}  # lane -> its records timed before it began
+        # a background agent (its spawn's result says "launched"): its lane ends at its lane_end,
+        # not at that result; the launches whose lane has not begun (their call's start and lane)
+        self._launched: set[str] = set()
+        self._launches: dict[str, _Open] = {}
+        self._ended: set[str] = set()  # lanes whose lane_end came while their call was open
 
     # -- feeding -------------------------------------------------------------------------------
 
@@ -100,6 +105,8 @@ class Builder:
         if kind in _STATED:
             self._states.add(r)
         if ln is None:
+            if kind is R.LaneEnd:
+                return  # a lane already closed
             if lane in self.tracks and kind is R.LaneStart and getattr(r, "resumed_by", None):
                 ln = self._reopen_lane(r, x)  # continued by a message after it returned: its next span
             elif lane in self.tracks:  # a closed lane: only its last message's usage still counts
@@ -115,6 +122,8 @@ class Builder:
             ln.last_x = x
         ln.last_seq = r.seq
         if kind not in _NOTED:
+            if kind is R.LaneEnd:
+                self._lane_end(ln)
             return
         if model_side:
             mid = getattr(r, "message_id", None) or f"@{r.seq}"
@@ -181,7 +190,7 @@ class Builder:
         tr = Track(lane, lane_label(MAIN, None, None) if lane == MAIN else lane, None if lane == MAIN else MAIN,
                    0 if lane == MAIN else 1, first_seq=r.seq)
         self.tracks[lane] = tr
-        call = self._calls.get(lane)
+        call = self._calls.get(lane) or self._launches.pop(lane, None)
         began, seq, line, file = x, r.seq, r.line, r.file
         ln = _Lane(tr, began, seq, line, file, None, x, r.seq, x)
         self._lanes[lane] = ln
@@ -325,6 +334,30 @@ class Builder:
         if c is not None:
             self._close_call(c, r, x, r.seq)
 
+    def _lane_end(self, ln: _Lane) -> None:
+        """A lane_end closes a lane no tool_result closes (a background agent's, a span after a
+        message) at its last record; a lane whose spawning call is open waits for that call's
+        result (a launch's result then closes it)."""
+        lane = ln.track.id
+        if ln.via is not None or lane in self._launched:
+            self._close_lane(ln, ln.last_x, None)
+        elif lane != MAIN:
+            self._ended.add(lane)
+
+    def _launch(self, c: _Open) -> None:
+        """The call's result says its agent was launched in the background: its lane goes on (or
+        has not begun yet: it begins at the call), and ends at its lane_end (or came already)."""
+        lane = c.use.id
+        kid = self._lanes.get(lane)
+        if kid is None:
+            if lane not in self.tracks:
+                self._launches[lane] = c
+            self._launched.add(lane)
+        elif lane in self._ended:
+            self._close_lane(kid, kid.last_x, None)
+        else:
+            self._launched.add(lane)
+
     def _close_call(self, c: _Open, res: R.ToolResult | None, at: float, end_seq: int | None) -> None:
         use = c.use
         ln = self._lanes[use.lane]
@@ -332,7 +365,9 @@ class Builder:
         ln.calls.pop(use.id, None)
         end = max(at, c.x)
         error = bool(res is not None and res.is_error)
-        if c.child is not None:
+        if res is not None and res.launched:  # the call took its launch; its agent's work is its lane's
+            self._launch(c)
+        elif c.child is not None:
             kid = self._lanes.get(c.child)
             done = self.tracks.get(c.child)
             if kid is not None and not kid.closed:

@@ -72,16 +72,22 @@ def _raw_block(f: Frame, b: Block) -> Raw:
 
 
 class _AgentResult(msgspec.Struct):
-    agentId: str | None = None
-    totalTokens: int | None = None
+    agentId: Any = None
+    totalTokens: Any = None
+    status: Any = None
+    isAsync: Any = None
 
 
-def _agent_result(ev: Event) -> tuple[str | None, int | None]:
+def _agent_result(ev: Event) -> tuple[str | None, int | None, bool]:
+    """A spawn's result: the agent it names, its tokens, and whether it only says the agent was
+    launched in the background (``status: "async_launched"`` or ``isAsync: true``)."""
     raw = ev.tool_use_result or ev.toolUseResult
     if not raw:
-        return None, None
+        return None, None, False
     try:
         info = msgspec.json.decode(raw, type=_AgentResult)
     except (msgspec.DecodeError, RecursionError):
-        return None, None
-    return info.agentId, info.totalTokens
+        return None, None, False
+    agent = info.agentId if isinstance(info.agentId, str) else None
+    tokens = info.totalTokens if isinstance(info.totalTokens, int) and not isinstance(info.totalTokens, bool) else None
+    return agent, tokens, info.status == "async_launched" or info.isAsync is True

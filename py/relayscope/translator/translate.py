@@ -375,19 +375,23 @@ class Translator(Emitter):
                         step.blocks.append(T.BlockStep(i, f"tool_result:{tid}", T.BLOCK_DUP, "result already emitted"))
                     continue
                 body, others = tool_result_content(b.content)
+                # Most results answer an ordinary tool: test before reading it as a spawn's.
+                spawn = tid in lanes.spawns
+                agent_id, tokens, launched = _agent_result(ev) if spawn else (None, None, False)
                 self._out.append(R.ToolResult(
                     seq=self.next_seq(step, line, lane), line=line, lane=lane, file=self.file,
                     tool_use_id=tid, content=body, is_error=bool(b.is_error),
-                    attachments=tuple(others) if others else ()))
+                    attachments=tuple(others) if others else (), launched=launched))
                 emitted += 1
-                # Most results answer an ordinary tool: test before the call to close_spawn.
-                if tid in lanes.spawns:
+                if spawn:
                     ended = lanes.close_spawn(tid)
-                    if ended is not None and ended.id in self._started:
-                        self._flush_lane(step, ended.id)
-                        agent_id, tokens = _agent_result(ev)
-                        self.emit(step, R.LaneEnd, line, ended.id, tool_use_id=tid, is_error=bool(b.is_error),
-                                  agent_id=agent_id, total_tokens=tokens)
+                    if ended is not None:
+                        if launched and self._ends_elsewhere(ended):
+                            pass  # its agent works on: its lane ends where its work does
+                        elif ended.id in self._started:
+                            self._flush_lane(step, ended.id)
+                            self.emit(step, R.LaneEnd, line, ended.id, tool_use_id=tid, is_error=bool(b.is_error),
+                                      agent_id=agent_id, total_tokens=tokens)
             else:
                 lane = explicit or self.lanes.infer_other()
                 text: str | None = b.text if b.type == "text" else f"[{b.type}]"
@@ -406,6 +410,12 @@ class Translator(Emitter):
             if emitted - results:
                 parts.append(T.plural(emitted - results, "user message"))
             step.reason = f"emitted {' and '.join(parts)}: a user event is passed on as it comes"
+
+    def _ends_elsewhere(self, lane: Lane) -> bool:
+        """``lane``'s spawn result only says its agent was launched in the background: whether
+        its end is told elsewhere (a session's files: at the end of the agent's work), so that
+        the result ends nothing. Here (stream-json) the result still ends the lane."""
+        return False
 
     def _describe(self, ev: Event) -> None:
         """A forwarded sub-agent frame's type and task, for its lane (``parent_tool_use_id``) when
