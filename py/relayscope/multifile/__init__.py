@@ -63,11 +63,13 @@ from .session import (
     translate_session,
     workflow_lane,
 )
+from .unreadable import READERS, files_problems
 
 __all__ = [
     "BAD_META",
     "INVENTORY_SHARE",
     "JOURNAL",
+    "READERS",
     "WORKFLOWS",
     "Errors",
     "FileGroup",
@@ -80,6 +82,7 @@ __all__ = [
     "audit_steps",
     "end_workflow_agent",
     "file_head",
+    "files_problems",
     "group_files",
     "group_names",
     "is_companion",
