@@ -141,9 +141,14 @@ async def start_app() -> Any:
     snapshot = {"elements": page.elements, "rootAttrs": {**page.root, "data-app-state": "loading"},
                 "href": "http://127.0.0.1:8000/", "storage": {}, "clipboard": True, "watchSupport": ""}
     remote.receive(*protocol.decode({"kind": "start", "snapshot": snapshot}, wrap))
+    from types import SimpleNamespace
+
+    from relayscope import snapshot as snapshots
+    from relayscope.web import detail_view
     from relayscope.web.app import App
 
-    app = App(Host())
+    # the page's parts web.main imports when first used (app.Parts): here, at once
+    app = App(Host(), SimpleNamespace(content=detail_view.content, snapshot=snapshots.render))
     app.start()
     return app
 

@@ -203,3 +203,22 @@ def every_block(fates: Fates, step: T.TraceStep, raw: str | bytes) -> list[Block
     actions = {b.index: b.action for b in step.blocks}
     return [_fate(fates, i, key, actions.get(i), step.seqs)
             for i, key in enumerate(_line_blocks(raw, step.line, step.file)) if key is not None]
+
+
+def decision_words(decision: str, fates: Sequence[BlockFate] = ()) -> str:
+    """A step's decision in words, telling a lost block (never emitted, the strategy's mistake)
+    from a duplicate and from a block already streamed: ``fates`` are the step's blocks' fates
+    (emitted ones are passed over)."""
+    plain = T.DECISION_LABELS.get(decision, decision)
+    if not fates:
+        return plain
+    skipped = [f for f in fates if f.fate != EMITTED]
+    if not skipped:
+        return plain
+    lost = [f for f in skipped if f.fate == LOST]
+    if lost:
+        return (f"lost: {T.plural(len(lost), 'block')} never emitted"
+                + (" (others skipped)" if decision == T.PARTIAL else ""))
+    head = "partly emitted; skipped: " if decision == T.PARTIAL else "skipped: "
+    said = [f"already streamed as #{f.seq}" if f.fate == STREAMED else f"duplicate of #{f.seq}" for f in skipped]
+    return head + ", ".join(dict.fromkeys(said))

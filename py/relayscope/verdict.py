@@ -7,9 +7,12 @@ meta file, and exit 1: the README's exit-code table holds for every command), it
 verdict is the translators' own: a line of a JSON-lines format (stream-json, session transcripts)
 is unreadable exactly when ``wire.decode_line`` makes it an error frame, with that message; an
 Arbiter SSE stream's errors are those its translator reports; a meta file is reported exactly when
-``multifile`` reads it and cannot (``meta_errors``). Most lines are settled by msgspec's validating skip of a
+``multifile`` reads it and cannot (``meta_errors``; a folder's or session's files are checked by
+``multifile.files_problems``). Most lines are settled by msgspec's validating skip of a
 JSON object (a few ms per 10 MB; ``types``: a batch in one call, each line's ``type`` read with it);
-only the rest are decoded as the translator would.
+only the rest are decoded as the translator would, with the translators' own readers
+(``Readers``: an SSE translator, ``wire.decode_line``), which the caller gives: ``redact`` of one
+stream-json input loads neither (the dispatcher imports them when a line asks for them).
 
 Must not: print, decide exit codes (``cli`` does), or keep more than an SSE event's lines.
 """
@@ -17,16 +20,16 @@ Must not: print, decide exit codes (``cli`` does), or keep more than an SSE even
 from __future__ import annotations
 
 import operator
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import msgspec
 
 from .formats import Sniffer
-from .intake import is_spilled
 
 if TYPE_CHECKING:
     from .formats.sse import FleetTranslator
+    from .wire import Frame
 
 _skip: Final = msgspec.json.Decoder(msgspec.Raw)
 Problems = list[tuple[int, str]]  # (line, message)
@@ -41,12 +44,23 @@ _typed: Final = msgspec.json.Decoder(_Typed)  # an object's type (the rest check
 _TYPE: Final = operator.attrgetter("type")
 
 
+class Readers(NamedTuple):
+    """The translators' own readers, for the lines msgspec's skip does not settle: an Arbiter SSE
+    stream's translator (its errors are the verdict), and ``wire.decode_line`` (a line that is no
+    JSON object: its error frame's message)."""
+
+    sse: Callable[[], FleetTranslator]
+    decode_line: Callable[[bytes, int], Frame]
+
+
 class LineCheck:
     """The unreadable lines of one input, fed a line at a time (its format sniffed from its first
-    lines as the translators sniff it, unless given)."""
+    lines as the translators sniff it, unless given), the rare line the quick look cannot settle
+    read by ``readers``."""
 
-    def __init__(self, fmt: str | None = None) -> None:
+    def __init__(self, fmt: str | None = None, *, readers: Readers) -> None:
         self.format = fmt
+        self._readers = readers
         self._sniffer = Sniffer()
         self._held: list[tuple[bytes, int]] = []  # lines before the format is known
         self._sse: FleetTranslator | None = None
@@ -98,18 +112,14 @@ class LineCheck:
     def _check(self, line: bytes, number: int) -> Problems:
         if self.format == "sse":
             if self._sse is None:
-                from .formats.sse import FleetTranslator  # an SSE stream only: not loaded for lines
-
-                self._sse = FleetTranslator()
+                self._sse = self._readers.sse()
             before = len(self._sse.errors)
             self._sse.feed_line(line)
             found = self._sse.errors[before:]
         elif _fits(line):
             return []
         else:
-            from .wire import decode_line  # a line that is no JSON object: rare, so imported late
-
-            frame = decode_line(line, number)
+            frame = self._readers.decode_line(line, number)  # a line that is no JSON object: rare
             found = [(number, frame.error or "unreadable line")] if frame.kind == "error" else []
         self.count += len(found)
         return found
@@ -125,23 +135,3 @@ def _fits(line: bytes) -> bool:
     except (msgspec.DecodeError, RecursionError):
         return False
     return True
-
-
-def files_problems(files: Mapping[str, bytes]) -> list[tuple[str | None, int, str]]:
-    """What is unreadable in a folder's or session's files: the lines of each transcript (not a
-    session's spilled tool output, ``tool-results/``, which is plain text), and the
-    sub-agent meta files a translation reads that are not the JSON object expected (one beside no
-    agent file of a session is read by nothing)."""
-    from .multifile import meta_errors, meta_file_id
-
-    out: list[tuple[str | None, int, str]] = []
-    for name, content in files.items():
-        if meta_file_id(name) is not None or is_spilled(name):  # spilled tool output is plain text
-            continue
-        check = LineCheck()
-        lines = content.split(b"\n")
-        if lines and not lines[-1]:
-            lines.pop()
-        out += [(name, n, m) for number, line in enumerate(lines, 1) for n, m in check.feed(line, number)]
-        out += [(name, n, m) for n, m in check.finish()]
-    return out + meta_errors(files)

@@ -1,25 +1,22 @@
 """words: how Relayscope says things to people, worded once for every place that says them: the
 web page, ``translate -f text`` and ``trace``, ``relayscope html`` (the snapshot) and the PyScript
-page. A place that shows a session's first row, a lane's name, a step's decision or the message
-of a fingerprint link asks here, so the same input reads the same everywhere.
+page. A place that shows a session's first row, a lane's name or the message of a fingerprint
+link asks here, so the same input reads the same everywhere (a step's decision, worded with its
+blocks' fates: ``fates.decision_words``).
 
 Pure Python, no I/O: it runs in Pyodide as it does in the CLI.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Final
+from collections.abc import Callable, Iterable, Mapping
+from typing import Final
 
 import msgspec
 
 from . import relay as R
-from . import trace as T
 from .lanes import MAIN, Lane, lane_label
 from .present import session_words
-
-if TYPE_CHECKING:  # fates (and the audit under it) only where a step's blocks are worded: not in translate -f text
-    from .fates import BlockFate
 
 # A session's first row: one rule, worded in ``present`` (whose summaries every row uses).
 session_row = session_words
@@ -42,27 +39,6 @@ def first_model(relays: Iterable[R.Relay], lane: str) -> str | None:
     """The model the first of ``lane``'s messages names (its usage): what a session's first row
     says when the session record does not (transcripts have no init line)."""
     return next((r.model for r in relays if isinstance(r, R.Usage) and r.lane == lane and r.model), None)
-
-
-def decision_words(decision: str, fates: Sequence[BlockFate] = ()) -> str:
-    """A step's decision in words, telling a lost block (never emitted, the strategy's mistake)
-    from a duplicate and from a block already streamed: ``fates`` are the step's blocks' fates
-    (emitted ones are passed over)."""
-    plain = T.DECISION_LABELS.get(decision, decision)
-    if not fates:
-        return plain
-    from . import fates as F  # late: see the import above
-
-    skipped = [f for f in fates if f.fate != F.EMITTED]
-    if not skipped:
-        return plain
-    lost = [f for f in skipped if f.fate == F.LOST]
-    if lost:
-        return (f"lost: {T.plural(len(lost), 'block')} never emitted"
-                + (" (others skipped)" if decision == T.PARTIAL else ""))
-    head = "partly emitted; skipped: " if decision == T.PARTIAL else "skipped: "
-    said = [f"already streamed as #{f.seq}" if f.fate == F.STREAMED else f"duplicate of #{f.seq}" for f in skipped]
-    return head + ", ".join(dict.fromkeys(said))
 
 
 class _Head(msgspec.Struct):

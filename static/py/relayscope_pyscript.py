@@ -15,10 +15,9 @@ import json
 import msgspec
 
 from relayscope.analysis import analyze
-from relayscope.fates import LOST, Tracker
+from relayscope.fates import LOST, Tracker, decision_words
 from relayscope.present import summary
 from relayscope.translator import DEFAULT_STRATEGY, STRATEGY_NAMES, strategy_named
-from relayscope.words import decision_words
 
 # The page's transcript is the index bug (sub-agent B's text lost): it opens on the strategy that shows it.
 SHOWN_FIRST = strategy_named("index")

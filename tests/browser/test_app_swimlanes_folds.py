@@ -26,8 +26,8 @@ IDAHO_IN = Path("corpus", "real", "session-jsonl", "LAF-US__IDAHO-VAULT", ".clau
                 "c--Users-loganf-Documents-IDAHO-VAULT")
 IDAHO_LOOKED = (ROOT.parent / "shared" / IDAHO_IN, ROOT.parents[1] / "shared" / IDAHO_IN)
 IDAHO = next((p for p in IDAHO_LOOKED if p.is_dir()), IDAHO_LOOKED[0])
-AGENT_Y = 3  # inside a track's agent bar, at either density (6 or 8 px high: static/js/swimlanes.mjs)
-CLICKABLE_PX = 8  # a sub-agent's spans are drawn at least this wide (swimlanes.mjs's MIN_SUB_PX)
+AGENT_Y = 3  # inside a track's agent bar, at either density (6 or 8 px high: static/js/swimlanes-state.mjs)
+CLICKABLE_PX = 8  # a sub-agent's spans are drawn at least this wide (swimlanes-state.mjs's MIN_SUB_PX)
 MODULE = "import('./static/js/swimlanes.mjs')"
 
 

@@ -21,6 +21,7 @@ from relayscope import describe as D
 from relayscope import relay as R
 from relayscope import spill
 from relayscope.analysis import Analyzer
+from relayscope.describe.details import tool_call
 from relayscope.present import summary
 
 
@@ -114,7 +115,7 @@ def n_lines(count: int) -> str:
 def test_an_edit_is_a_diff_of_its_old_and_new_text_numbered_from_its_first_line() -> None:
     checked = 0
     for c in of("Edit"):
-        d = D.tool_call(c.use, c.out)  # no record: the diff of the input's own text
+        d = tool_call(c.use, c.out)  # no record: the diff of the input's own text
         assert isinstance(d, D.FileDiff) and d.numbering == "snippet" and d.path == c.args["file_path"]
         old, new = lines(c.args["old_string"]), lines(c.args["new_string"])
         if len(old) + len(new) <= 60:  # a short edit is shown whole
@@ -131,7 +132,7 @@ def test_with_its_result_record_an_edit_shows_the_files_own_line_numbers() -> No
                and isinstance((c.record or {}).get("toolUseResult"), dict) and c.record["toolUseResult"].get("structuredPatch")]
     assert patched
     for c in patched:
-        d = D.tool_call(c.use, c.out, c.line)
+        d = tool_call(c.use, c.out, c.line)
         assert isinstance(d, D.FileDiff) and d.numbering == "file"
         old, new = numbered(d)
         for hunk in c.record["toolUseResult"]["structuredPatch"]:
@@ -147,7 +148,7 @@ def test_with_its_result_record_an_edit_shows_the_files_own_line_numbers() -> No
 
 def test_a_multiedit_is_one_hunk_per_edit() -> None:
     for c in of("MultiEdit"):
-        d = D.tool_call(c.use, c.out)
+        d = tool_call(c.use, c.out)
         assert isinstance(d, D.FileDiff)
         edits = c.args["edits"]
         titles = {h.header.split(" @@")[0].split(",")[0] for h in d.hunks}
@@ -157,7 +158,7 @@ def test_a_multiedit_is_one_hunk_per_edit() -> None:
 
 def test_a_write_is_its_content_as_added_lines() -> None:
     for c in of("Write"):
-        d = D.tool_call(c.use, c.out)
+        d = tool_call(c.use, c.out)
         assert isinstance(d, D.FileDiff)
         content = lines(c.args["content"])
         _, new = numbered(d)
@@ -187,7 +188,7 @@ def test_a_command_says_how_it_ended() -> None:
             status = "error"
         else:
             status = "ok"
-        d = D.tool_call(c.use, c.out, c.line)
+        d = tool_call(c.use, c.out, c.line)
         assert isinstance(d, D.Command) and d.command == c.args["command"]
         assert d.description == c.args.get("description")
         assert (d.status or "").startswith(status or "") and (d.status is None) == (status is None)
@@ -225,7 +226,7 @@ def test_a_read_names_its_file_and_lines() -> None:
         offset, limit = c.args.get("offset"), c.args.get("limit")
         start = offset if offset else 1
         span = "" if offset is None and limit is None else f":{start}-{start + limit - 1}" if limit else f":{start}-"
-        d = D.tool_call(c.use, c.out)
+        d = tool_call(c.use, c.out)
         assert isinstance(d, D.Facts) and ("path", c.args["file_path"]) in d.fields
         path = c.args["file_path"]
         words = D.summary(c.use)
@@ -235,7 +236,7 @@ def test_a_read_names_its_file_and_lines() -> None:
 
 def test_a_search_names_its_pattern_and_counts_what_it_found() -> None:
     for c in of("Grep") + of("Glob"):
-        d = D.tool_call(c.use, c.out, c.line)
+        d = tool_call(c.use, c.out, c.line)
         assert isinstance(d, D.Facts) and ("pattern", c.args["pattern"]) in d.fields
         if c.result is None or c.result.get("is_error"):
             continue
@@ -258,11 +259,11 @@ def test_a_search_names_its_pattern_and_counts_what_it_found() -> None:
 
 def test_web_calls_name_their_url_or_query() -> None:
     for c in of("WebFetch"):
-        d = D.tool_call(c.use, c.out, c.line)
+        d = tool_call(c.use, c.out, c.line)
         assert isinstance(d, D.Facts) and ("url", c.args["url"]) in d.fields and ("prompt", c.args["prompt"]) in d.fields
         assert D.summary(c.use) == f"WebFetch {D.clip(c.args['url'], 100)}"
     for c in of("WebSearch"):
-        d = D.tool_call(c.use, c.out, c.line)
+        d = tool_call(c.use, c.out, c.line)
         assert isinstance(d, D.Facts) and ("query", c.args["query"]) in d.fields
         tur = (c.record or {}).get("toolUseResult")
         if isinstance(tur, dict) and isinstance(tur.get("results"), list):
@@ -276,7 +277,7 @@ def test_web_calls_name_their_url_or_query() -> None:
 def test_a_todo_list_keeps_every_item_and_its_state() -> None:
     for c in of("TodoWrite"):
         todos = c.args["todos"]
-        d = D.tool_call(c.use)
+        d = tool_call(c.use)
         assert isinstance(d, D.Todos)
         assert [(t.content, t.status, t.active_form) for t in d.items] == \
             [(t["content"], t["status"], t.get("activeForm")) for t in todos]
@@ -288,7 +289,7 @@ def test_a_todo_list_keeps_every_item_and_its_state() -> None:
 
 def test_a_sub_agent_call_gives_its_type_description_prompt_and_lane() -> None:
     for c in of("Task") + of("Agent"):
-        d = D.tool_call(c.use, c.out, c.line)
+        d = tool_call(c.use, c.out, c.line)
         assert isinstance(d, D.Spawn) and d.lane == c.block["id"]
         assert d.agent_type == c.args.get("subagent_type") and d.description == c.args.get("description")
         prompt = c.args.get("prompt", "")
@@ -304,7 +305,7 @@ def test_present_uses_the_words_and_keeps_the_generic_summary_for_other_tools() 
     edit = of("Edit")[0]
     assert summary(edit.use) == D.summary(edit.use)
     other = next(c for c in CALLS if c.block["name"] not in D._SUMMARIES)
-    assert D.summary(other.use) is None and D.tool_call(other.use) is None
+    assert D.summary(other.use) is None and tool_call(other.use) is None
     assert summary(other.use).startswith(other.block["name"] + " ")
 
 
@@ -359,14 +360,14 @@ def test_any_input_shape_is_read_or_left_to_the_generic_summary_never_raised(too
         u = use(tool, args)
         for res in (None, result("Exit code x\n" * 3, True), result([{"type": "text"}]), result(None)):
             for line in LINES:
-                d = D.tool_call(u, res, line)
+                d = tool_call(u, res, line)
                 assert d is None or isinstance(d, D.FileDiff | D.Command | D.Facts | D.Todos | D.Spawn)
             words = D.summary(u, res)
             assert words is None or isinstance(words, str)
             assert isinstance(summary(u), str) and summary(u)
             if res is not None:
                 D.result_summary(u, res)
-    assert D.tool_call(use(tool, None, b"{not json")) is None
+    assert tool_call(use(tool, None, b"{not json")) is None
     assert summary(use(tool, None, b"{not json")).startswith(tool)
 
 
@@ -377,10 +378,10 @@ def test_a_structured_result_is_used_only_for_the_one_result_its_record_holds() 
     two = {"toolUseResult": patch, "message": {"content": [{"type": "tool_result", "tool_use_id": "toolu_1"},
                                                            {"type": "tool_result", "tool_use_id": "toolu_2"}]}}
     res = result("ok")
-    d = D.tool_call(edit, res, json.dumps(one))
+    d = tool_call(edit, res, json.dumps(one))
     assert isinstance(d, D.FileDiff) and d.numbering == "file"
     assert [tuple(x) for x in d.hunks[0].lines] == [("context", 40, 40, "a"), ("del", 41, None, "b"), ("add", None, 41, "c")]
-    d = D.tool_call(edit, res, json.dumps(two))
+    d = tool_call(edit, res, json.dumps(two))
     assert isinstance(d, D.FileDiff) and d.numbering == "snippet" and d.hunks[0].lines[0] == D.DiffLine("context", 1, 1, "a")
 
 
@@ -392,7 +393,7 @@ def test_long_paths_keep_their_tail_and_long_diffs_are_cut_with_a_count() -> Non
     assert D.short_path("/a/b.py") == "/a/b.py"
     assert D.short_path("C:\\Users\\someone\\very\\deep\\project\\tree\\src\\components\\Button.tsx").startswith("…\\")
     big = use("Write", {"file_path": "f", "content": "x\n" * (D.MAX_DIFF_LINES + 25)})
-    d = D.tool_call(big)
+    d = tool_call(big)
     assert isinstance(d, D.FileDiff) and sum(len(h.lines) for h in d.hunks) == D.MAX_DIFF_LINES
     assert "25 more lines not shown" in d.notes and d.added == D.MAX_DIFF_LINES + 25
 
@@ -407,7 +408,7 @@ def test_every_known_call_of_the_shared_corpus_is_described() -> None:
     assert len(known) > 1000
     for c in known:
         assert D.summary(c.use, c.out) is not None, c.block
-        assert D.tool_call(c.use, c.out, c.line) is not None, c.block
+        assert tool_call(c.use, c.out, c.line) is not None, c.block
 
 
 @given(st.lists(st.sampled_from(["a", "bc", " ", "   ", "\n", "\t", "\u3000", "\u2028", "\x1c", "é", "\U0001f600"]),

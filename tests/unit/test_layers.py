@@ -59,6 +59,7 @@ LAYERS: dict[str, int] = {
     "relayscope.formats": 3,
     "relayscope.formats.sse": 3,
     "relayscope.formats.session": 3,
+    "relayscope.feeder": 3,  # text in chunks, split into lines, the format sniffed, fed to the translator given
     "relayscope.analysis": 4,
     "relayscope.audit": 4,
     "relayscope.audit.items": 4, "relayscope.audit.keys": 4,  # the input's blocks (the inventory); the relays' keys
@@ -70,6 +71,7 @@ LAYERS: dict[str, int] = {
     "relayscope.multifile.scan": 5, "relayscope.multifile.session": 5,  # a quick pass over files; one session's run
     "relayscope.multifile.groups": 5, "relayscope.multifile.audits": 5,  # any files as sessions; the audit's entry point
     "relayscope.multifile.growing": 5,  # for files read as they grow (live)
+    "relayscope.multifile.unreadable": 5,  # what files read whole hold that is unreadable (verdict's check)
     "relayscope.libsearch": 5,  # the library's whole reads: each session's figures, and search across sessions
     "relayscope.live": 5,
     "relayscope.textout": 5,  # the CLI's text for people (it words nothing itself: present, fates)
@@ -116,7 +118,9 @@ WEB_LAYERS: dict[str, int] = {
     "swimlanes": 4, "screen": 4, "loads": 4, "strategy": 4, "links": 4, "embed": 4, "redact_switch": 4,
     "exports": 4, "actions": 4, "watch": 4, "sources": 4, "reading": 4, "outline": 4, "library_view": 4,
     "library_view.table": 3,  # the library's table as text and order (the columns, the filters)
-    "library_view.controller": 4,  # the library view's controller
+    "library_view.rows": 4,  # the library's table as the page holds it: rows, groups, sort buttons
+    "library_view.search": 4,  # a search across the sessions listed
+    "library_view.controller": 4,  # the library view's controller (which makes the two above)
     # 5: the app, which makes and wires them; 6: the worker's entry point, the one module that
     # touches JavaScript
     "app": 5, "main": 6,
@@ -140,14 +144,16 @@ CLI = "relayscope.cli"
 # imports the command it runs, and what its options ask for (argparse's parser, --redact's
 # redactor, -f text's columns, --follow's poller), when it runs it: a run of one command (or
 # `--version`) loads none of the others' modules (start-up is most of a short run;
-# test_cli_startup, test_startup_imports). web/main.py imports the package only once Pyodide has
-# loaded it (a broken wheel must still end in "error"), and `js` / pyodide.ffi, which exist only
-# there. web.markdown_view: markdown-it-py when the first message is drawn, not at the page's boot.
-# words: fates (and the audit under it) only when a step's blocks are worded, not in `translate -f
-# text`, which words its rows with the same module (test_startup_imports).
-LATE_IMPORTS_ALLOWED = {"relayscope.web.main", "relayscope.cli", "relayscope.words",
-                        "relayscope.formats", "relayscope.verdict", "relayscope.web.exports", "relayscope.describe.details",
-                        "relayscope.spans.where", "relayscope.web.newest", "relayscope.web.markdown_view"}
+# test_cli_startup, test_startup_imports); it also gives a one-input `translate` the translator its
+# input's format asks for (feeder.MakeTranslator) and `redact` the translators' readers that verdict
+# uses for the rare line it cannot settle, each imported when asked for. web/main.py imports the
+# package only once Pyodide has loaded it (a broken wheel must still end in "error"), and `js` /
+# pyodide.ffi, which exist only there; and the page's parts loaded when first used (markdown_view
+# with markdown-it-py, the snapshot's renderer), which it hands the app (app.Parts). Every other
+# module imports at its top: what must stay unloaded lives in a module of its own that the path
+# that needs it imports (describe.details with difflib, fates.decision_words, analysis with every
+# format's translator, multifile.unreadable).
+LATE_IMPORTS_ALLOWED = {"relayscope.web.main", "relayscope.cli"}
 WEB = "relayscope.web"
 
 

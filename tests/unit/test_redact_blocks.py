@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from relayscope import redact
+from relayscope.multifile import READERS
 from relayscope.redact import Redactor, redact_bytes
 from relayscope.verdict import LineCheck
 
@@ -36,7 +37,7 @@ def in_blocks(lines: list[bytes], sizes: list[int], typed: bool = False) -> tupl
     with each line's type decoded where the check finds every line of the batch good (as
     ``relayscope redact`` gives them)."""
     r = Redactor()
-    check = LineCheck("stream-json")
+    check = LineCheck("stream-json", readers=READERS)
     out: list[bytes] = []
     at, i = 0, 0
     while at < len(lines):
@@ -212,12 +213,12 @@ def test_the_command_lines_batches_are_read_as_blocks() -> None:
 
 
 def test_the_check_gives_each_lines_type_only_when_it_finds_nothing_in_the_batch() -> None:
-    check = LineCheck("stream-json")
+    check = LineCheck("stream-json", readers=READERS)
     good = [b'{"type":"user","a":1}\n', b' {"type":"stream_event"}\n', b'{"a":"\xff"}\n', b'{"type":1,"type":"x"}']
     assert check.types(good) == ["user", "stream_event", None, "x"]  # a key twice: the last, as every decoder reads it
     for bad in (b'{"type":"\xff"}\n', b"[1]\n", b"\n", b'{"a":1}{"b":2}\n', b"not json\n", b'{"a":' + b"[" * 5000):
         assert check.types([good[0], bad]) is None
-    assert LineCheck().types(good) is None  # the format not known yet: feed holds lines
+    assert LineCheck(readers=READERS).types(good) is None  # the format not known yet: feed holds lines
 
 
 def test_a_line_whose_decoded_type_is_a_stream_event_is_handled_as_feed_handles_it() -> None:

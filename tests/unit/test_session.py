@@ -34,9 +34,9 @@ from _corpus import (
 )
 
 from relayscope import relay as R
-from relayscope.analysis import Analyzer
+from relayscope.analysis import Analyzer, make_translator
 from relayscope.audit import inventory
-from relayscope.formats import detect, make_translator
+from relayscope.formats import detect
 from relayscope.formats.session import SessionTranslator
 from relayscope.multifile import (
     audit_input,

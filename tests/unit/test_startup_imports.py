@@ -137,15 +137,18 @@ from relayscope.web.app import App
 ours = [m for name, m in sorted(sys.modules.items()) if name.startswith("relayscope")]
 made = [f"{m.__name__}.{k}" for m in ours for k, v in vars(m).items()
         if isinstance(v, type) and v.__module__ == m.__name__ and "__dataclass_fields__" in vars(v)]
-print(json.dumps({"loaded": sorted({"dataclasses", "statistics"} & set(sys.modules)), "made": made}))
+late = {"dataclasses", "statistics", "difflib", "markdown_it", "relayscope.snapshot", "relayscope.web.detail_view",
+        "relayscope.web.markdown_view", "relayscope.describe.details"}
+print(json.dumps({"loaded": sorted(late & set(sys.modules)), "made": made}))
 """
 
 
 def test_the_pages_import_makes_no_dataclass() -> None:
     """The page's worker imports the app on every visit, warm or cold: a dataclass ``exec``s the
     source of its methods as it is made (about a millisecond each in Pyodide), a Struct does not;
-    ``statistics`` (about 10 ms) is imported by the two medians that use it (their tests:
-    test_init_and_result_fields, test_web_subagents)."""
+    ``statistics`` (about 10 ms) is imported by none (``spans.median``); an opened row's content
+    (``detail_view``, with ``difflib`` and markdown-it-py) and the snapshot's renderer are the
+    parts ``web.main`` imports when first used (``app.Parts``)."""
     p = subprocess.run([sys.executable, "-c", _APP_CLASSES], capture_output=True, env=ENV, timeout=60, check=True)
     seen = json.loads(p.stdout)
     assert seen["made"] == []

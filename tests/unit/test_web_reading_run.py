@@ -136,7 +136,7 @@ def test_translate_text_marks_each_chapter_start_and_names_a_spilled_output_s_fi
 
 
 def test_a_message_row_carries_its_tokens_in_the_run_reading_only() -> None:
-    from relayscope.web import remote
+    from relayscope.web import detail_view, remote
     from relayscope.web.rowdraw import RowDraw
     from relayscope.web.view import Shown, ViewState
     sys_path_helpers = __import__("test_web_rowdraw")  # its Drawn: the timeline as a row sees it
@@ -148,7 +148,7 @@ def test_a_message_row_carries_its_tokens_in_the_run_reading_only() -> None:
         remote.DOCUMENT.__init__()
         tl = sys_path_helpers.Drawn()
         tl.selected, tl.expanded = row, True
-        el = RowDraw(tl, Shown(ws=ws), ViewState(reading=reading)).row(ws, row)
+        el = RowDraw(tl, Shown(ws=ws), ViewState(reading=reading), detail_view.content).row(ws, row)
         got = el.querySelectorAll('[data-testid="row-usage"]')
         assert len(got) == figures
         if figures:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from _run_lines import a_run_with_two_agents, text
 
 from relayscope import relay as R
-from relayscope.web import remote
+from relayscope.web import detail_view, remote
 from relayscope.web.gutter import Gutter
 from relayscope.web.model import Workspace
 from relayscope.web.rowdraw import RowDraw
@@ -37,7 +37,7 @@ def loaded(data: bytes) -> Workspace:
 
 def drawn(ws: Workspace, seq: int, reading: str = "protocol") -> remote.Node:
     remote.DOCUMENT.__init__()
-    return RowDraw(Drawn(), Shown(ws=ws), ViewState(reading=reading)).row(ws, seq)
+    return RowDraw(Drawn(), Shown(ws=ws), ViewState(reading=reading), detail_view.content).row(ws, seq)
 
 
 def find(el: remote.Node, testid: str) -> list[remote.Node]:
@@ -68,7 +68,7 @@ def tracks(ws: Workspace, rows: list[int]) -> list[dict[str, set[str]]]:
         busy = False
 
     tl = Timeline(shown, ViewState(), Idle(), remote.DOCUMENT.createElement("div"),  # type: ignore[arg-type]
-                  remote.DOCUMENT.createElement("div"))
+                  remote.DOCUMENT.createElement("div"), detail_view.content)
     colour = {f"lane-c{c}": lane for lane, c in shown.layout.color.items()}
     tl.set_rows(rows)
     out = []

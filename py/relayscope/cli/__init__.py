@@ -51,6 +51,9 @@ from .state import current as _run
 if TYPE_CHECKING:
     import argparse
 
+    from ..emitter import Emitter
+    from ..formats.sse import FleetTranslator
+    from ..wire import Frame
     from .library import Unpack
 
 __all__ = ["INPUT_ERRORS", "INTERNAL", "INTERRUPTED", "OK", "OUTPUT_FAILED", "USAGE", "main", "run_command"]
@@ -141,8 +144,20 @@ def _translate(args: argparse.Namespace) -> int:
     if args.format == "text":
         from .text import relay_text
 
-        return cmd_translate(args, items, relay_text)
-    return cmd_translate(args, items)
+        return cmd_translate(args, items, _translator, relay_text)
+    return cmd_translate(args, items, _translator)
+
+
+def _translator(fmt: str, strategy: str = "lineage", *, trace: bool = False, file: str | None = None) -> Emitter:
+    """The translator an input's format asks for, its module imported only then: a stream-json
+    input (the commonest) loads no other format's; any other is ``analysis.make_translator``'s."""
+    if fmt == "stream-json":
+        from ..translator import Translator
+
+        return Translator(strategy, trace=trace, file=file)
+    from ..analysis import make_translator
+
+    return make_translator(fmt, strategy, trace=trace, file=file)
 
 
 def _redact(args: argparse.Namespace) -> int:
@@ -152,12 +167,28 @@ def _redact(args: argparse.Namespace) -> int:
 
     items = named(args.files)
     if len(items) == 1 and not isinstance(items[0], str) and not is_share_item(items[0]):
+        from ..verdict import Readers
         from .commands.redact import cmd_redact
 
-        return cmd_redact(args, items)
+        return cmd_redact(args, items, Readers(_sse_reader, _decode_line))
     from .commands.redact_files import cmd_redact_files
 
     return cmd_redact_files(args, items)
+
+
+def _sse_reader() -> FleetTranslator:
+    """An Arbiter SSE stream's translator, for ``redact``'s verdict on one: loaded only for one."""
+    from ..formats.sse import FleetTranslator
+
+    return FleetTranslator()
+
+
+def _decode_line(line: bytes, number: int) -> Frame:
+    """``wire.decode_line``, for ``redact``'s verdict on a line that is no JSON object (rare):
+    loaded only when one comes (a redact loads no translator, nor its records)."""
+    from ..wire import decode_line
+
+    return decode_line(line, number)
 
 
 def _redactor(args: argparse.Namespace) -> None:

@@ -18,9 +18,9 @@ from ..inputs import (
     read_regular,
     walk,
 )
+from ..multifile import files_problems
 from ..redact import redact_bytes
 from ..sharefile import Opened, unpack
-from ..verdict import files_problems
 from .errors import UsageError
 from .reading import Named, many, named
 from .redacting import redacted_lines, redactor_of
@@ -251,7 +251,7 @@ def gather_shared(args: argparse.Namespace, items: list[Named]) -> tuple[dict[st
 
 
 def say_unreadable(files: dict[str, bytes]) -> bool:
-    """What ``translate`` would call unreadable in these files (``verdict``), said as it says it;
+    """What ``translate`` would call unreadable in these files (``multifile.files_problems``), said as it says it;
     True when there was some. For the commands that pass files on untranslated."""
     bad = files_problems(files)
     report_files(bad)

@@ -4,7 +4,9 @@ A ``tool_use`` relay (and its paired ``tool_result``, when the caller knows it) 
 * a one-line summary: ``Edit src/app.py: 3 lines → 5``, ``Bash: npm test → exit 1``,
   ``Read src/app.py:10-40``, ``Grep 'foo' in src/ → 12 files``; and
 * a structured detail: frozen Structs of plain values (a diff's hunks are tuples of
-  ``DiffLine(kind, old, new, text)``), for the web page's detail view or any other renderer.
+  ``DiffLine(kind, old, new, text)``), for the web page's detail view or any other renderer:
+  ``describe.details.tool_call``, its own module (with ``difflib``), which a one-line summary
+  (``translate -f text``) never loads.
   (Structs, not dataclasses: ``dataclasses``, the ``inspect`` it imports and a class made by
   ``exec`` for each record were a fifth of a short ``translate -f text``.)
 
@@ -44,7 +46,6 @@ from .base import (
     clip,
     short_path,
 )
-from .details import tool_call
 from .segments import prose
 from .summaries import _SUMMARIES, message_to, result_summary, summary
 
@@ -73,5 +74,4 @@ __all__ = [
     "result_summary",
     "short_path",
     "summary",
-    "tool_call",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from typing import Any, Final
 
 from .. import relay as R
@@ -54,8 +55,6 @@ def tool_call(use: R.ToolUse, result: R.ToolResult | None = None,
 
 def _diff(old: str, new: str, title: str = "") -> tuple[Hunk, ...]:
     """old -> new with difflib, numbered from 1 in each; a short edit whole, a long one as hunks."""
-    import difflib  # here: a one-line summary (translate -f text) diffs nothing
-
     a, b = _lines(old), _lines(new)
     context = CONTEXT if len(a) + len(b) > 60 else max(len(a), len(b), 1)
     hunks = []

@@ -2,7 +2,8 @@
 
 ``stream-json`` is read by :class:`~relayscope.translator.Translator`, ``sse`` (Arbiter fleet
 streams) by :class:`~relayscope.formats.sse.FleetTranslator`, ``session`` (on-disk transcripts)
-by :class:`~relayscope.formats.session.SessionTranslator`.
+by :class:`~relayscope.formats.session.SessionTranslator` (``analysis.make_translator`` makes the one
+an input needs: sniffing alone loads none of them).
 
 Sniffing is done here and only here: :func:`sniff_line` says what one line proves,
 :class:`Sniffer` decides from the first lines as they come (the first line that proves a format
@@ -17,14 +18,11 @@ Pure functions of their arguments; must not import anything above the format lay
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 import msgspec
 
-if TYPE_CHECKING:
-    from ..emitter import Emitter
-
-__all__ = ["FORMATS", "SNIFF_LINES", "Sniffer", "detect", "make_translator", "sniff_line"]
+__all__ = ["FORMATS", "SNIFF_LINES", "Sniffer", "detect", "sniff_line"]
 
 FORMATS: Final = ("stream-json", "sse", "session")
 SNIFF_LINES: Final = 8  # non-blank lines that prove nothing before we settle on stream-json
@@ -85,23 +83,3 @@ def detect(lines: Iterable[str | bytes]) -> str:
         if found is not None:
             return found
     return "stream-json"
-
-
-def make_translator(fmt: str, strategy: str = "lineage", *, trace: bool = False,
-                    file: str | None = None) -> Emitter:
-    """The translator for input format ``fmt`` (one of :data:`FORMATS`). The translators are
-    imported here, not above: sniffing alone (``verdict``, ``redact``) loads none of them."""
-    if fmt == "sse":
-        from .sse import FleetTranslator
-
-
-        return FleetTranslator(strategy, trace=trace, file=file)
-    if fmt == "session":
-        from .session import SessionTranslator
-
-        return SessionTranslator(strategy, trace=trace, file=file)
-    if fmt != "stream-json":
-        raise ValueError(f"unknown input format {fmt!r}; choose from {', '.join(FORMATS)}")
-    from ..translator import Translator
-
-    return Translator(strategy, trace=trace, file=file)

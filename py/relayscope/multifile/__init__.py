@@ -68,11 +68,13 @@ from .session import (
     user_words,
     workflow_lane,
 )
+from .unreadable import READERS, files_problems
 
 __all__ = [
     "BAD_META",
     "INVENTORY_SHARE",
     "JOURNAL",
+    "READERS",
     "WORKFLOWS",
     "Errors",
     "FileGroup",
@@ -87,6 +89,7 @@ __all__ = [
     "audit_steps",
     "end_workflow_agent",
     "file_head",
+    "files_problems",
     "group_files",
     "group_names",
     "is_companion",

@@ -20,6 +20,7 @@ import msgspec
 from .. import describe as D
 from .. import relay as R
 from .. import spans as S
+from ..describe.details import tool_call
 from ..export import Run
 from ..lanes import MAIN
 from ..meaning import BOOKKEEPING
@@ -194,7 +195,7 @@ def _detail(s: _Session, r: R.Relay, joined: str | None) -> str:
     elif isinstance(r, R.ToolResult):
         out.append(f'<p class="pair">call: <a href="#{s.anchor(use.seq)}">#{use.seq}</a></p>')
     raw = s.raw(result) if result is not None else None
-    detail = D.tool_call(use, result, raw)
+    detail = tool_call(use, result, raw)
     if detail is not None:
         out.append(f'<h4>{esc(use.name)}: {"what it did" if result is not None else "what it asks"}</h4>')
         out.append(_tool(s, detail))

@@ -32,11 +32,14 @@ Must not: draw, read input or hold state of its own beyond the controllers it ma
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Protocol
+
 from . import help_panel, keyboard, panels
 from .actions import Actions
 from .chips import Chips
 from .chrome import Chrome, page_panels, stored_theme, url_theme
-from .dom import Listeners
+from .dom import Element, Listeners
 from .embed import Embed
 from .exports import Exports
 from .filters import Filters
@@ -47,7 +50,7 @@ from .library_view import Library
 from .links import Links
 from .loads import Loads
 from .matches import Matches
-from .model import EXAMPLES
+from .model import EXAMPLES, RowView, Workspace
 from .notices import Notices
 from .outline import Outline
 from .protocol import Work
@@ -66,8 +69,19 @@ from .view import Address, Shown, ViewState, query_dict, view_from
 from .watch import Watcher
 
 
+class Parts(Protocol):
+    """The page's parts imported when first used, not at its boot (web.main imports them then):
+    an opened row's content drawn (``detail_view.content``: the structured detail with difflib,
+    a message's Markdown with markdown-it-py) and the snapshot's renderer (``snapshot.render``)."""
+
+    def content(self, box: Element, ws: Workspace, r: RowView, labels: dict[str, str]) -> None: ...
+
+    def snapshot(self, source: bytes | Mapping[str, bytes], *, strategy: str | None = None, name: str | None = None,
+                 view: Mapping[str, str] | None = None, redacted: str | None = None) -> str: ...
+
+
 class App:
-    def __init__(self, host: Host) -> None:
+    def __init__(self, host: Host, parts: Parts) -> None:
         el = document.element
         self.host = host
         self.root = document.documentElement
@@ -77,7 +91,7 @@ class App:
         self.listeners = Listeners(jobs.safe)
         notices = self.notices = Notices(el("message"))
         address = self.address = Address(view, shown)
-        timeline = self.timeline = Timeline(shown, view, jobs, el("timeline"), el("timeline-sizer"))
+        timeline = self.timeline = Timeline(shown, view, jobs, el("timeline"), el("timeline-sizer"), parts.content)
         timeline.wrap = not embed_mode
         timeline.page_scroll = not embed_mode  # an embed's one scroll area stays where it opened
         chips = self.chips = Chips(view, shown, el("type-filter"))
@@ -96,7 +110,7 @@ class App:
         redaction = self.redaction = RedactSwitch(shown)
         links = self.links = Links(view, shown, jobs, notices, address, redaction, self.strategy)
         self.embed = Embed(view, shown, links)
-        self.exports = Exports(shown, redaction, host, links.params)
+        self.exports = Exports(shown, redaction, host, links.params, parts.snapshot)
         loads = self.loads = Loads(view, shown, jobs, screen, links, notices, address, host)
         self.sources = Sources(shown, jobs, loads, links, notices)
         library = self.library = Library(view, shown, jobs, notices, address, loads, screen.clear,

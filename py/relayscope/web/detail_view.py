@@ -16,6 +16,7 @@ from __future__ import annotations
 from .. import describe as D
 from .. import relay as R
 from .. import spill
+from ..describe.details import tool_call
 from . import markdown_view, newest
 from .dom import Element, h
 from .model import RowView, Workspace
@@ -33,7 +34,7 @@ def content(box: Element, ws: Workspace, r: RowView, labels: dict[str, str]) -> 
     if pair is not None:
         use, result = pair
         line = ws.raw_line(result.file, result.line) if result is not None else None
-        detail = D.tool_call(use, result, line)
+        detail = tool_call(use, result, line)
         if detail is not None:
             lane = _spawned_lane(ws, r, use)
             box.append(h("h3", f"{use.name}: what it did" if result is not None else f"{use.name}: what it asks"))

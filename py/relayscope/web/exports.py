@@ -7,13 +7,15 @@ With "Redact secrets" on, each carries the redacted input (redact_switch.py); th
 are the core's (``export.runs`` on the input's own bytes, or the redacted ones), so they are byte
 for byte the CLI's ``export``, or ``export --redact``.
 
+The snapshot's renderer (``snapshot.render``) is given (``Snapshot``): web.main imports it when
+a snapshot is first asked for, not at the page's boot.
 Must not: compute what it downloads (the workspace and the core do), or build markup.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Final
+from collections.abc import Callable, Mapping
+from typing import Final, Protocol
 
 from .. import export, sharefile
 from .dom import Handler, On
@@ -33,9 +35,18 @@ BUTTONS: Final = {  # button -> what it downloads
 }
 
 
+class Snapshot(Protocol):
+    """``snapshot.render``, as the page calls it."""
+
+    def __call__(self, source: bytes | Mapping[str, bytes], *, strategy: str | None = None,
+                 name: str | None = None, view: Mapping[str, str] | None = None, redacted: str | None = None) -> str: ...
+
+
 class Exports:
-    def __init__(self, shown: Shown, redaction: RedactSwitch, host: Host, params: Callable[[], dict[str, str]]) -> None:
+    def __init__(self, shown: Shown, redaction: RedactSwitch, host: Host, params: Callable[[], dict[str, str]],
+                 snapshot: Snapshot) -> None:
         self.shown, self.redaction, self.host = shown, redaction, host
+        self.snapshot = snapshot  # loaded when first called (web.main)
         self.params = params  # the view's query, as a link carries it
 
     def wire(self, on: On) -> None:
@@ -83,12 +94,10 @@ class Exports:
         if what == "sharefile":
             self.host.download(name + sharefile.SUFFIX, sharefile.write(shared), sharefile.MEDIA_TYPE)
             return
-        from .. import snapshot  # its renderer is loaded when a snapshot is first asked for
-
         single = ws.source_bytes() is not None
         source: bytes | dict[str, bytes] = next(iter(shared.files.values())) if single else shared.files
         r = self.redaction.redacted()
         shown = next(iter(shared.files)) if single else self.redaction.name(ws.name or "")
-        page = snapshot.render(source, strategy=ws.strategy, name=shown,
+        page = self.snapshot(source, strategy=ws.strategy, name=shown,
                                view=shared.view, redacted=r.redactor.summary() if r is not None else None)
         self.host.download(f"{name}.relayscope.html", page.encode("utf-8"), HTML)

@@ -6,8 +6,9 @@ reading files and listing folders), hands it every message the page sent meanwhi
 (``receive``: the page's state first) and then starts the app (``run``). Everything the page
 sends arrives here as a JavaScript object and leaves as a typed record (``protocol.decode``);
 every browser object the app uses (a File, a folder handle, a slice read, fetch, a download,
-the clock) is wrapped here in the interfaces of host.py. The rest of web/ is typed and checked
-(mypy --strict); this module alone is not.
+the clock) is wrapped here in the interfaces of host.py; the page's parts loaded late (an
+opened row's content, the snapshot) are imported here when first used (``LateParts``). The rest of
+web/ is typed and checked (mypy --strict); this module alone is not.
 
 Job: hand the page over to Python; flip <html data-app-state> from "loading" to "ready" (or
 "error"), the hook users' scripts and the tests wait on.
@@ -67,7 +68,7 @@ def run() -> None:
 
         document.element("version").textContent = relayscope.__version__
         document.element("msgspec-version").textContent = msgspec.__version__
-        _app = App(JsHost())
+        _app = App(JsHost(), LateParts())
         _app.start()
     except Exception as exc:
         document.documentElement.dataset.appState = "error"
@@ -75,6 +76,21 @@ def run() -> None:
         raise  # the worker prints the traceback to the console
     finally:
         remote.PAGE.flush()
+
+
+class LateParts:
+    """The page's parts imported when first used, not at its boot (app.Parts): each import here
+    runs once, on the first call."""
+
+    def content(self, box: Any, ws: Any, r: Any, labels: Any) -> None:
+        from . import detail_view  # with markdown-it-py and difflib: when a row is first opened
+
+        detail_view.content(box, ws, r, labels)
+
+    def snapshot(self, source: Any, **options: Any) -> str:
+        from .. import snapshot  # its renderer: when a snapshot is first asked for
+
+        return snapshot.render(source, **options)
 
 
 # -- the browser's objects, as host.py's interfaces ---------------------------------------------

@@ -9,19 +9,18 @@ an image is never fetched: it is drawn as its alt text, with a link to its addre
 http(s). Headings are drawn two levels down (a message's ``#`` is an ``h3`` here: the page's own
 headings stay above it).
 
-markdown-it-py is imported when the first message is drawn, not at boot (its import costs the
-page nothing until a reader opens a message).
+This module (with markdown-it-py) is imported when the first row is opened, not at boot (web.main
+imports detail_view then, which imports it: nothing until a reader opens a row).
 Must not: set ``innerHTML``, or an ``href`` that is not http(s); fetch anything.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
+
+from markdown_it import MarkdownIt
 
 from .dom import Element, h
-
-if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
 
 _LEVELS: Final = 2  # a message's h1 is drawn as an h3
 _BLOCKS: Final = {
@@ -36,8 +35,6 @@ _parser: MarkdownIt | None = None
 def parser() -> MarkdownIt:
     global _parser
     if _parser is None:
-        from markdown_it import MarkdownIt
-
         _parser = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
         _parser.enable(["table", "strikethrough"])
     return _parser

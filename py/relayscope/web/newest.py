@@ -31,7 +31,7 @@ from .. import relay as R
 from ..drift import DriftReport, describe
 from ..lanes import is_spawn_tool, missing_transcripts
 from ..meaning import call_of, is_error
-from ..spans import TIMING, timing_words
+from ..spans import TIMING, median, timing_words
 from ..subagents import check_states
 from .dom import Element, clear, fmt_int, h, show
 from .model import Workspace
@@ -186,7 +186,6 @@ def subagent_words(ws: Workspace) -> list[str]:
 def run_timing(ws: Workspace) -> str | None:
     """What the results report of the run's timing (``time_to_request_ms``, ``ttft_stream_ms``,
     ``first_content_frame_ms``, ...) in words, the median of several; None when they report none."""
-    import statistics  # here, not at the top: about 10 ms of the page's import in Pyodide
     values: dict[str, list[float]] = {}
     for r in ws._results:
         for name in TIMING:
@@ -195,7 +194,7 @@ def run_timing(ws: Workspace) -> str | None:
                 values.setdefault(name, []).append(float(value))
     if not values:
         return None
-    return timing_words({k: statistics.median(v) for k, v in values.items()}, max(map(len, values.values())))
+    return timing_words({k: median(v) for k, v in values.items()}, max(map(len, values.values())))
 
 
 def refused_call(ws: Workspace, seq: int) -> int | None:

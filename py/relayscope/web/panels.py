@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .. import fates as F
-from .. import present, words
+from .. import present
 from .. import trace as T
 from .. import usage as prices
 from . import rowinfo
@@ -442,9 +442,9 @@ def errors(els: dict[str, Element], views: list[ErrorView], summary: str | None)
 # -- what became of a block that was not emitted -------------------------------------------------
 
 def _verdict(s: StepView) -> tuple[str, str]:
-    """The decision in words (``words.decision_words``), telling a lost block from a duplicate."""
+    """The decision in words (``fates.decision_words``), telling a lost block from a duplicate."""
     lost = any(f.fate == F.LOST for f in s.fates)
-    return words.decision_words(s.decision, s.fates), "decision d-lost" if lost else f"decision d-{s.decision}"
+    return F.decision_words(s.decision, s.fates), "decision d-lost" if lost else f"decision d-{s.decision}"
 
 
 def _fate(f: F.BlockFate) -> Element:

@@ -13,13 +13,14 @@ Must not: put transcript text anywhere but textContent and title attributes, or 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final, Protocol
 
 from .. import present
 from .. import relay as R
 from ..chapters import is_start
 from ..meaning import is_error, link_of
-from . import detail_view, newest, rowcells
+from . import newest, rowcells
 from .dom import Element, h
 from .gutter import Gutter
 from .model import RowView, Workspace
@@ -49,9 +50,15 @@ class Drawn(Protocol):
     def labels(self) -> dict[str, str]: ...
 
 
+# An opened row's content drawn into its box (``detail_view.content``): given, so that the detail's
+# drawing (with markdown-it-py and difflib) is loaded when a row is first opened (web.main), not at boot.
+Content = Callable[[Element, Workspace, RowView, dict[str, str]], None]
+
+
 class RowDraw:
-    def __init__(self, tl: Drawn, shown: Shown, view: ViewState) -> None:
+    def __init__(self, tl: Drawn, shown: Shown, view: ViewState, content: Content) -> None:
         self.tl, self.shown, self.view = tl, shown, view
+        self.content = content
         self._query: tuple[str, Query] = ("", parse(""))
 
     @property
@@ -234,7 +241,7 @@ class RowDraw:
         facts.append(h("button", "show this line's step", cls="link", attrs={
             "type": "button", "data-action": "step-of", "data-target": r.seq}))
         box.append(facts)
-        detail_view.content(box, ws, r, self.tl.labels)
+        self.content(box, ws, r, self.tl.labels)
         where = f"line {r.line}" + (f" of {r.file}" if r.file else "")
         box.append(h("h3", f"Raw input ({where})"))
         box.append(h("pre", r.raw, cls="raw", attrs={"data-testid": "row-raw", "tabindex": "0"}))

@@ -20,7 +20,7 @@ from .dom import Element, clear, measure
 from .gutter import Gutter
 from .jobs import Jobs
 from .model import Workspace
-from .rowdraw import NARROW_W, ROW_H, ROW_H_NARROW, RowDraw
+from .rowdraw import NARROW_W, ROW_H, ROW_H_NARROW, Content, RowDraw
 from .view import LaneLayout, Shown, ViewState
 
 OVERSCAN = 12  # rows made above and below the visible ones
@@ -30,7 +30,8 @@ class Timeline:
     """The rows of ``seqs``, in the order given (the filters decide which and in what order;
     the timeline only draws them), the selected one open or not."""
 
-    def __init__(self, shown: Shown, view: ViewState, jobs: Jobs, container: Element, sizer: Element) -> None:
+    def __init__(self, shown: Shown, view: ViewState, jobs: Jobs, container: Element, sizer: Element,
+                 content: Content) -> None:
         self.shown, self.view, self.jobs = shown, view, jobs
         self.container = container
         self.sizer = sizer
@@ -45,7 +46,7 @@ class Timeline:
         self.highlight: set[int] = set()
         self.preview_ws: Workspace | None = None  # an input still being translated: its first rows
         self.page_scroll = True  # a row selected is brought into the page's view too (not in an embed)
-        self.draw = RowDraw(self, shown, view)
+        self.draw = RowDraw(self, shown, view, content)  # content: detail_view.content, loaded late
         self.wrap = True  # a narrow timeline wraps its rows over three lines (not in an embed: one line each)
 
     # -- geometry ---------------------------------------------------------------------------

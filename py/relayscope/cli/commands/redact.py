@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Final
 
 from ...inputs import Input
 from ...redact import Redactor
-from ...verdict import LineCheck
+from ...verdict import LineCheck, Readers
 from ..errors import INPUT_ERRORS, OK
 from ..reading import Named
 from ..redacting import batches, redactor_of
@@ -26,17 +26,18 @@ if TYPE_CHECKING:
 ERRORS_KEPT: Final = 200
 
 
-def cmd_redact(args: argparse.Namespace, items: list[Named]) -> int:
+def cmd_redact(args: argparse.Namespace, items: list[Named], readers: Readers) -> int:
     """``relayscope redact`` of one input (a file, ``-``): its secrets replaced, in its own format,
     to stdout a line at a time (``redact_files``: several, a folder, a shareable file). ``--list``:
     what would be replaced, not the text. What is unreadable in the input is said as ``translate``
-    says it, with its exit code (``verdict``): the redacted text still holds every line."""
+    says it, with its exit code (``verdict``): the redacted text still holds every line. ``readers``
+    read the rare line msgspec's skip does not settle (the dispatcher's: loaded when one comes)."""
     r = redactor_of(args)
     assert r is not None
     source = items[0]
     assert isinstance(source, Input)
     out = stdout()
-    check = LineCheck()
+    check = LineCheck(readers=readers)
     for lines in _checked(source, check, r):
         if not args.list:
             write_some(out, b"".join(lines))

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ...analysis import AUTO, Analyzer
+from ...feeder import AUTO, Feeder, MakeTranslator
 from ...formats import detect
 from ...inputs import STDIN, Input, is_share
 from ..errors import INPUT_ERRORS, OK
@@ -59,24 +59,26 @@ def sniff(source: Input) -> str | None:
         source.park()
 
 
-def cmd_translate(args: argparse.Namespace, items: list[Named], relay_text: TextOf = no_text) -> int:
-    """Each input in turn, streamed; ``relay_text``: the text's columns (``text.relay_text``)
-    with ``-f text``."""
+def cmd_translate(args: argparse.Namespace, items: list[Named], make: MakeTranslator,
+                  relay_text: TextOf = no_text) -> int:
+    """Each input in turn, streamed, by the translator ``make`` makes for its format (the
+    dispatcher's: it imports that one only); ``relay_text``: the text's columns
+    (``text.relay_text``) with ``-f text``."""
     sources = [i for i in items if isinstance(i, Input)]
     several = [shown(i.name) for i in sources] if len(sources) > 1 else None
     writer = Writer(stdout(), args.format, live=False, text=relay_text(args, several))
     failed = False
     for source in sources:
-        failed = _stream(source, args, writer, several=len(sources) > 1) or failed
+        failed = _stream(source, args, writer, make, several=len(sources) > 1) or failed
     writer.close()
     report_redaction(args)
     return INPUT_ERRORS if failed else OK
 
 
-def _stream(source: Input, args: argparse.Namespace, writer: Writer, several: bool) -> bool:
+def _stream(source: Input, args: argparse.Namespace, writer: Writer, make: MakeTranslator, several: bool) -> bool:
     """One input, line by line, relays out as they come. True when it had errors."""
     _run.name, _run.line = source.name, 0
-    a = Analyzer(args.strategy, args.input_format, keep=False, file=shown(source.name) if several else None,
+    a = Feeder(make, args.strategy, args.input_format, keep=False, file=shown(source.name) if several else None,
                  drift=True)
     reported = warned = problems = 0
     if writer.text is not None:

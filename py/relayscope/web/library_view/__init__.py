@@ -12,7 +12,7 @@ The list is one table (``#library``), a row per session, a ``<tbody>`` per proje
   which the rows keep across an opened session and "Back to the library";
 * the figures that need every line (tool calls, errors, tokens) are filled in afterwards, a
   session at a time, by a task of its own that hands the worker's loop back between sessions
-  (``Filler``), and pauses while a session is shown;
+  (``Library._fill``), and pauses while a session is shown;
 * opening a row loads that session's files alone, through the one load path (loads.py), as if
   they had been opened by themselves; the address names it (``session=``), and the input the
   library came from is kept, so that "Back to the library" (``#library-back``) shows the list
@@ -27,8 +27,9 @@ set as text, never markup.
 Must not: decide which files make a session (the core's ``library.group``), translate (loads.py
 does, when a session is opened), or build markup from strings.
 
-The parts: ``table`` (the columns, each cell's text, the order, what the filters keep) and
-``controller`` (the ``Library`` controller).
+The parts: ``table`` (the columns, each cell's text, the order, what the filters keep), ``rows``
+(the table's rows, groups and sort buttons as the page holds them), ``search`` (a search across
+the sessions) and ``controller`` (the ``Library`` controller, which makes and drives the two).
 """
 
 from __future__ import annotations
