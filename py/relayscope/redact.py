@@ -359,8 +359,8 @@ class Redactor:
                 out.append(self.redact_line(lines[k], first + k, anchored_at=at[k]))  # (its anchors, maybe none)
             done = k + 1
             if len(self.words.values) != words:  # a name learnt on this line: the lines after that hold it too
-                words = len(self.words.values)
-                later = {bisect.bisect_right(starts, s) - 1 for s, _, _ in self.words.hits(block, starts[done])}
+                known, words = words, len(self.words.values)  # (a line with one known before is in todo already)
+                later = {bisect.bisect_right(starts, s) - 1 for s, _, _ in self.words.hits(block, starts[done], since=known)}
                 for n in later - set(todo[i:]):
                     at.setdefault(n, [])
                 todo = todo[:i] + sorted(set(todo[i:]) | later)

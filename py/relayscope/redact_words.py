@@ -27,6 +27,7 @@ compiled search.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from typing import Final
@@ -81,18 +82,21 @@ class Words:
         """The (kind, value) a word as written in a text stands for."""
         return self.values.get(written.lower())
 
-    def hits(self, text: bytes, start: int = 0, end: int | None = None) -> list[Candidate]:
+    def hits(self, text: bytes, start: int = 0, end: int | None = None, since: int = 0) -> list[Candidate]:
         """Every place in ``text[start:end]`` a value stands as a word, in order, none
         overlapping (the longer first where two start at one place). The text is folded once
         (``bytes.lower``: ASCII letters, as a bytes pattern's IGNORECASE folds them) and each
         value's forms found with ``bytes.find``: a few passes at memory speed, where one
-        case-blind alternation tried every position of the text."""
-        if not self.values:
+        case-blind alternation tried every position of the text. ``since``: only the forms
+        added after the first ``since`` (where a word just learnt stands, without looking again
+        for every one known before it)."""
+        if len(self.values) <= since:
             return []
         stop = len(text) if end is None else end
         low = text[start:stop].lower()
         found: list[Candidate] = []
-        for form, (kind, _) in self.values.items():
+        forms = self.values.items() if not since else itertools.islice(self.values.items(), since, None)
+        for form, (kind, _) in forms:
             at = low.find(form)
             while at >= 0:
                 s, e = start + at, start + at + len(form)

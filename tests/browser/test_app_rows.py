@@ -11,7 +11,6 @@ import json
 import os
 from pathlib import Path
 
-import pytest
 from _app import CORPUS, cli_ndjson, wait_js
 
 SAMPLE = CORPUS / "session-jsonl" / "d-kimuson__claude-code-viewer" / "mock-global-claude-dir" / "projects" \
@@ -182,12 +181,24 @@ def test_transcript_markup_in_text_and_tool_calls_is_shown_as_text(app) -> None:
     assert app.pwned() is None
 
 
-@pytest.mark.parametrize("theme", ["light", "dark"])
-def test_screenshots_of_opened_rows(app, theme, tmp_path) -> None:
+THEMES = ("light", "dark")
+
+
+def shoot_in_each_theme(page, width: int, name: str, shots: Path) -> None:
+    """The opened row, light and dark (the page follows the scheme as it changes): nothing wider
+    than the window, and its screenshot in each."""
+    for theme in THEMES:
+        page.emulate_media(color_scheme=theme)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, (name, theme)
+        page.locator(".row.selected").screenshot(path=str(shots / f"{name}-{width}-{theme}.png"))
+
+
+# Each row is opened once and looked at in both themes (it was once a run per theme, the same
+# rows opened twice).
+def test_screenshots_of_opened_rows(app, tmp_path) -> None:
     shots = Path(os.environ.get("RELAYSCOPE_SHOTS") or tmp_path)
     shots.mkdir(parents=True, exist_ok=True)
     page = app.page
-    page.emulate_media(color_scheme=theme)
     uses, _ = tool_blocks(SAMPLE)
     try:
         app.open_files([SAMPLE])
@@ -198,20 +209,19 @@ def test_screenshots_of_opened_rows(app, theme, tmp_path) -> None:
                 detail = open_call(app, SAMPLE, call["id"])
                 assert detail.locator('[data-testid="tool-detail"]').count() == 1
                 detail.scroll_into_view_if_needed()
-                assert page.evaluate("document.documentElement.scrollWidth") <= width
-                page.locator(".row.selected").screenshot(path=str(shots / f"{tool.lower()}-{width}-{theme}.png"))
+                shoot_in_each_theme(page, width, tool.lower(), shots)
             app.testid("filter").fill("")
         app.open_files([FASTHOOKS])  # assistant text with a code block, and a command that failed
         failed = next(b for b in tool_blocks(FASTHOOKS)[0].values() if b["name"] == "Bash" and "cat " in b["input"]["command"])
         for width in (1280, 390):
             page.set_viewport_size({"width": width, "height": 1800})
             open_call(app, FASTHOOKS, failed["id"]).scroll_into_view_if_needed()
-            page.locator(".row.selected").screenshot(path=str(shots / f"bash-exit-{width}-{theme}.png"))
+            shoot_in_each_theme(page, width, "bash-exit", shots)
             app.testid("filter").fill("```")
             page.locator('.row[data-type="text_delta"] .summary').first.click()
             prose = page.locator('.row.selected [data-testid="row-content"]')
             assert prose.locator("pre.code").count() >= 1 and prose.locator("p").count() >= 1
-            page.locator(".row.selected").screenshot(path=str(shots / f"text-{width}-{theme}.png"))
+            shoot_in_each_theme(page, width, "text", shots)
             app.testid("filter").fill("")
     finally:
         page.set_viewport_size({"width": 1400, "height": 900})

@@ -16,10 +16,22 @@ STREAM = CORPUS / "stream-json" / "ArturoKuang__sandbox_ai_compiler__.repomirror
 
 def all_rows(app: AppDriver) -> list[dict]:
     """Every row of the timeline in the order drawn, scrolled through (it is virtualized):
-    seq, lane, type and data-time of each."""
+    seq, lane, type and data-time of each. In a window six times as tall (the timeline is 72vh),
+    so that a scroll brings six times the rows and the walk takes a sixth of the scrolls."""
+    size = app.page.viewport_size
+    assert size is not None
+    app.page.set_viewport_size({"width": size["width"], "height": size["height"] * 6})
+    try:
+        return _all_rows(app)
+    finally:
+        app.page.set_viewport_size(size)
+
+
+def _all_rows(app: AppDriver) -> list[dict]:
     page = app.page
     timeline = page.locator("[data-testid=timeline]")
-    total, height = timeline.evaluate("t => [t.scrollHeight, t.clientHeight]")
+    # the rows' height (the sizer's: the box is taller than them when they fit in it)
+    total, height = timeline.evaluate("t => [document.getElementById('timeline-sizer').offsetHeight, t.clientHeight]")
     seen: dict[int, dict] = {}
     for top in range(0, total, max(ROW_H, height - ROW_H)):
         timeline.evaluate("(t, y) => { t.scrollTop = y; }", top)
@@ -80,7 +92,8 @@ def test_by_lane_puts_each_sub_agent_after_its_call_and_the_address_keeps_it(app
         assert sum(1 for r in block if r["lane"] == sub) >= len(own) - 3
     app.testid("order").select_option("time")
     assert "order=lane" not in app.page.url
-    assert instants(all_rows(app)) == sorted(instants(all_rows(app)))
+    times = instants(all_rows(app))
+    assert times == sorted(times)
 
 
 def test_an_address_with_order_lane_opens_by_lane(app) -> None:

@@ -41,21 +41,22 @@ BOX = "e => { const r = e.getBoundingClientRect(); return {x: r.x, y: r.y, width
 BACKGROUND = {"light": "rgb(255, 255, 255)", "dark": "rgb(13, 17, 23)"}
 
 
-# Each width and scheme loads the tour once and boots each of its frames (a Python each): the
-# text, the links and every frame's state are checked on the same load as its view's layout.
-# The frames boot as a returning visitor's do, from the boot snapshot of the shared context (the
-# boot from scratch is tested in test_boot.py and test_startup.py).
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("width", [1280, 390])
+# Each width loads the tour once, in one scheme, and boots each of its frames (a Python each): the
+# text, the links and every frame's state are checked on the same load as its view's layout, in
+# that scheme and then in the other (the page and its frames follow the reader's scheme as it
+# changes: the colours and the layout are looked at again, without a boot). Each scheme is the one
+# loaded at one width. The frames boot as a returning visitor's do, from the boot snapshot of the
+# shared context (the boot from scratch is tested in test_boot.py and test_startup.py).
+@pytest.mark.parametrize(("width", "schemes"), [(1280, ("light", "dark")), (390, ("dark", "light"))],
+                         ids=["1280-light-dark", "390-dark-light"])
 def test_the_tour_explains_the_protocol_with_live_views_that_show_their_point_as_they_open(
-        app_context, site, width: int, scheme: str) -> None:
+        app_context, site, width: int, schemes: tuple[str, str]) -> None:
     log = RequestLog()
     page = app_context.new_page(site, log)
     page.set_viewport_size({"width": width, "height": 900})
-    page.emulate_media(color_scheme=scheme)
+    page.emulate_media(color_scheme=schemes[0])
     try:
         page.goto(site.url + "static/tour.html")
-        assert page.evaluate("getComputedStyle(document.body).backgroundColor") == BACKGROUND[scheme]
         text = page.text_content("main")
         for topic in ("one block", "message.id", "parent_tool_use_id", "--include-partial-messages",
                       "stop_reason", "fingerprint", "lineage"):
@@ -78,13 +79,16 @@ def test_the_tour_explains_the_protocol_with_live_views_that_show_their_point_as
             if example == "index-bug":
                 assert frame.text_content('[data-testid="step-position"]') == "4 / 6"
                 assert frame.text_content('tr[data-strategy="index"] td[data-col="lost"]') == "1"
-            assert frame.evaluate("getComputedStyle(document.body).backgroundColor") == BACKGROUND[scheme]
-            view_w, view_h = frame.evaluate("[innerWidth, innerHeight]")
-            assert frame.evaluate("document.scrollingElement.scrollWidth") <= view_w, example
-            for point in points:
-                box = frame.locator(point).evaluate(BOX)  # in the frame's own viewport
-                assert box["y"] >= 0 and box["y"] + box["height"] <= view_h + 0.5, (example, point, box, view_h)
-                assert box["x"] >= 0 and box["x"] + box["width"] <= view_w + 0.5, (example, point, box, view_w)
+            for scheme in (*schemes, schemes[0]):  # (and back, for the next frame)
+                page.emulate_media(color_scheme=scheme)
+                assert page.evaluate("getComputedStyle(document.body).backgroundColor") == BACKGROUND[scheme]
+                assert frame.evaluate("getComputedStyle(document.body).backgroundColor") == BACKGROUND[scheme]
+                view_w, view_h = frame.evaluate("[innerWidth, innerHeight]")
+                assert frame.evaluate("document.scrollingElement.scrollWidth") <= view_w, (example, scheme)
+                for point in points:
+                    box = frame.locator(point).evaluate(BOX)  # in the frame's own viewport
+                    assert box["y"] >= 0 and box["y"] + box["height"] <= view_h + 0.5, (example, scheme, point, box)
+                    assert box["x"] >= 0 and box["x"] + box["width"] <= view_w + 0.5, (example, scheme, point, box)
             if example in WORDS:
                 where, words = WORDS[example]
                 assert words in frame.text_content(where), example

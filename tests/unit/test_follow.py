@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -30,8 +31,15 @@ from relayscope.live import LiveFiles
 from relayscope.multifile import translate_files
 
 EXAMPLES = ROOT / "static" / "examples"
-IDLE = "3"  # seconds with nothing new before the follower exits; the writers pause far less (a busy CI machine can stall one for a second)
-GAP = 0.001
+# Seconds with nothing new before the follower exits. The writers pause far less; a run whose
+# writer paused for half of it anyway (a busy machine stalled it) may have let the follower stop
+# before the end, so it is run again with PATIENT (what a stall would need, then, is ten seconds).
+IDLE = 0.5
+PATIENT = 10.0
+RESTART_IDLE = "1.5"  # the restart tests: the test writes as soon as it reads what the follower said
+GAP = 0.001  # the writer's pause between chunks
+PAUSES = 1000  # at most this many pauses per run: a long run's chunks are written a few per pause
+POLL = "0.005"  # the follower's look interval: many looks, each landing at whatever cut the writer is at
 
 
 def cli(*args: str) -> list[str]:
@@ -61,32 +69,50 @@ def by_line(data: bytes) -> Iterator[bytes]:
     yield from data.splitlines(keepends=True)
 
 
-def write_slowly(events: list[tuple[Path, bytes]], started: threading.Event | None = None) -> threading.Thread:
-    """Append each (file, chunk) in order, flushing and pausing between them."""
+class Writer(threading.Thread):
+    """Appends each (file, chunk) in order, flushing and pausing between them (every few chunks
+    when there are more than PAUSES). ``longest``: the longest stretch, in seconds, between the
+    start of one write and the end of the next: longer than any quiet the follower could see."""
 
-    def run() -> None:
-        for i, (path, chunk) in enumerate(events):
+    def __init__(self, events: list[tuple[Path, bytes]], started: threading.Event) -> None:
+        super().__init__(daemon=True)
+        self.events, self.started, self.longest = events, started, 0.0
+
+    def run(self) -> None:
+        every = max(1, len(self.events) // PAUSES)
+        before = None
+        for i, (path, chunk) in enumerate(self.events):
+            start = time.monotonic()
             path.parent.mkdir(parents=True, exist_ok=True)
             with path.open("ab") as stream:
                 stream.write(chunk)
-            if started is not None and i == 0:
-                started.set()
-            time.sleep(GAP)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    return thread
+            if before is not None:
+                self.longest = max(self.longest, time.monotonic() - before)
+            before = start
+            if i == 0:
+                self.started.set()
+            if i % every == every - 1:
+                time.sleep(GAP)
 
 
 def follow(target: Path, events: list[tuple[Path, bytes]], *args: str, command: str = "translate"
            ) -> subprocess.CompletedProcess[bytes]:
-    """Run ``command --follow target`` while the events are written; it ends after IDLE quiet seconds."""
-    first = threading.Event()
-    writer = write_slowly(events, first)
-    first.wait(10)
-    done = subprocess.run(cli(command, "--follow", str(target), "--idle-exit", IDLE, "--poll-interval", "0.02",
-                              *args), capture_output=True, timeout=300)
-    writer.join()
+    """Run ``command --follow target`` while the events are written; it ends after IDLE quiet
+    seconds, or, when the writer paused for half of that (it may then have stopped early), the
+    whole run again with PATIENT ones."""
+    for idle in (IDLE, PATIENT):
+        if idle == PATIENT:  # again from nothing
+            for path in target.iterdir() if target.is_dir() else [target]:
+                shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
+        first = threading.Event()
+        writer = Writer(events, first)
+        writer.start()
+        first.wait(10)
+        done = subprocess.run(cli(command, "--follow", str(target), "--idle-exit", str(idle), "--poll-interval",
+                                  POLL, *args), capture_output=True, timeout=300)
+        writer.join()
+        if writer.longest < idle / 2:
+            break
     return done
 
 
@@ -175,7 +201,7 @@ def test_a_truncated_file_is_reported_and_followed_from_its_new_start(tmp_path: 
     target = tmp_path / "t.ndjson"
     target.write_bytes(first)
     n_first = len(one_shot("translate", str(target)).stdout.splitlines())
-    proc = start_following(target, "--idle-exit", IDLE)
+    proc = start_following(target, "--idle-exit", RESTART_IDLE)
     got_first = read_records(proc, n_first - 1)  # all but what only the end settles
     target.write_bytes(second[:40])  # shorter: truncated; the rest appended once it is noticed
     assert proc.stderr is not None
@@ -197,7 +223,7 @@ def test_a_truncated_file_is_reported_and_followed_from_its_new_start(tmp_path: 
 def test_a_replaced_file_is_reported_and_read_from_its_start(tmp_path: Path) -> None:
     target = tmp_path / "r.ndjson"
     target.write_bytes((EXAMPLES / "index-bug.ndjson").read_bytes())
-    proc = start_following(target, "--idle-exit", IDLE)
+    proc = start_following(target, "--idle-exit", RESTART_IDLE)
     read_records(proc, 1)
     new = tmp_path / "new.ndjson"
     new.write_bytes((EXAMPLES / "gotchas.ndjson").read_bytes() * 2)  # longer than the old one
