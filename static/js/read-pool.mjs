@@ -14,7 +14,7 @@ const READERS = Math.min(4, Math.max(2, globalThis.navigator?.hardwareConcurrenc
 
 let pool = null; // [{worker, inFlight}], [] once readers cannot be used: read here
 let asked = 0;
-const pending = new Map(); // request id -> {resolve, reject, read, reader}
+const pending = new Map(); // request id -> {resolve, reject, read}
 
 const readHere = (file, start, end) => file.slice(start, end).arrayBuffer();
 
@@ -56,7 +56,7 @@ export function readRange(file, start, end) {
   const id = `range${++asked}`;
   reader.inFlight += 1;
   return new Promise((resolve, reject) => {
-    pending.set(id, { resolve, reject, read: () => readHere(file, start, end), reader });
+    pending.set(id, { resolve, reject, read: () => readHere(file, start, end) });
     reader.worker.postMessage({ id, file, start, end });
   });
 }
